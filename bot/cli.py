@@ -1,0 +1,255 @@
+"""The `interview-bot` command: run the bot, practise in a terminal, score, manage content."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+import yaml
+from pydantic import ValidationError
+
+from bot.config import Settings
+from bot.core.content import Library, PackError, load_library, pack_files, parse_pack
+from bot.core.importer import ImportError_, import_document
+from bot.core.levels import LEVEL_CHOICES, Level, parse_level
+from bot.core.scoring import score_answer
+
+EXIT_USAGE = 2
+
+
+def _settings() -> Settings:
+    try:
+        return Settings()
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(map(str, e['loc'])).upper()}: {e['msg']}" for e in exc.errors()
+        )
+        raise SystemExit(f"Configuration error: {problems}") from None
+
+
+def _library(settings: Settings, paths: Sequence[Path] = ()) -> Library:
+    try:
+        return load_library(paths or [settings.content_dir])
+    except PackError as exc:
+        raise SystemExit(f"Content error:\n{exc}") from None
+
+
+def _level_arg(word: str) -> Level:
+    level = parse_level(word)
+    if level is None:
+        raise argparse.ArgumentTypeError(f"unknown level {word!r}; use {LEVEL_CHOICES}")
+    return level
+
+
+# -- content ---------------------------------------------------------------------------------
+
+
+def cmd_content_check(args: argparse.Namespace) -> int:
+    settings = _settings()
+    paths = [Path(p) for p in args.paths] or [settings.content_dir]
+    files = pack_files(paths)
+    if not files:
+        print(f"No pack files (*.yaml) in {', '.join(map(str, paths))}", file=sys.stderr)
+        return 1
+    failed = False
+    for file in files:
+        try:
+            pack = parse_pack(file.read_text(encoding="utf-8"), str(file))
+        except PackError as exc:
+            failed = True
+            for problem in exc.problems:
+                print(problem, file=sys.stderr)
+            continue
+        except (OSError, UnicodeDecodeError) as exc:
+            failed = True
+            print(f"{file}: question -: field -: cannot read file ({exc})", file=sys.stderr)
+            continue
+        levels = Counter(q.level for q in pack.questions)
+        detail = ", ".join(f"{levels[lv]} {lv.value}" for lv in Level if levels[lv])
+        print(f"OK {file}: pack {pack.id}, {len(pack.questions)} questions ({detail})")
+    if not failed and len(files) > 1:
+        try:
+            load_library(files)  # duplicate ids across files
+        except PackError as exc:
+            print(exc, file=sys.stderr)
+            failed = True
+    return 1 if failed else 0
+
+
+class _LiteralDumper(yaml.SafeDumper):
+    pass
+
+
+def _str_presenter(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in data else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
+
+
+_LiteralDumper.add_representer(str, _str_presenter)
+
+
+def cmd_content_import(args: argparse.Namespace) -> int:
+    settings = _settings()
+    source = Path(args.file)
+    try:
+        text = source.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"Cannot read {source}: {exc}", file=sys.stderr)
+        return 1
+    try:
+        pack, warnings = import_document(text, args.pack, title=args.title, language=args.language)
+    except ImportError_ as exc:
+        print(f"{source}: {exc}", file=sys.stderr)
+        return 1
+    out = Path(args.out) if args.out else settings.content_dir / f"{args.pack}.yaml"
+    header = (
+        f"# Imported from {source.name} by `interview-bot content import`.\n"
+        "# The concepts are suggestions: review labels, add aliases (Chinese, English,\n"
+        "# identifiers, abbreviations) and weights, then run `interview-bot content check`.\n"
+    )
+    body = yaml.dump(pack, Dumper=_LiteralDumper, allow_unicode=True, sort_keys=False, width=100)
+    try:
+        parse_pack(body, str(out))
+    except PackError as exc:
+        print(f"The imported pack does not validate:\n{exc}", file=sys.stderr)
+        return 1
+    if out.exists() and not args.force:
+        print(f"{out} exists; pass --force to overwrite, or --out another path", file=sys.stderr)
+        return 1
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(header + body, encoding="utf-8")
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    levels = Counter(q["level"] for q in pack["questions"])
+    detail = ", ".join(f"{levels[lv.value]} {lv.value}" for lv in Level if levels[lv.value])
+    print(f"Wrote {out}: {len(pack['questions'])} questions ({detail}). Review its concepts.")
+    return 0
+
+
+# -- score -----------------------------------------------------------------------------------
+
+
+def _score_line(library: Library, line: str, number: int) -> dict[str, object]:
+    try:
+        item = json.loads(line)
+    except json.JSONDecodeError as exc:
+        return {"line": number, "error": f"invalid JSON: {exc.msg}"}
+    if not isinstance(item, dict):
+        return {"line": number, "error": "expected an object with question_id and answer"}
+    qid, answer = item.get("question_id"), item.get("answer")
+    if not isinstance(qid, str):
+        return {"line": number, "error": "missing question_id"}
+    if not isinstance(answer, str):
+        return {"line": number, "question_id": qid, "error": "missing answer (a string)"}
+    question = library.question(qid)
+    if question is None:
+        return {"line": number, "question_id": qid, "error": f"unknown question_id {qid!r}"}
+    return score_answer(question, answer).summary()
+
+
+def cmd_score(args: argparse.Namespace, stdin: TextIO | None = None) -> int:
+    stdin = stdin or sys.stdin
+    library = _library(_settings())
+    if args.batch:
+        for number, line in enumerate(stdin, start=1):
+            if not line.strip():
+                continue
+            result = _score_line(library, line, number)
+            print(json.dumps(result, ensure_ascii=False), flush=True)
+        return 0
+    if not args.question_id:
+        print("Give a QUESTION_ID, or --batch for JSON lines", file=sys.stderr)
+        return EXIT_USAGE
+    question = library.question(args.question_id)
+    if question is None:
+        known = ", ".join(sorted(library.questions)[:20])
+        print(f"Unknown question id {args.question_id!r}. Known: {known}", file=sys.stderr)
+        return 1
+    scored = score_answer(question, stdin.read())
+    print(json.dumps(scored.summary(), ensure_ascii=False))
+    return 0
+
+
+# -- run / practice / export -----------------------------------------------------------------
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    settings = _settings()
+    if settings.telegram_bot_token is None:
+        print(
+            "TELEGRAM_BOT_TOKEN is not set.\n"
+            "  1. Create a bot with @BotFather and copy its token.\n"
+            "  2. cp .env.example .env and put the token in TELEGRAM_BOT_TOKEN.\n"
+            "To try the questions without Telegram: interview-bot practice (or make practice).",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    library = _library(settings)
+    from bot.app import run_bot  # Telegram is only imported when the bot runs
+
+    run_bot(settings, library)
+    return 0
+
+
+def cmd_practice(args: argparse.Namespace) -> int:
+    settings = _settings()
+    library = _library(settings)
+    if args.pack and args.pack not in library.packs:
+        print(f"No pack {args.pack!r}. Packs: {', '.join(library.packs)}", file=sys.stderr)
+        return EXIT_USAGE
+    from bot.terminal import run_practice
+
+    return asyncio.run(run_practice(settings, library, level=args.level, pack=args.pack))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="interview-bot", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="start the Telegram bot (long polling, or webhook if set)")
+    run.set_defaults(func=cmd_run)
+
+    practice = sub.add_parser("practice", help="answer questions in the terminal")
+    practice.add_argument("--level", type=_level_arg, help=LEVEL_CHOICES)
+    practice.add_argument("--pack", help="pack id, e.g. triton")
+    practice.set_defaults(func=cmd_practice)
+
+    score = sub.add_parser("score", help="score an answer read from stdin, as JSON")
+    score.add_argument("question_id", nargs="?", help="e.g. triton-q3")
+    score.add_argument("--batch", action="store_true", help="read JSON lines of answers")
+    score.set_defaults(func=cmd_score)
+
+    content = sub.add_parser("content", help="check or import question packs")
+    content_sub = content.add_subparsers(dest="content_command", required=True)
+    check = content_sub.add_parser("check", help="validate pack files")
+    check.add_argument("paths", nargs="*", help="files or folders (default: CONTENT_DIR)")
+    check.set_defaults(func=cmd_content_check)
+    imp = content_sub.add_parser("import", help="turn a Q&A document into a draft pack")
+    imp.add_argument("file")
+    imp.add_argument("--pack", required=True, help="id of the new pack (a-z, 0-9, - and _)")
+    imp.add_argument("--out", help="output file (default: CONTENT_DIR/<pack>.yaml)")
+    imp.add_argument("--title", help="pack title (default: the document's first line)")
+    imp.add_argument("--language", default="zh", help="language of the questions (default zh)")
+    imp.add_argument("--force", action="store_true", help="overwrite an existing file")
+    imp.set_defaults(func=cmd_content_import)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "command", None) == "content" and args.content_command == "import":
+        import re
+
+        from bot.core.content import ID_PATTERN
+
+        if not re.match(ID_PATTERN, args.pack):
+            parser.error(f"--pack {args.pack!r}: use lower-case letters, digits, - and _")
+    code: int = args.func(args)
+    return code

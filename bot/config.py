@@ -1,0 +1,57 @@
+"""Settings: read once from the environment and `.env`, passed down; nothing else reads env."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from bot.core.timezones import resolve_timezone
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+
+    telegram_bot_token: SecretStr | None = None
+    telegram_api_base_url: str | None = Field(
+        default=None, description="Bot API base URL ending in /bot, e.g. http://localhost:8081/bot"
+    )
+    database_path: Path = Path("data/bot.sqlite3")
+    content_dir: Path = Path("content")
+    default_timezone: str = "UTC"
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+
+    # Webhook mode (production); long polling when the URL is empty.
+    telegram_webhook_url: str | None = None
+    webhook_listen: str = "0.0.0.0"  # noqa: S104 - a container listens on all interfaces
+    webhook_port: int = 8443
+    webhook_secret_token: SecretStr | None = None
+
+    # Delivery: Telegram allows about 30 messages/s overall and 20/minute into one group.
+    rate_limit_per_second: float = Field(default=30.0, gt=0)
+    group_rate_limit_per_minute: float = Field(default=20.0, gt=0)
+    send_concurrency: int = Field(default=16, ge=1, le=256)
+    daily_grace_minutes: int = Field(default=120, ge=0, le=24 * 60)
+    reminder_hour: int = Field(default=20, ge=0, le=23)
+    scheduler_interval_seconds: float = Field(default=30.0, gt=0)
+    round_minutes: int = Field(default=10, ge=1, le=24 * 60)
+
+    @field_validator("default_timezone")
+    @classmethod
+    def _zone(cls, value: str) -> str:
+        zone = resolve_timezone(value)
+        if zone is None:
+            raise ValueError(f"unknown IANA time zone {value!r} (example: Asia/Shanghai)")
+        return zone
+
+    @field_validator("telegram_api_base_url", "telegram_webhook_url", mode="before")
+    @classmethod
+    def _empty_is_none(cls, value: object) -> object:
+        return None if value == "" else value
+
+    @field_validator("telegram_bot_token", "webhook_secret_token", mode="before")
+    @classmethod
+    def _empty_secret(cls, value: object) -> object:
+        return None if value == "" else value

@@ -1,0 +1,245 @@
+"""Question packs: the pydantic models, YAML loading and validation with readable errors.
+
+A pack is data (YAML in `content/`); this module turns it into validated models and turns
+every problem into a `PackError` that names the file, the question id and the field.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Annotated, Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from bot.core.levels import Level, parse_level
+from bot.core.text import tokenize
+
+ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
+
+NonEmpty = Annotated[str, Field(min_length=1)]
+
+
+class Concept(BaseModel):
+    """A key idea a good answer mentions, with every natural way of saying it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    label: Annotated[str, Field(min_length=1, max_length=120)]
+    aliases: tuple[NonEmpty, ...] = ()
+    weight: float = Field(default=1.0, gt=0, le=10)
+
+    @field_validator("label", "aliases", mode="before")
+    @classmethod
+    def _strip(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return value.strip()
+        if isinstance(value, list | tuple):
+            return tuple(str(v).strip() if isinstance(v, str | int | float) else v for v in value)
+        return value
+
+    @model_validator(mode="after")
+    def _matchable(self) -> Concept:
+        for phrase in self.phrases:
+            tokens = tokenize(phrase)
+            if not tokens:
+                raise ValueError(f"phrase {phrase!r} has no letters, digits or CJK characters")
+            if len(tokens) == 1 and len(tokens.raw[0]) == 1 and tokens.raw[0].isascii():
+                raise ValueError(
+                    f"phrase {phrase!r} is a single character and would match anywhere"
+                )
+        return self
+
+    @property
+    def phrases(self) -> tuple[str, ...]:
+        """The label and the aliases: everything that counts as saying this concept."""
+        return (self.label, *self.aliases)
+
+
+class Question(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: Annotated[str, Field(pattern=ID_PATTERN)]
+    level: Level
+    question: Annotated[str, Field(min_length=1, max_length=3000)]
+    answer: Annotated[str, Field(min_length=1, max_length=30000)]
+    concepts: tuple[Concept, ...] = Field(min_length=1, max_length=40)
+    tags: tuple[str, ...] = ()
+
+    @field_validator("level", mode="before")
+    @classmethod
+    def _level_words(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            level = parse_level(value)
+            if level is None:
+                raise ValueError(f"unknown level {value!r}; use beginner, intermediate or advanced")
+            return level
+        return value
+
+    @field_validator("question", "answer", mode="before")
+    @classmethod
+    def _strip_text(cls, value: Any) -> Any:
+        return value.strip() if isinstance(value, str) else value
+
+    @model_validator(mode="after")
+    def _unique_labels(self) -> Question:
+        seen: set[str] = set()
+        for concept in self.concepts:
+            key = concept.label.casefold()
+            if key in seen:
+                raise ValueError(f"concept label {concept.label!r} appears twice")
+            seen.add(key)
+        return self
+
+    @property
+    def total_weight(self) -> float:
+        return sum(c.weight for c in self.concepts)
+
+
+class Pack(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: Annotated[str, Field(pattern=ID_PATTERN)]
+    title: Annotated[str, Field(min_length=1, max_length=120)]
+    language: Annotated[str, Field(pattern=r"^[a-z]{2}(-[A-Za-z]{2,4})?$")]
+    tags: tuple[str, ...] = ()
+    description: str = ""
+    questions: tuple[Question, ...] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique_question_ids(self) -> Pack:
+        seen: set[str] = set()
+        for q in self.questions:
+            if q.id in seen:
+                raise ValueError(f"question id {q.id!r} appears twice")
+            seen.add(q.id)
+        return self
+
+
+class PackError(Exception):
+    """One or more problems in pack files, each naming file, question and field."""
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        self.problems = list(problems)
+        super().__init__("\n".join(self.problems))
+
+
+def _location(data: Any, loc: tuple[int | str, ...]) -> tuple[str, str]:
+    """Turn a pydantic error location into (question id or '-', dotted field path)."""
+    question = "-"
+    parts: list[str] = []
+    if len(loc) >= 2 and loc[0] == "questions" and isinstance(loc[1], int):
+        idx = loc[1]
+        qs = data.get("questions") if isinstance(data, dict) else None
+        item = qs[idx] if isinstance(qs, list) and idx < len(qs) else None
+        qid = item.get("id") if isinstance(item, dict) else None
+        question = str(qid) if qid else f"#{idx + 1}"
+        loc = loc[2:]
+    for part in loc:
+        if isinstance(part, int):
+            parts.append(f"[{part}]")
+        else:
+            parts.append(("." if parts else "") + str(part))
+    return question, "".join(parts) or "-"
+
+
+def parse_pack(text: str, source: str) -> Pack:
+    """Validate YAML text as a pack; raise PackError naming `source`, question and field."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        problem = getattr(exc, "problem", None) or "not valid YAML"
+        raise PackError([f"{source}: question -: field -: {problem}{where}"]) from None
+    if not isinstance(data, dict):
+        raise PackError([f"{source}: question -: field -: a pack must be a YAML mapping"])
+    try:
+        return Pack.model_validate(data)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            question, field = _location(data, tuple(err["loc"]))
+            msg = re.sub(r"^Value error, ", "", err["msg"])
+            problems.append(f"{source}: question {question}: field {field}: {msg}")
+        raise PackError(problems) from None
+
+
+def load_pack(path: Path) -> Pack:
+    """Read and validate one pack file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PackError([f"{path}: question -: field -: cannot read file ({exc})"]) from None
+    return parse_pack(text, str(path))
+
+
+def pack_files(paths: Iterable[Path]) -> list[Path]:
+    """Expand directories into their *.yaml / *.yml pack files, sorted."""
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            files.extend(sorted(p for p in path.iterdir() if p.suffix in (".yaml", ".yml")))
+        else:
+            files.append(path)
+    return files
+
+
+class Library:
+    """All loaded packs, with lookups by pack and question id."""
+
+    def __init__(self, packs: Sequence[Pack]) -> None:
+        self.packs: dict[str, Pack] = {p.id: p for p in packs}
+        self.questions: dict[str, Question] = {}
+        self.pack_of: dict[str, str] = {}
+        for pack in packs:
+            for q in pack.questions:
+                self.questions[q.id] = q
+                self.pack_of[q.id] = pack.id
+
+    def question(self, question_id: str) -> Question | None:
+        return self.questions.get(question_id)
+
+    def pool(self, level: Level | None = None, pack: str | None = None) -> list[Question]:
+        """Questions at a level (or any), in one pack (or all), in file order."""
+        return [
+            q
+            for pid, p in self.packs.items()
+            if pack is None or pid == pack
+            for q in p.questions
+            if level is None or q.level == level
+        ]
+
+
+def load_library(paths: Iterable[Path]) -> Library:
+    """Load every pack under `paths`; collect all problems and raise them together."""
+    paths = list(paths)
+    packs: list[Pack] = []
+    problems: list[str] = []
+    files = pack_files(paths)
+    if not files:
+        raise PackError([f"{', '.join(map(str, paths))}: no pack files (*.yaml) found"])
+    seen_q: dict[str, str] = {}
+    seen_p: dict[str, str] = {}
+    for file in files:
+        try:
+            pack = load_pack(file)
+        except PackError as exc:
+            problems.extend(exc.problems)
+            continue
+        if pack.id in seen_p:
+            problems.append(
+                f"{file}: question -: field id: pack id {pack.id!r} also in {seen_p[pack.id]}"
+            )
+            continue
+        seen_p[pack.id] = str(file)
+        for q in pack.questions:
+            if q.id in seen_q:
+                problems.append(f"{file}: question {q.id}: field id: also used in {seen_q[q.id]}")
+            seen_q[q.id] = str(file)
+        packs.append(pack)
+    if problems:
+        raise PackError(problems)
+    return Library(packs)

@@ -1,0 +1,60 @@
+"""Plain records passed between storage, core and handlers (no I/O here)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from bot.core.levels import Level
+from bot.core.streaks import StreakState
+
+
+@dataclass(frozen=True, slots=True)
+class UserProfile:
+    user_id: int
+    first_name: str = ""
+    language: str | None = None
+    timezone: str | None = None
+    level: Level | None = None
+    pack: str | None = None
+    reminders: bool = True
+    active: bool = True
+    streak: StreakState = field(default_factory=StreakState)
+
+
+@dataclass(frozen=True, slots=True)
+class OpenQuestion:
+    chat_id: int
+    user_id: int
+    question_id: str
+    asked_at: datetime
+    hints: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerRecord:
+    user_id: int
+    chat_id: int
+    question_id: str
+    level: Level
+    answer: str
+    score: float
+    covered: list[str]
+    missed: list[str]
+    hints: int
+    answered_at: datetime
+    local_day: str
+
+
+@dataclass(frozen=True, slots=True)
+class LevelStats:
+    level: Level
+    answers: int
+    average: float
+
+
+@dataclass(frozen=True, slots=True)
+class UserStats:
+    answers: int
+    questions: int
+    by_level: list[LevelStats]

@@ -1,0 +1,130 @@
+"""Text normalisation for matching: one token stream for Chinese, English and identifiers.
+
+Answers arrive in any mix of scripts and widths. Both answers and concept phrases go through
+`tokenize`, so they meet in one form:
+- NFKC folds full-width forms (`ＴＲＩＴＯＮ`, `，`) into half-width and compatibility forms;
+- identifiers split at `_ - . /` and camelCase, so `max_queue_delay`, `max-queue-delay`,
+  `maxQueueDelay` and `max queue delay` are the same three words;
+- Latin words are lower-cased and lightly stemmed (batching, batches, batched -> batch);
+- each CJK character is a token, so Chinese without spaces matches phrase by phrase;
+- everything else (markup, emoji, punctuation, zero-width characters) separates tokens.
+
+Matching on whole tokens is what keeps `oom` from being found inside `room`.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+# Han (incl. extension A and compatibility), kana and Hangul: one character = one token.
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_TOKEN_RE = re.compile(
+    rf"(?P<cjk>[{_CJK}]+)"
+    # Language names whose symbols are the name: C++, C#, F#.
+    r"|[A-Za-z]\+\+|[A-Za-z]#"
+    # camelCase pieces: an acronym before a capitalised word, a capitalised or lower word,
+    # a trailing acronym, digits. Letters beyond ASCII count as lower-case letters.
+    r"|[A-Z]+(?=[A-Z][a-z])"
+    r"|[A-Z]?[a-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff]+"
+    r"|[A-Z]+"
+    r"|[0-9]+"
+)
+# Joiners and soft hyphens sit inside words: drop them. A zero-width space or BOM separates.
+_ZERO_WIDTH: dict[int, str | None] = {
+    **dict.fromkeys(map(ord, "\u200c\u200d\u2060\u00ad"), None),
+    **dict.fromkeys(map(ord, "\u200b\ufeff"), " "),
+}
+_ZERO_WIDTH_RE = re.compile("[\u200b\u200c\u200d\u2060\ufeff\u00ad]")
+
+
+class Tokens:
+    """A token stream as parallel lists (cheaper than one object per token).
+
+    `raw` is the lower-cased token, `stem` its matching form, `start`/`end` its span in the
+    original text, `cjk` whether it is one CJK character; `cjk_runs` are the CJK stretches.
+    """
+
+    __slots__ = ("cjk", "cjk_runs", "end", "raw", "start", "stem")
+
+    def __init__(self) -> None:
+        self.raw: list[str] = []
+        self.stem: list[str] = []
+        self.start: list[int] = []
+        self.end: list[int] = []
+        self.cjk: list[bool] = []
+        self.cjk_runs: list[str] = []
+
+    def __len__(self) -> int:
+        return len(self.raw)
+
+
+@lru_cache(maxsize=1 << 16)
+def stem(word: str) -> str:
+    """Fold common English inflections so batching/batches/batched/batch meet."""
+    if not word.isascii() or not word.isalpha() or len(word) < 4:
+        return word
+    if word.endswith("ing") and len(word) >= 6:
+        word = word[:-3]
+    elif word.endswith("ed") and len(word) >= 5:
+        word = word[:-2]
+    elif word.endswith("s") and not word.endswith("ss"):
+        word = word[:-1]
+    if word.endswith("e") and len(word) >= 4:
+        word = word[:-1]
+    return word
+
+
+def _normalise(text: str) -> tuple[str, list[int] | None]:
+    """NFKC + zero-width removal; return the text and, if lengths changed, an offset map."""
+    # Fast paths: most answers are already NFKC and have no zero-width characters.
+    folded = (
+        text if unicodedata.is_normalized("NFKC", text) else unicodedata.normalize("NFKC", text)
+    )
+    if _ZERO_WIDTH_RE.search(folded):
+        folded = folded.translate(_ZERO_WIDTH)
+    if len(folded) == len(text):
+        return folded, None
+    # Rare path: some character expanded or vanished. Map each output char to its source.
+    out: list[str] = []
+    origin: list[int] = []
+    for i, ch in enumerate(text):
+        piece = unicodedata.normalize("NFKC", ch).translate(_ZERO_WIDTH)
+        out.append(piece)
+        origin.extend([i] * len(piece))
+    return "".join(out), origin
+
+
+def tokenize(text: str) -> Tokens:
+    """Split text into matching tokens with spans pointing into the original `text`."""
+    folded, origin = _normalise(text)
+    tokens = Tokens()
+    raw, starts, ends, cjk = tokens.raw, tokens.start, tokens.end, tokens.cjk
+    # Hot path of scoring: list operations in bulk rather than one object per token.
+    for m in _TOKEN_RE.finditer(folded):
+        start, end = m.span()
+        if m.lastgroup == "cjk":
+            run = m.group()
+            tokens.cjk_runs.append(run)
+            raw.extend(run)
+            cjk.extend([True] * (end - start))
+            starts.extend(range(start, end))
+            ends.extend(range(start + 1, end + 1))
+        else:
+            raw.append(m.group())
+            cjk.append(False)
+            starts.append(start)
+            ends.append(end)
+    if raw:
+        raw[:] = "\x00".join(raw).lower().split("\x00")
+    tokens.stem = [w if c else stem(w) for w, c in zip(raw, cjk, strict=True)]
+    if origin is not None:
+        tokens.start = [origin[i] for i in starts]
+        tokens.end = [origin[i - 1] + 1 for i in ends]
+    return tokens
+
+
+def canonical(tokens: Tokens) -> str:
+    """Join token stems as ' a b c ' so substring search respects token boundaries."""
+    return " " + " ".join(tokens.stem) + " "

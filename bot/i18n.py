@@ -1,0 +1,56 @@
+"""Interface strings per language, loaded from `content/strings/<lang>.yaml`.
+
+Templates are trusted Telegram HTML; every value filled into a template is HTML-escaped here,
+unless it is already `Html` (built by `bot.render` from escaped parts).
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+import yaml
+
+DEFAULT_LANGUAGE = "en"
+LANGUAGES = ("en", "zh")
+
+
+class Html(str):
+    """A string that is already safe Telegram HTML."""
+
+    __slots__ = ()
+
+
+def language_for(code: str | None) -> str:
+    """Map a Telegram language code (zh-hans, zh-CN, en-US, …) to a UI language."""
+    if code and code.lower().startswith("zh"):
+        return "zh"
+    return DEFAULT_LANGUAGE
+
+
+class Strings:
+    def __init__(self, tables: dict[str, dict[str, str]]) -> None:
+        if DEFAULT_LANGUAGE not in tables:
+            raise ValueError(f"missing strings for {DEFAULT_LANGUAGE!r}")
+        self.tables = tables
+
+    @classmethod
+    def load(cls, folder: Path) -> Strings:
+        tables: dict[str, dict[str, str]] = {}
+        for lang in LANGUAGES:
+            path = folder / f"{lang}.yaml"
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            if not isinstance(data, dict):
+                raise ValueError(f"{path}: expected a mapping of string keys")
+            tables[lang] = {str(k): str(v) for k, v in data.items()}
+        return cls(tables)
+
+    def __call__(self, lang: str | None, key: str, **values: object) -> Html:
+        """The template `key` in `lang` (falling back to English) with escaped values."""
+        table = self.tables.get(lang or DEFAULT_LANGUAGE, self.tables[DEFAULT_LANGUAGE])
+        template = table.get(key) or self.tables[DEFAULT_LANGUAGE][key]
+        safe = {
+            k: v if isinstance(v, Html) else html.escape(str(v), quote=False)
+            for k, v in values.items()
+        }
+        return Html(template.format_map(safe))

@@ -1,0 +1,169 @@
+"""Message rendering: HTML escaping, score bars, and splitting to Telegram's limits.
+
+Everything user- or content-supplied is escaped at the point it enters markup. Long texts
+are split on paragraph, line and word boundaries before escaping, and each piece is wrapped
+on its own, so no message ever cuts a tag or an entity in half.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+from bot.core.levels import Level
+from bot.core.scoring import ScoreResult
+from bot.core.streaks import StreakState
+from bot.i18n import Html, Strings
+
+MESSAGE_LIMIT = 4096  # Telegram: characters per message (we count UTF-16 units of the HTML)
+CAPTION_LIMIT = 1024
+CALLBACK_DATA_LIMIT = 64  # bytes
+EXCERPT_CHARS = 40
+
+
+def esc(text: str) -> Html:
+    return Html(html.escape(text, quote=False))
+
+
+def utf16_len(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+def bar(fraction: float, width: int = 10) -> str:
+    filled = round(max(0.0, min(1.0, fraction)) * width)
+    return "▓" * filled + "░" * (width - filled)
+
+
+def percent(fraction: float) -> int:
+    return round(max(0.0, min(1.0, fraction)) * 100)
+
+
+def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _cut(text: str, budget: int) -> tuple[str, str]:
+    """Cut `text` so the escaped head fits `budget` UTF-16 units; prefer line, then space."""
+    lo, hi = 1, len(text)
+    while lo < hi:  # longest prefix whose escaped form fits
+        mid = (lo + hi + 1) // 2
+        if utf16_len(html.escape(text[:mid], quote=False)) <= budget:
+            lo = mid
+        else:
+            hi = mid - 1
+    head = text[:lo]
+    for sep in ("\n\n", "\n", "。", ". ", " "):
+        at = head.rfind(sep)
+        if at > lo // 2:
+            return text[: at + len(sep)], text[at + len(sep) :]
+    return head, text[lo:]
+
+
+def split_plain(text: str, budget: int) -> list[str]:
+    """Split plain text into pieces whose escaped forms each fit `budget` UTF-16 units."""
+    pieces: list[str] = []
+    rest = text.strip()
+    while rest:
+        if utf16_len(html.escape(rest, quote=False)) <= budget:
+            pieces.append(rest)
+            break
+        head, rest = _cut(rest, budget)
+        pieces.append(head.strip())
+        rest = rest.strip()
+    return [p for p in pieces if p]
+
+
+def pack_messages(
+    head: str, body: str, *, limit: int = MESSAGE_LIMIT, wrap: tuple[str, str] = ("", "")
+) -> list[Html]:
+    """`head` (HTML) then `body` (plain text, escaped and wrapped), in as few messages as fit."""
+    opening, closing = wrap
+    overhead = utf16_len(opening) + utf16_len(closing)
+    messages: list[str] = []
+    current = head
+    for piece in split_plain(body, limit - overhead - 1):
+        block = f"{opening}{esc(piece)}{closing}"
+        joined = f"{current}\n{block}" if current else block
+        if utf16_len(joined) <= limit:
+            current = joined
+        else:
+            messages.append(current)
+            current = block
+    if current:
+        messages.append(current)
+    return [Html(m) for m in messages]
+
+
+def level_name(t: Strings, lang: str | None, level: Level) -> str:
+    return t(lang, f"level_{level.value}")
+
+
+def question_message(
+    t: Strings, lang: str | None, *, level: Level, pack_title: str, question: str
+) -> list[Html]:
+    head = t(lang, "question", level=level_name(t, lang, level), pack=pack_title, question=question)
+    if utf16_len(head) <= MESSAGE_LIMIT:
+        return [head]
+    # A pathological pack text: send the question on its own, split.
+    return pack_messages("", question)
+
+
+def feedback_messages(
+    t: Strings,
+    lang: str | None,
+    *,
+    result: ScoreResult,
+    reference: str,
+    hints: int,
+    streak: StreakState | None,
+) -> list[Html]:
+    """Score, covered and missed concepts, streak, then the reference answer (split if long)."""
+    lines: list[str] = [
+        t(lang, "score_title", percent=percent(result.score), bar=bar(result.score))
+    ]
+    if result.covered:
+        lines.append(t(lang, "covered_title"))
+        for hit in result.covered:
+            lines.append(f"✅ {esc(hit.label)} — <i>“{esc(excerpt(hit.text))}”</i>")
+    else:
+        lines.append(t(lang, "nothing_covered"))
+    if result.missed:
+        lines.append(t(lang, "missed_title"))
+        lines.extend(f"❌ {esc(c.label)}" for c in result.missed)
+    else:
+        lines.append(t(lang, "all_covered"))
+    if hints:
+        lines.append(t(lang, "hints_used", count=hints))
+    if streak is not None:
+        lines.append(t(lang, "streak_line", current=streak.current, best=streak.best))
+    head = "\n".join(lines)
+    summary = split_head(head)
+    tail = summary.pop()
+    return [
+        *summary,
+        *pack_messages(
+            f"{tail}\n\n{t(lang, 'reference_title')}",
+            reference,
+            wrap=("<blockquote>", "</blockquote>"),
+        ),
+    ]
+
+
+def split_head(text: str, limit: int = MESSAGE_LIMIT) -> list[Html]:
+    """Split HTML made of self-contained lines at line boundaries."""
+    out: list[str] = []
+    current = ""
+    for line in text.split("\n"):
+        candidate = f"{current}\n{line}" if current else line
+        if utf16_len(candidate) <= limit:
+            current = candidate
+        else:
+            out.append(current)
+            current = line
+    out.append(current)
+    return [Html(m) for m in out]
+
+
+def join_lines(lines: Sequence[str]) -> Html:
+    return Html("\n".join(lines))

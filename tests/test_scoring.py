@@ -1,0 +1,171 @@
+"""Keyword-coverage scoring: agreement with hand grades, robustness to how people write."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.core.content import Concept, Library, Question
+from bot.core.levels import Level
+from bot.core.scoring import score_answer
+
+GRADED = yaml.safe_load((Path(__file__).parent / "data" / "graded_answers.yaml").read_text())
+QuestionGetter = Callable[[str], Question]
+
+
+@pytest.mark.parametrize("question_id", sorted(GRADED))
+def test_scores_follow_hand_grades(q: QuestionGetter, question_id: str) -> None:
+    question = q(question_id)
+    graded = [
+        (item["grade"], score_answer(question, item["answer"]).score)
+        for item in GRADED[question_id]
+    ]
+    complete = [s for g, s in graded if g == 3]
+    partial = [s for g, s in graded if g == 2]
+    weak = [s for g, s in graded if g <= 1]
+    assert min(complete) >= 0.8, graded  # complete answers, Chinese and English
+    assert all(0.2 <= s <= 0.7 for s in partial), graded
+    assert max(weak) <= 0.1, graded
+    assert min(complete) > max(partial) > max(weak)
+
+
+def test_every_pack_question_has_graded_answers(library: Library) -> None:
+    assert sorted(GRADED) == sorted(library.questions)
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        pytest.param("preffered_batch_size", "preferred_batch_size", id="typo-in-identifier"),
+        pytest.param("max-queue-delay", "max_queue_delay_microseconds", id="dashes"),
+        pytest.param("Max Queue Delay", "max_queue_delay_microseconds", id="words-any-case"),
+        pytest.param("maxQueueDelay", "max_queue_delay_microseconds", id="camel-case"),
+        pytest.param("maxbatchsize", "max_batch_size", id="run-together"),
+        pytest.param("ＭＡＸ＿ＢＡＴＣＨ＿ＳＩＺＥ", "max_batch_size", id="full-width"),
+        pytest.param("<b>preserve_ordering</b>", "preserve_ordering", id="inside-markup"),
+        pytest.param("🚀preserve ordering🚀", "preserve_ordering", id="emoji-around"),
+        pytest.param("要保证返回顺序", "preserve_ordering", id="chinese-no-spaces"),
+        pytest.param("调preferred batch size参数", "preferred_batch_size", id="mixed-scripts"),
+        pytest.param("max\u200bbatch\u200bsize", "max_batch_size", id="zero-width-space"),
+    ],
+)
+def test_ways_of_writing_a_concept(q: QuestionGetter, answer: str, expected: str) -> None:
+    result = score_answer(q("triton-q3"), answer)
+    assert [h.label.split("（")[0] for h in result.covered] == [expected], result.covered
+
+
+def test_match_positions_point_into_the_original_text(q: QuestionGetter) -> None:
+    answer = "先说 ＰＲＥＦＥＲＲＥＤ_batch_size，再说 max-queue-delay。"
+    result = score_answer(q("triton-q3"), answer)
+    for hit in result.covered:
+        assert answer[hit.start : hit.end] == hit.text
+    assert {h.text for h in result.covered} == {"ＰＲＥＦＥＲＲＥＤ_batch_size", "max-queue-delay"}
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        pytest.param("There is room for improvement", id="oom-in-room"),
+        pytest.param("the explicitly implicit implication", id="no-explicit-from-implicit"),
+    ],
+)
+def test_no_credit_from_fragments_of_other_words(q: QuestionGetter, answer: str) -> None:
+    assert score_answer(q("triton-q8"), answer).covered == []
+    assert score_answer(q("triton-q7"), answer).covered == []
+
+
+def test_short_words_need_exact_match(q: QuestionGetter) -> None:
+    # "dynamo" is one edit-pair from "dynamic": too short a word to forgive.
+    result = score_answer(q("triton-q12"), "dynamic batching got faster")
+    assert "更名 Dynamo-Triton，重心转向 Dynamo" not in result.covered_labels
+
+
+def test_typo_tolerance_is_bounded(q: QuestionGetter) -> None:
+    result = score_answer(q("triton-q3"), "prefixed_bunch_size")
+    assert result.covered == []
+
+
+@pytest.mark.parametrize("answer", ["", "   ", "\n\t", "\u200b\u200b"])
+def test_empty_answer_scores_zero(q: QuestionGetter, answer: str) -> None:
+    result = score_answer(q("triton-q1"), answer)
+    assert result.score == 0
+    assert result.covered == []
+    assert len(result.missed) == len(q("triton-q1").concepts)
+
+
+def test_weights_decide_the_score() -> None:
+    question = Question(
+        id="w-1",
+        level=Level.BEGINNER,
+        question="Name two things",
+        answer="alpha and beta",
+        concepts=(Concept(label="alpha", weight=3), Concept(label="beta", weight=1)),
+    )
+    assert score_answer(question, "alpha").coverage == pytest.approx(0.75)
+    assert score_answer(question, "beta").coverage == pytest.approx(0.25)
+    assert score_answer(question, "alpha beta").score == pytest.approx(1.0)
+
+
+def test_partial_answers_rank_by_what_they_cover(q: QuestionGetter) -> None:
+    question = q("triton-q3")
+    one = score_answer(question, "max_batch_size").score
+    two = score_answer(question, "max_batch_size and max queue delay").score
+    four = score_answer(
+        question, "max_batch_size, max queue delay, preferred batch size, preserve ordering"
+    ).score
+    assert 0 < one < two < four == 1.0
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(max_size=400))
+def test_any_text_scores_in_range(library: Library, text: str) -> None:
+    for question in library.questions.values():
+        result = score_answer(question, text)
+        assert 0.0 <= result.score <= 1.0
+        assert len(result.covered) + len(result.missed) == len(question.concepts)
+
+
+_words = st.sampled_from(
+    [
+        "preferred",
+        "batch",
+        "size",
+        "max",
+        "queue",
+        "delay",
+        "子进程",
+        "共享内存",
+        "socket",
+        "explicit",
+        "poll",
+        "轮询",
+        "GIL",
+        "C++",
+        "ＭＡＸ",
+        "_",
+        "-",
+        " ",
+        "，",
+        "🙂",
+        "<b>",
+        "\u200b",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    first=st.lists(_words | st.text(max_size=8), max_size=20).map("".join),
+    more=st.lists(_words | st.text(max_size=8), max_size=20).map("".join),
+)
+def test_adding_text_never_lowers_the_score(library: Library, first: str, more: str) -> None:
+    for question in library.questions.values():
+        before = score_answer(question, first)
+        after = score_answer(question, f"{first}\n{more}")
+        assert after.score >= before.score
+        assert set(before.covered_labels) <= set(after.covered_labels)
