@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
+import traceback
 from collections.abc import Iterable
+from typing import TextIO
 
 REDACTED = "[REDACTED]"
 
@@ -26,17 +28,20 @@ class RedactingFilter(logging.Filter):
         record.msg = self._clean(record.getMessage())
         record.args = None
         if record.exc_info and record.exc_info[1] is not None:
-            import traceback
-
             record.exc_text = self._clean("".join(traceback.format_exception(*record.exc_info)))
             record.exc_info = None
         return True
 
 
-def configure_logging(level: str, secrets: Iterable[str] = ()) -> None:
+def configure_logging(
+    level: str, secrets: Iterable[str] = (), stream: TextIO | None = None
+) -> None:
     """Log to stderr at `level`; httpx/httpcore stay at WARNING (their URLs hold the token)."""
     logging.basicConfig(
-        level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s", force=True
+        level=level,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        force=True,
+        stream=stream,
     )
     for noisy in ("httpx", "httpcore"):
         logging.getLogger(noisy).setLevel(logging.WARNING)

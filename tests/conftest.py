@@ -26,3 +26,114 @@ def q(library: Library):  # type: ignore[no-untyped-def]
         return question
 
     return get
+
+
+# -- flow tests: the real Application against the fake Bot API server ------------------------
+
+from collections.abc import AsyncIterator  # noqa: E402
+from contextlib import AsyncExitStack  # noqa: E402
+from datetime import UTC, datetime, timedelta  # noqa: E402
+from typing import Any  # noqa: E402
+
+from bot.app import build_application, running  # noqa: E402
+from bot.config import Settings  # noqa: E402
+from bot.storage import Storage  # noqa: E402
+from tests.support.fake_bot_api import FakeBotAPI, FakeUser, Sent  # noqa: E402
+
+
+class FakeClock:
+    """An injectable clock the tests move by hand."""
+
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> None:
+        self.now += timedelta(**delta)
+
+
+@pytest.fixture
+async def api() -> AsyncIterator[FakeBotAPI]:
+    server = FakeBotAPI()
+    await server.start()
+    yield server
+    await server.stop()
+    # Every message the bot sent in the test was valid for Telegram.
+    assert server.violations == []
+
+
+class BotHarness:
+    """The bot running against `api`, with helpers to talk to it as users do."""
+
+    def __init__(self, api: FakeBotAPI, settings: Settings, library: Library, clock: FakeClock):
+        self.api = api
+        self.settings = settings
+        self.library = library
+        self.clock = clock
+        self._stack: AsyncExitStack | None = None
+        self.app: Any = None
+
+    async def start(self) -> None:
+        self.app = build_application(self.settings, self.library, clock=self.clock, max_retries=3)
+        self._stack = AsyncExitStack()
+        await self._stack.enter_async_context(running(self.app, poll_timeout=1))
+
+    async def stop(self) -> None:
+        if self._stack is not None:
+            await self._stack.aclose()
+            self._stack = None
+
+    async def restart(self) -> None:
+        await self.stop()
+        await self.start()
+
+    @property
+    def storage(self) -> Storage:
+        storage = self.app.bot_data["services"].storage
+        assert isinstance(storage, Storage)
+        return storage
+
+    async def say(
+        self, user: FakeUser, text: str, *, expect: int = 1, chat_id: int | None = None, **kw: Any
+    ) -> list[Sent]:
+        """Send a message as `user`; wait for `expect` new messages in that chat."""
+        chat = user.id if chat_id is None else chat_id
+        before = len(self.api.to(chat))
+        self.api.message(user, text, chat_id=chat_id, **kw)
+        return (await self.api.wait_for(chat, before + expect))[before:]
+
+    async def press(
+        self, user: FakeUser, message: Sent, data: str, *, expect: int = 1
+    ) -> list[Sent]:
+        before = len(self.api.to(message.chat_id))
+        self.api.callback(user, data, message)
+        return (await self.api.wait_for(message.chat_id, before + expect))[before:]
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock(datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
+
+
+@pytest.fixture
+def bot_settings(api: FakeBotAPI, tmp_path: Path) -> Settings:
+    return Settings(
+        _env_file=None,  # type: ignore[call-arg]
+        telegram_bot_token=api.token,
+        telegram_api_base_url=api.base_url,
+        database_path=tmp_path / "bot.sqlite3",
+        content_dir=CONTENT,
+        default_timezone="UTC",
+    )
+
+
+@pytest.fixture
+async def bot(
+    api: FakeBotAPI, bot_settings: Settings, library: Library, clock: FakeClock
+) -> AsyncIterator[BotHarness]:
+    harness = BotHarness(api, bot_settings, library, clock)
+    await harness.start()
+    yield harness
+    await harness.stop()

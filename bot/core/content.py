@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from bot.core.levels import Level, parse_level
 from bot.core.text import tokenize
 
-ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
+ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,47}$"  # short enough for callback data
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 

@@ -434,3 +434,8 @@ def _hit(
         text=answer.text[start:end],
         exact=exact,
     )
+
+
+def is_answerable(text: str) -> bool:
+    """Whether a message has any words to score (not only emoji, punctuation or markup)."""
+    return bool(tokenize(text))

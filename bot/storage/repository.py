@@ -196,6 +196,10 @@ class Storage:
                 (chat_id, kind, title[:128], _now()),
             )
 
+    async def set_chat_timezone(self, chat_id: int, zone: str) -> None:
+        async with self.transaction() as db:
+            await db.execute("UPDATE chats SET timezone = ? WHERE chat_id = ?", (zone, chat_id))
+
     # -- questions ---------------------------------------------------------------------------
 
     async def open_question(

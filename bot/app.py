@@ -1,0 +1,245 @@
+"""The composition root: builds the Application, registers every handler, owns the lifecycle."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Awaitable
+from contextlib import asynccontextmanager
+from typing import Any
+
+from telegram import BotCommand, Update
+from telegram.constants import ParseMode
+from telegram.error import TelegramError
+from telegram.ext import (
+    AIORateLimiter,
+    Application,
+    ApplicationBuilder,
+    BaseUpdateProcessor,
+    CallbackQueryHandler,
+    ChatMemberHandler,
+    CommandHandler,
+    Defaults,
+    MessageHandler,
+    filters,
+)
+
+from bot.config import Settings
+from bot.core.content import Library
+from bot.handlers import errors, membership, private
+from bot.handlers import settings as settings_handlers
+from bot.handlers.common import SERVICES_KEY, Services
+from bot.i18n import LANGUAGES, Strings
+from bot.logs import configure_logging
+from bot.practice import Clock, Practice, utc_now
+from bot.storage import Storage
+
+log = logging.getLogger(__name__)
+
+# (command, string key of its description) in menu order.
+MENU = [
+    ("quiz", "cmd_quiz"),
+    ("hint", "cmd_hint"),
+    ("skip", "cmd_skip"),
+    ("reveal", "cmd_reveal"),
+    ("stats", "cmd_stats"),
+    ("level", "cmd_level"),
+    ("daily", "cmd_daily"),
+    ("timezone", "cmd_timezone"),
+    ("lang", "cmd_lang"),
+    ("forget", "cmd_forget"),
+    ("help", "cmd_help"),
+    ("start", "cmd_start"),
+]
+
+
+class PerChatUpdateProcessor(BaseUpdateProcessor):
+    """Process updates concurrently, but one at a time per chat, in arrival order.
+
+    PTB's simple processor runs everything concurrently, so two quick messages from one
+    user could be answered out of order. Updates of one chat queue on that chat's lock
+    (asyncio locks are FIFO); different chats run in parallel.
+    """
+
+    def __init__(self, max_concurrent_updates: int) -> None:
+        super().__init__(max_concurrent_updates)
+        self._locks: dict[int, asyncio.Lock] = {}
+        self._users: dict[int, int] = {}
+
+    async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
+        key = _chat_key(update)
+        if key is None:
+            await coroutine
+            return
+        lock = self._locks.setdefault(key, asyncio.Lock())
+        self._users[key] = self._users.get(key, 0) + 1
+        try:
+            async with lock:
+                await coroutine
+        finally:
+            self._users[key] -= 1
+            if self._users[key] == 0:  # nobody waiting: forget the lock
+                del self._users[key]
+                del self._locks[key]
+
+    async def initialize(self) -> None:
+        pass
+
+    async def shutdown(self) -> None:
+        pass
+
+
+def _chat_key(update: object) -> int | None:
+    if isinstance(update, Update):
+        if update.effective_chat is not None:
+            return update.effective_chat.id
+        if update.effective_user is not None:
+            return update.effective_user.id
+    return None
+
+
+def build_application(
+    settings: Settings, library: Library, *, clock: Clock = utc_now, max_retries: int = 3
+) -> Application[Any, Any, Any, Any, Any, Any]:
+    """Build the bot; the database opens in post_init and closes in post_shutdown."""
+    if settings.telegram_bot_token is None:
+        raise ValueError("TELEGRAM_BOT_TOKEN is required to build the bot")
+    strings = Strings.load(settings.content_dir / "strings")
+    storage = Storage(settings.database_path)
+    practice = Practice(storage, library, default_timezone=settings.default_timezone, clock=clock)
+    svc = Services(settings, storage, library, strings, practice)
+
+    async def post_init(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+        await storage.open()
+        await _register_menu(app, strings)
+
+    async def post_shutdown(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+        await storage.close()
+
+    builder = (
+        ApplicationBuilder()
+        .token(settings.telegram_bot_token.get_secret_value())
+        .defaults(Defaults(parse_mode=ParseMode.HTML, link_preview_options=None))
+        .rate_limiter(
+            AIORateLimiter(
+                overall_max_rate=settings.rate_limit_per_second,
+                overall_time_period=1,
+                group_max_rate=settings.group_rate_limit_per_minute,
+                group_time_period=60,
+                max_retries=max_retries,
+            )
+        )
+        .concurrent_updates(PerChatUpdateProcessor(256))
+        .post_init(post_init)
+        .post_shutdown(post_shutdown)
+    )
+    if settings.telegram_api_base_url:
+        base = settings.telegram_api_base_url.rstrip("/")
+        builder = builder.base_url(base).base_file_url(base.removesuffix("/bot") + "/file/bot")
+    app = builder.build()
+    app.bot_data[SERVICES_KEY] = svc
+    _register_handlers(app)
+    return app
+
+
+def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    in_private = filters.ChatType.PRIVATE
+    handlers = [
+        # 1. The bot's own membership: blocked, unblocked, removed, added.
+        ChatMemberHandler(membership.my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER),
+        # 2. Practice commands in private chats.
+        CommandHandler("start", private.start, in_private),
+        CommandHandler("help", private.help_command, in_private),
+        CommandHandler("quiz", private.quiz, in_private),
+        CommandHandler("hint", private.hint, in_private),
+        CommandHandler("skip", private.skip, in_private),
+        CommandHandler("reveal", private.reveal, in_private),
+        CommandHandler("stats", private.stats, in_private),
+        # 3. Settings commands.
+        CommandHandler("level", settings_handlers.level, in_private),
+        CommandHandler("timezone", settings_handlers.timezone, in_private),
+        CommandHandler("lang", settings_handlers.language, in_private),
+        CommandHandler("forget", settings_handlers.forget, in_private),
+        # 4. Buttons, by callback-data prefix.
+        CallbackQueryHandler(private.practice_button, pattern=r"^(hint|show|skip|next):"),
+        CallbackQueryHandler(settings_handlers.level_button, pattern=r"^level:"),
+        CallbackQueryHandler(settings_handlers.forget_button, pattern=r"^forget:"),
+        # 5. Edits are not re-scored.
+        MessageHandler(filters.UpdateType.EDITED_MESSAGE & in_private, private.edited),
+        # 6. Plain text in a private chat answers the open question.
+        MessageHandler(
+            filters.UpdateType.MESSAGE & in_private & filters.TEXT & ~filters.COMMAND,
+            private.answer,
+        ),
+        # 7. Anything else in private: unknown commands, stickers, photos, voice, files.
+        MessageHandler(
+            filters.UpdateType.MESSAGE & in_private & filters.COMMAND, private.unknown_command
+        ),
+        MessageHandler(filters.UpdateType.MESSAGE & in_private, private.not_text),
+    ]
+    app.add_handlers(handlers)
+    app.add_error_handler(errors.on_error)
+
+
+async def _register_menu(app: Application[Any, Any, Any, Any, Any, Any], strings: Strings) -> None:
+    """The command menu, with descriptions in each interface language."""
+    for lang in LANGUAGES:
+        commands = [BotCommand(cmd, strings(lang, key)) for cmd, key in MENU]
+        try:
+            if lang == "en":
+                await app.bot.set_my_commands(commands)
+            await app.bot.set_my_commands(commands, language_code=lang)
+        except TelegramError as exc:  # the menu is a convenience: never block start-up
+            log.warning("could not register the command menu (%s): %s", lang, exc)
+
+
+@asynccontextmanager
+async def running(
+    app: Application[Any, Any, Any, Any, Any, Any], *, poll_timeout: int = 10
+) -> AsyncIterator[Application[Any, Any, Any, Any, Any, Any]]:
+    """Run the bot with long polling inside an existing event loop (tests, benchmarks)."""
+    await app.initialize()
+    if app.post_init:
+        await app.post_init(app)
+    assert app.updater is not None
+    await app.updater.start_polling(
+        poll_interval=0.0, timeout=poll_timeout, allowed_updates=Update.ALL_TYPES
+    )
+    await app.start()
+    try:
+        yield app
+    finally:
+        await app.updater.stop()
+        await app.stop()
+        await app.shutdown()
+        if app.post_shutdown:
+            await app.post_shutdown(app)
+
+
+def run_bot(settings: Settings, library: Library) -> None:
+    """Run until interrupted: long polling, or a webhook when TELEGRAM_WEBHOOK_URL is set."""
+    secrets = [
+        s.get_secret_value()
+        for s in (settings.telegram_bot_token, settings.webhook_secret_token)
+        if s
+    ]
+    configure_logging(settings.log_level, secrets)
+    app = build_application(settings, library)
+    log.info(
+        "starting: %d packs, %d questions, database %s",
+        len(library.packs),
+        len(library.questions),
+        settings.database_path,
+    )
+    if settings.telegram_webhook_url:
+        secret = settings.webhook_secret_token
+        app.run_webhook(
+            listen=settings.webhook_listen,
+            port=settings.webhook_port,
+            url_path="telegram",
+            webhook_url=settings.telegram_webhook_url,
+            secret_token=secret.get_secret_value() if secret else None,
+            allowed_updates=Update.ALL_TYPES,
+        )
+    else:
+        app.run_polling(allowed_updates=Update.ALL_TYPES)

@@ -1,0 +1,1 @@
+"""Telegram adapters: read the update, call practice/core/storage, render, send. No rules here."""

@@ -1,0 +1,95 @@
+"""What every handler needs: the services, the user and language of an update, safe sending."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from telegram import InlineKeyboardMarkup, Message, ReplyParameters, Update
+from telegram.error import BadRequest, Forbidden
+from telegram.ext import ContextTypes
+
+from bot.config import Settings
+from bot.core.content import Library
+from bot.core.models import UserProfile
+from bot.i18n import Html, Strings, language_for
+from bot.practice import Practice
+from bot.storage import Storage
+
+log = logging.getLogger(__name__)
+
+SERVICES_KEY = "services"
+
+
+@dataclass
+class Services:
+    settings: Settings
+    storage: Storage
+    library: Library
+    strings: Strings
+    practice: Practice
+
+
+def services(context: ContextTypes.DEFAULT_TYPE) -> Services:
+    found = context.bot_data[SERVICES_KEY]
+    assert isinstance(found, Services)
+    return found
+
+
+async def current_user(update: Update, svc: Services) -> UserProfile | None:
+    """The sender as a stored user (created on first contact), or None for channel posts."""
+    tg = update.effective_user
+    if tg is None:
+        return None
+    user = await svc.storage.get_user(tg.id)
+    if user is None or not user.active or user.first_name != (tg.first_name or "")[:64]:
+        user = await svc.storage.ensure_user(
+            tg.id, tg.first_name or "", language_for(tg.language_code)
+        )
+    return user
+
+
+def ui_language(user: UserProfile | None, update: Update | None = None) -> str:
+    if user is not None and user.language:
+        return user.language
+    code = update.effective_user.language_code if update and update.effective_user else None
+    return language_for(code)
+
+
+async def send(
+    context: ContextTypes.DEFAULT_TYPE,
+    chat_id: int,
+    messages: Sequence[Html],
+    keyboard: InlineKeyboardMarkup | None = None,
+    *,
+    reply_to: int | None = None,
+) -> Message | None:
+    """Send messages in order (keyboard on the last); a blocked chat is marked inactive.
+
+    Returns the last message sent, or None if the chat can no longer be reached.
+    """
+    last: Message | None = None
+    try:
+        for i, text in enumerate(messages):
+            is_last = i == len(messages) - 1
+            reply = (
+                ReplyParameters(message_id=reply_to, allow_sending_without_reply=True)
+                if reply_to is not None and i == 0
+                else None
+            )
+            last = await context.bot.send_message(
+                chat_id,
+                text,
+                reply_markup=keyboard if is_last else None,
+                reply_parameters=reply,
+            )
+    except Forbidden:
+        log.info("chat %s blocked the bot or removed it; marking inactive", chat_id)
+        await services(context).storage.mark_inactive(chat_id)
+        return None
+    except BadRequest:
+        # Bad markup or a bad id is our bug: log it loudly, never retry the same request.
+        log.exception("Telegram rejected a message to chat %s", chat_id)
+        return None
+    return last

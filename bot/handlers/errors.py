@@ -1,0 +1,37 @@
+"""The one error handler: log with context, tell the user briefly, keep internals private."""
+
+from __future__ import annotations
+
+import logging
+
+from telegram import Update
+from telegram.error import Forbidden
+from telegram.ext import ContextTypes
+
+from bot.handlers.common import send, services, ui_language
+
+log = logging.getLogger(__name__)
+
+
+async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+    error = context.error
+    if isinstance(error, Forbidden) and isinstance(update, Update) and update.effective_chat:
+        log.info("chat %s is unreachable: %s", update.effective_chat.id, error)
+        await services(context).storage.mark_inactive(update.effective_chat.id)
+        return
+    where = ""
+    if isinstance(update, Update):
+        chat = update.effective_chat.id if update.effective_chat else None
+        user = update.effective_user.id if update.effective_user else None
+        where = f" (update {update.update_id}, chat {chat}, user {user})"
+    log.error("error while handling an update%s", where, exc_info=error)
+    if isinstance(update, Update) and update.effective_chat:
+        svc = services(context)
+        user_row = None
+        if update.effective_user:
+            user_row = await svc.storage.get_user(update.effective_user.id)
+        text = svc.strings(ui_language(user_row, update), "error")
+        try:
+            await send(context, update.effective_chat.id, [text])
+        except Exception:  # the apology itself failed (network down): the log has it
+            log.warning("could not tell chat %s about the error", update.effective_chat.id)

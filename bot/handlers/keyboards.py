@@ -1,0 +1,60 @@
+"""Inline keyboards and their callback data (each at most 64 bytes, checked in tests)."""
+
+from __future__ import annotations
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
+from bot.core.levels import LEVEL_ORDER, Level
+from bot.i18n import Strings
+
+
+def question_keyboard(t: Strings, lang: str, question_id: str) -> InlineKeyboardMarkup:
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton(t(lang, "button_hint"), callback_data=f"hint:{question_id}"),
+                InlineKeyboardButton(
+                    t(lang, "button_show_answer"), callback_data=f"show:{question_id}"
+                ),
+                InlineKeyboardButton(t(lang, "button_skip"), callback_data=f"skip:{question_id}"),
+            ]
+        ]
+    )
+
+
+def next_keyboard(t: Strings, lang: str, level: Level) -> InlineKeyboardMarkup:
+    return InlineKeyboardMarkup(
+        [[InlineKeyboardButton(t(lang, "button_next"), callback_data=f"next:{level.value}")]]
+    )
+
+
+def level_keyboard(t: Strings, lang: str, current: Level | None) -> InlineKeyboardMarkup:
+    row = [
+        InlineKeyboardButton(
+            ("✅ " if level is current else "") + t(lang, f"level_{level.value}"),
+            callback_data=f"level:{level.value}",
+        )
+        for level in LEVEL_ORDER
+    ]
+    return InlineKeyboardMarkup([row])
+
+
+def start_keyboard(
+    t: Strings, lang: str, current: Level | None, daily_time: str
+) -> InlineKeyboardMarkup:
+    levels = level_keyboard(t, lang, current).inline_keyboard[0]
+    daily = InlineKeyboardButton(
+        t(lang, "button_daily_on", time=daily_time), callback_data="daily:on"
+    )
+    return InlineKeyboardMarkup([list(levels), [daily]])
+
+
+def forget_keyboard(t: Strings, lang: str) -> InlineKeyboardMarkup:
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton(t(lang, "button_forget_yes"), callback_data="forget:yes"),
+                InlineKeyboardButton(t(lang, "button_cancel"), callback_data="forget:no"),
+            ]
+        ]
+    )

@@ -1,0 +1,311 @@
+"""Private practice: /start, /help, /quiz, answers, /hint, /skip, /reveal, /stats, nudges."""
+
+from __future__ import annotations
+
+from telegram import CallbackQuery, Update
+from telegram.ext import ContextTypes
+
+from bot.core.levels import Level, parse_level
+from bot.core.models import UserProfile
+from bot.core.scoring import is_answerable
+from bot.core.streaks import at_risk, visible_streak
+from bot.handlers.common import Services, current_user, send, services, ui_language
+from bot.handlers.keyboards import next_keyboard, question_keyboard, start_keyboard
+from bot.i18n import Html
+from bot.render import (
+    MESSAGE_LIMIT,
+    bar,
+    feedback_messages,
+    level_name,
+    pack_messages,
+    percent,
+    question_message,
+    utf16_len,
+)
+
+DEFAULT_DAILY_TIME = "09:00"
+
+
+async def start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    svc = services(context)
+    user = await current_user(update, svc)
+    chat = update.effective_chat
+    if user is None or chat is None:
+        return
+    lang = ui_language(user, update)
+    text = svc.strings(lang, "welcome", name=user.first_name or "👋")
+    keyboard = start_keyboard(svc.strings, lang, user.level, DEFAULT_DAILY_TIME)
+    await send(context, chat.id, [text], keyboard)
+
+
+async def help_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    svc = services(context)
+    user = await current_user(update, svc)
+    if update.effective_chat:
+        await send(
+            context, update.effective_chat.id, [svc.strings(ui_language(user, update), "help")]
+        )
+
+
+def _parse_quiz_args(svc: Services, args: list[str]) -> tuple[Level | None, str | None, str | None]:
+    """(level, pack, problem key) from /quiz arguments in any order."""
+    level: Level | None = None
+    pack: str | None = None
+    packs = {p.casefold(): p for p in svc.library.packs}
+    if len(args) > 2:
+        return None, None, "bad_quiz_args"
+    for word in args:
+        if level is None and (found := parse_level(word)) is not None:
+            level = found
+        elif pack is None and word.casefold() in packs:
+            pack = packs[word.casefold()]
+        else:
+            return None, None, "bad_level" if parse_level(word) is None else "bad_quiz_args"
+    return level, pack, None
+
+
+async def ask(
+    context: ContextTypes.DEFAULT_TYPE,
+    chat_id: int,
+    user: UserProfile,
+    lang: str,
+    level: Level | None,
+    pack: str | None = None,
+) -> None:
+    """Open a new question in a private chat and send it."""
+    svc = services(context)
+    asked = await svc.practice.ask(chat_id, user, level, pack)
+    if asked is None:
+        chosen = level or user.level or Level.BEGINNER
+        name = level_name(svc.strings, lang, chosen)
+        await send(context, chat_id, [svc.strings(lang, "no_questions", level=name)])
+        return
+    q = asked.question
+    messages = question_message(
+        svc.strings, lang, level=q.level, pack_title=asked.pack_title, question=q.question
+    )
+    if asked.replaced:
+        note = svc.strings(lang, "question_replaces")
+        joined = Html(f"{note}\n{messages[0]}")
+        messages = [joined, *messages[1:]] if utf16_len(joined) <= MESSAGE_LIMIT else messages
+    await send(context, chat_id, messages, question_keyboard(svc.strings, lang, q.id))
+
+
+async def quiz(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    svc = services(context)
+    user = await current_user(update, svc)
+    chat = update.effective_chat
+    if user is None or chat is None:
+        return
+    lang = ui_language(user, update)
+    level, pack, problem = _parse_quiz_args(svc, list(context.args or []))
+    if problem is not None:
+        word = next((a for a in (context.args or []) if parse_level(a) is None), "")
+        packs = ", ".join(svc.library.packs)
+        first_pack = next(iter(svc.library.packs))
+        text = svc.strings(lang, problem, word=word[:40], packs=packs, pack=first_pack)
+        if problem == "bad_level" and svc.library.packs:
+            text = Html(f"{text}\n{svc.strings(lang, 'bad_pack', word=word[:40], packs=packs)}")
+        await send(context, chat.id, [text])
+        return
+    await ask(context, chat.id, user, lang, level, pack)
+
+
+async def answer(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """A text message in a private chat: the answer to the open question."""
+    svc = services(context)
+    message = update.effective_message
+    user = await current_user(update, svc)
+    if message is None or message.text is None or user is None:
+        return
+    lang = ui_language(user, update)
+    chat_id = message.chat_id
+    if await svc.practice.open_question(chat_id) is None:
+        await send(context, chat_id, [svc.strings(lang, "no_open_question")])
+        return
+    if not is_answerable(message.text):
+        await send(context, chat_id, [svc.strings(lang, "answer_too_short")])
+        return
+    feedback = await svc.practice.answer(chat_id, user, message.text)
+    if feedback is None:
+        return  # the same question was answered a moment ago by another message
+    messages = feedback_messages(
+        svc.strings,
+        lang,
+        result=feedback.result,
+        reference=feedback.question.answer,
+        hints=feedback.hints,
+        streak=feedback.streak,
+    )
+    keyboard = next_keyboard(svc.strings, lang, feedback.question.level)
+    await send(context, chat_id, messages, keyboard, reply_to=message.message_id)
+
+
+async def hint(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    svc = services(context)
+    user = await current_user(update, svc)
+    chat = update.effective_chat
+    if chat is None:
+        return
+    await _hint(context, chat.id, ui_language(user, update))
+
+
+async def _hint(context: ContextTypes.DEFAULT_TYPE, chat_id: int, lang: str) -> None:
+    svc = services(context)
+    if await svc.practice.open_question(chat_id) is None:
+        await send(context, chat_id, [svc.strings(lang, "no_open_question")])
+        return
+    given = await svc.practice.hint(chat_id)
+    if given is None:
+        await send(context, chat_id, [svc.strings(lang, "no_more_hints")])
+        return
+    label, count = given
+    await send(context, chat_id, [svc.strings(lang, "hint", count=count, concept=label)])
+
+
+async def skip(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    svc = services(context)
+    user = await current_user(update, svc)
+    chat = update.effective_chat
+    if user is None or chat is None:
+        return
+    await _skip(context, chat.id, user, ui_language(user, update))
+
+
+async def _skip(
+    context: ContextTypes.DEFAULT_TYPE, chat_id: int, user: UserProfile, lang: str
+) -> None:
+    svc = services(context)
+    closed = await svc.practice.close(chat_id)
+    if closed is None:
+        await send(context, chat_id, [svc.strings(lang, "no_open_question")])
+        return
+    await send(context, chat_id, [svc.strings(lang, "skipped")])
+    await ask(context, chat_id, user, lang, closed.level)
+
+
+async def reveal(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    svc = services(context)
+    user = await current_user(update, svc)
+    chat = update.effective_chat
+    if chat is None:
+        return
+    await _reveal(context, chat.id, ui_language(user, update))
+
+
+async def _reveal(context: ContextTypes.DEFAULT_TYPE, chat_id: int, lang: str) -> None:
+    svc = services(context)
+    closed = await svc.practice.close(chat_id)
+    if closed is None:
+        await send(context, chat_id, [svc.strings(lang, "no_open_question")])
+        return
+    messages = pack_messages(
+        svc.strings(lang, "revealed"), closed.answer, wrap=("<blockquote>", "</blockquote>")
+    )
+    await send(context, chat_id, messages, next_keyboard(svc.strings, lang, closed.level))
+
+
+async def stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    svc = services(context)
+    user = await current_user(update, svc)
+    chat = update.effective_chat
+    if user is None or chat is None:
+        return
+    lang = ui_language(user, update)
+    t = svc.strings
+    summary = await svc.storage.user_stats(user.user_id)
+    today = svc.practice.today(user).date()
+    streak = visible_streak(user.streak, today)
+    lines = [
+        t(lang, "stats_title"),
+        t(lang, "stats_streak", current=streak.current, best=streak.best),
+    ]
+    if streak.freezes:
+        lines.append(t(lang, "freeze_line", count=streak.freezes))
+    if summary.answers == 0:
+        lines.append(t(lang, "stats_empty"))
+    else:
+        lines.append(t(lang, "stats_answers", answers=summary.answers, questions=summary.questions))
+        for row in summary.by_level:
+            lines.append(
+                t(
+                    lang,
+                    "stats_level",
+                    level=level_name(t, lang, row.level),
+                    count=row.answers,
+                    percent=percent(row.average),
+                    bar=bar(row.average),
+                )
+            )
+    if at_risk(user.streak, today):
+        lines.append(t(lang, "stats_at_risk"))
+    await send(context, chat.id, [Html("\n".join(lines))])
+
+
+async def practice_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Buttons under questions and feedback: hint, show answer, skip, next."""
+    query = update.callback_query
+    svc = services(context)
+    user = await current_user(update, svc)
+    if query is None or user is None or query.message is None:
+        return
+    chat_id = query.message.chat.id
+    lang = ui_language(user, update)
+    action, _, value = (query.data or "").partition(":")
+    await query.answer()
+    if action == "next":
+        await ask(context, chat_id, user, lang, parse_level(value))
+        return
+    if not await _still_open(query, svc, chat_id, value):
+        return
+    if action == "hint":
+        await _hint(context, chat_id, lang)
+    elif action == "show":
+        await _reveal(context, chat_id, lang)
+    elif action == "skip":
+        await _skip(context, chat_id, user, lang)
+
+
+async def _still_open(query: CallbackQuery, svc: Services, chat_id: int, question_id: str) -> bool:
+    state = await svc.storage.get_open_question(chat_id)
+    if state is None or state.question_id != question_id:
+        # A button under an old question: do nothing to the current one.
+        await query.edit_message_reply_markup(None)
+        return False
+    return True
+
+
+async def not_text(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Stickers, photos, voice, files…: explain that answers are text."""
+    svc = services(context)
+    user = await current_user(update, svc)
+    if update.effective_chat:
+        await send(
+            context, update.effective_chat.id, [svc.strings(ui_language(user, update), "not_text")]
+        )
+
+
+async def edited(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """An edited message is not re-scored; say so once, quietly."""
+    svc = services(context)
+    user = await current_user(update, svc)
+    message = update.edited_message
+    if message is None:
+        return
+    await send(
+        context,
+        message.chat_id,
+        [svc.strings(ui_language(user, update), "edited")],
+        reply_to=message.message_id,
+    )
+
+
+async def unknown_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    svc = services(context)
+    user = await current_user(update, svc)
+    if update.effective_chat:
+        await send(
+            context,
+            update.effective_chat.id,
+            [svc.strings(ui_language(user, update), "unknown_command")],
+        )

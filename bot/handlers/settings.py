@@ -1,0 +1,140 @@
+"""Personal settings: /level, /timezone, /lang, /forget (and their buttons)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from telegram import Update
+from telegram.ext import ContextTypes
+
+from bot.core.levels import parse_level
+from bot.core.timezones import resolve_timezone, suggest_timezones
+from bot.handlers.common import current_user, send, services, ui_language
+from bot.handlers.keyboards import forget_keyboard, level_keyboard
+from bot.i18n import LANGUAGES, Html
+from bot.render import level_name
+
+
+async def level(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    svc = services(context)
+    user = await current_user(update, svc)
+    chat = update.effective_chat
+    if user is None or chat is None:
+        return
+    lang = ui_language(user, update)
+    t = svc.strings
+    args = context.args or []
+    if not args:
+        current = level_name(t, lang, user.level) if user.level else "—"
+        await send(
+            context,
+            chat.id,
+            [t(lang, "level_current", level=current)],
+            level_keyboard(t, lang, user.level),
+        )
+        return
+    chosen = parse_level(" ".join(args))
+    if chosen is None:
+        await send(context, chat.id, [t(lang, "bad_level", word=" ".join(args)[:40])])
+        return
+    await svc.storage.update_user(user.user_id, level=chosen)
+    await send(context, chat.id, [t(lang, "level_set", level=level_name(t, lang, chosen))])
+
+
+async def level_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    query = update.callback_query
+    svc = services(context)
+    user = await current_user(update, svc)
+    if query is None or user is None or query.message is None:
+        return
+    lang = ui_language(user, update)
+    chosen = parse_level((query.data or "").partition(":")[2])
+    await query.answer()
+    if chosen is None:
+        return
+    await svc.storage.update_user(user.user_id, level=chosen)
+    name = level_name(svc.strings, lang, chosen)
+    await send(context, query.message.chat.id, [svc.strings(lang, "level_set", level=name)])
+
+
+def _local_time(zone: str) -> str:
+    return datetime.now(ZoneInfo(zone)).strftime("%H:%M")
+
+
+async def timezone(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    svc = services(context)
+    user = await current_user(update, svc)
+    chat = update.effective_chat
+    if user is None or chat is None:
+        return
+    lang = ui_language(user, update)
+    t = svc.strings
+    wanted = " ".join(context.args or []).strip()
+    if not wanted:
+        now = user.timezone or svc.settings.default_timezone
+        current = t(lang, "timezone_current", zone=now, time=_local_time(now))
+        await send(context, chat.id, [current])
+        return
+    zone = resolve_timezone(wanted)
+    if zone is None:
+        lines = [t(lang, "timezone_bad", zone=wanted[:60])]
+        suggestions = suggest_timezones(wanted[:60])
+        if suggestions:
+            lines.append(t(lang, "timezone_suggest", suggestions=", ".join(suggestions)))
+        lines.append(t(lang, "timezone_example"))
+        await send(context, chat.id, [Html("\n".join(lines))])
+        return
+    await svc.storage.update_user(user.user_id, timezone=zone)
+    await svc.storage.set_chat_timezone(chat.id, zone)
+    await send(context, chat.id, [t(lang, "timezone_set", zone=zone, time=_local_time(zone))])
+
+
+async def language(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    svc = services(context)
+    user = await current_user(update, svc)
+    chat = update.effective_chat
+    if user is None or chat is None:
+        return
+    lang = ui_language(user, update)
+    args = context.args or []
+    if not args:
+        name = svc.strings(lang, "language_name")
+        await send(context, chat.id, [svc.strings(lang, "lang_current", language=name)])
+        return
+    wanted = args[0].strip().lower()
+    wanted = {"cn": "zh", "中文": "zh", "chinese": "zh", "english": "en", "英文": "en"}.get(
+        wanted, wanted
+    )
+    if wanted not in LANGUAGES:
+        await send(context, chat.id, [svc.strings(lang, "lang_bad")])
+        return
+    await svc.storage.update_user(user.user_id, language=wanted)
+    await send(context, chat.id, [svc.strings(wanted, "lang_set")])
+
+
+async def forget(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    svc = services(context)
+    user = await current_user(update, svc)
+    chat = update.effective_chat
+    if user is None or chat is None:
+        return
+    lang = ui_language(user, update)
+    await send(
+        context, chat.id, [svc.strings(lang, "forget_confirm")], forget_keyboard(svc.strings, lang)
+    )
+
+
+async def forget_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    query = update.callback_query
+    svc = services(context)
+    if query is None or query.message is None or update.effective_user is None:
+        return
+    user = await svc.storage.get_user(update.effective_user.id)
+    lang = ui_language(user, update)
+    await query.answer()
+    if query.data == "forget:yes":
+        await svc.storage.forget_user(update.effective_user.id)
+        await query.edit_message_text(svc.strings(lang, "forget_done"))
+    else:
+        await query.edit_message_text(svc.strings(lang, "forget_cancelled"))

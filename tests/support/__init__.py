@@ -1,0 +1,1 @@
+"""Test support shared by the flow tests and the benchmarks."""

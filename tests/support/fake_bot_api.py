@@ -1,0 +1,568 @@
+"""A fake Telegram Bot API server over real HTTP, for flow tests and benchmarks.
+
+It speaks the Bot API's HTTP protocol on 127.0.0.1: the bot under test runs unchanged with
+TELEGRAM_API_BASE_URL pointing here. It delivers injected updates through getUpdates, records
+everything the bot sends, and checks each message as Telegram would: valid Telegram HTML, at
+most 4,096 characters after entity parsing, callback data at most 64 bytes. A message that
+fails is answered with Telegram's 400 and kept in `violations`, which the tests assert empty.
+Faults (429, 403, 400, 5xx, group migration, latency) can be injected per method and chat.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import re
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+ALLOWED_TAGS = {
+    "b", "strong", "i", "em", "u", "ins", "s", "strike", "del", "span", "tg-spoiler",
+    "a", "code", "pre", "blockquote", "tg-emoji",
+}  # fmt: skip
+_TAG_RE = re.compile(
+    r"<(/?)([a-zA-Z][a-zA-Z0-9-]*)((?:\s+[a-zA-Z-]+(?:=\"[^\"<>]*\"|='[^'<>]*')?)*)\s*>"
+)
+_ENTITY_RE = re.compile(r"&(lt|gt|amp|quot|#[0-9]{1,7}|#x[0-9a-fA-F]{1,6});")
+_ENTITY_VALUES = {"lt": "<", "gt": ">", "amp": "&", "quot": '"'}
+
+
+def utf16_len(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+def parse_telegram_html(text: str) -> str:
+    """Return the visible text of Telegram HTML, or raise ValueError as Telegram would."""
+    out: list[str] = []
+    stack: list[str] = []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "<":
+            m = _TAG_RE.match(text, i)
+            if not m:
+                raise ValueError(f"can't parse entities: unsupported start tag at byte offset {i}")
+            closing, name, _attrs = m.group(1), m.group(2).lower(), m.group(3)
+            if name not in ALLOWED_TAGS:
+                raise ValueError(f'can\'t parse entities: unsupported start tag "{name}"')
+            if closing:
+                if not stack or stack[-1] != name:
+                    raise ValueError(f'can\'t parse entities: unmatched end tag "{name}"')
+                stack.pop()
+            else:
+                stack.append(name)
+            i = m.end()
+        elif ch == "&":
+            m = _ENTITY_RE.match(text, i)
+            if not m:
+                raise ValueError(f"can't parse entities: bare '&' at offset {i}")
+            name = m.group(1)
+            if name.startswith("#x"):
+                out.append(chr(int(name[2:], 16)))
+            elif name.startswith("#"):
+                out.append(chr(int(name[1:])))
+            else:
+                out.append(_ENTITY_VALUES[name])
+            i = m.end()
+        elif ch == ">":
+            raise ValueError(f"can't parse entities: bare '>' at offset {i}")
+        else:
+            out.append(ch)
+            i += 1
+    if stack:
+        raise ValueError(f'can\'t parse entities: unclosed tag "{stack[-1]}"')
+    return "".join(out)
+
+
+@dataclass
+class FakeUser:
+    id: int
+    first_name: str = "Ada"
+    language_code: str | None = "en"
+    username: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"id": self.id, "is_bot": False, "first_name": self.first_name}
+        if self.language_code:
+            data["language_code"] = self.language_code
+        if self.username:
+            data["username"] = self.username
+        return data
+
+
+@dataclass
+class Sent:
+    """One message (or edit, photo, document) the bot sent."""
+
+    method: str
+    chat_id: int
+    message_id: int
+    text: str
+    params: dict[str, Any]
+    at: float
+
+    @property
+    def visible(self) -> str:
+        return (
+            parse_telegram_html(self.text) if self.params.get("parse_mode") == "HTML" else self.text
+        )
+
+    @property
+    def buttons(self) -> list[tuple[str, str]]:
+        markup = self.params.get("reply_markup") or {}
+        return [
+            (b.get("text", ""), b.get("callback_data", ""))
+            for row in markup.get("inline_keyboard", [])
+            for b in row
+        ]
+
+
+@dataclass
+class Fault:
+    method: str
+    chat_id: int | None
+    status: int
+    description: str
+    times: int
+    retry_after: int | None = None
+    migrate_to_chat_id: int | None = None
+
+
+@dataclass
+class FakeBotAPI:
+    token: str = "123456:TEST-token-not-real"
+    latency: float = 0.0
+    bot_id: int = 123456
+    sent: list[Sent] = field(default_factory=list)
+    violations: list[str] = field(default_factory=list)
+    calls: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    admins: dict[int, set[int]] = field(default_factory=dict)  # chat -> admin user ids
+
+    def __post_init__(self) -> None:
+        self._updates: list[dict[str, Any]] = []
+        self._update_ids = itertools.count(1)
+        self._message_ids: dict[int, itertools.count[int]] = defaultdict(lambda: itertools.count(1))
+        self._new_update = asyncio.Event()
+        self._new_sent = asyncio.Event()
+        self._faults: list[Fault] = []
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+        self.requests = 0
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        app = web.Application(client_max_size=60 * 1024 * 1024)
+        app.router.add_route("*", "/bot{token}/{method}", self._handle)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        server = site._server
+        assert server is not None and server.sockets
+        self.port = server.sockets[0].getsockname()[1]
+
+    async def stop(self) -> None:
+        self._new_update.set()
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/bot"
+
+    # -- injecting updates -------------------------------------------------------------------
+
+    def push(self, **update: Any) -> int:
+        update_id = next(self._update_ids)
+        self._updates.append({"update_id": update_id, **update})
+        self._new_update.set()
+        return update_id
+
+    def next_message_id(self, chat_id: int) -> int:
+        return next(self._message_ids[chat_id])
+
+    @staticmethod
+    def chat(
+        chat_id: int, user: FakeUser | None = None, title: str = "Study group"
+    ) -> dict[str, Any]:
+        if chat_id > 0 and user is not None:
+            return {"id": chat_id, "type": "private", "first_name": user.first_name}
+        return {
+            "id": chat_id,
+            "type": "supergroup" if chat_id < -(10**12) else "group",
+            "title": title,
+        }
+
+    def message(
+        self,
+        user: FakeUser,
+        text: str | None = None,
+        *,
+        chat_id: int | None = None,
+        reply_to: int | None = None,
+        extra: dict[str, Any] | None = None,
+        edited_from: int | None = None,
+    ) -> int:
+        """Push a message (or an edit of message `edited_from`); return its message id."""
+        chat_id = user.id if chat_id is None else chat_id
+        message_id = edited_from or self.next_message_id(chat_id)
+        msg: dict[str, Any] = {
+            "message_id": message_id,
+            "date": int(time.time()),
+            "chat": self.chat(chat_id, user),
+            "from": user.to_dict(),
+        }
+        if text is not None:
+            msg["text"] = text
+            if text.startswith("/"):
+                command = text.split()[0]
+                msg["entities"] = [{"type": "bot_command", "offset": 0, "length": len(command)}]
+        if reply_to is not None:
+            original = self.find(chat_id, reply_to)
+            msg["reply_to_message"] = {
+                "message_id": reply_to,
+                "date": int(time.time()),
+                "chat": self.chat(chat_id, user),
+                "from": {"id": self.bot_id, "is_bot": True, "first_name": "Interview Bot"},
+                "text": original.visible if original else "",
+            }
+        if extra:
+            msg.update(extra)
+        if edited_from is not None:
+            msg["edit_date"] = int(time.time())
+            self.push(edited_message=msg)
+        else:
+            self.push(message=msg)
+        return message_id
+
+    def sticker(self, user: FakeUser, chat_id: int | None = None) -> int:
+        sticker = {
+            "file_id": "CAACAgIAAxkBAAE", "file_unique_id": "AgAD", "type": "regular",
+            "width": 512, "height": 512, "is_animated": False, "is_video": False, "emoji": "👍",
+        }  # fmt: skip
+        return self.message(user, chat_id=chat_id, extra={"sticker": sticker})
+
+    def photo(self, user: FakeUser, chat_id: int | None = None) -> int:
+        size = {"file_id": "AgACAgIAAxk", "file_unique_id": "AQAD", "width": 90, "height": 90}
+        return self.message(user, chat_id=chat_id, extra={"photo": [size], "caption": "my answer"})
+
+    def voice(self, user: FakeUser, chat_id: int | None = None) -> int:
+        voice = {"file_id": "AwACAgIAAxk", "file_unique_id": "AgADv", "duration": 3}
+        return self.message(user, chat_id=chat_id, extra={"voice": voice})
+
+    def callback(self, user: FakeUser, data: str, message: Sent) -> None:
+        self.push(
+            callback_query={
+                "id": str(next(self._update_ids)),
+                "from": user.to_dict(),
+                "chat_instance": "ci",
+                "data": data,
+                "message": {
+                    "message_id": message.message_id,
+                    "date": int(time.time()),
+                    "chat": self.chat(message.chat_id, user),
+                    "from": {"id": self.bot_id, "is_bot": True, "first_name": "Interview Bot"},
+                    "text": message.visible,
+                },
+            }
+        )
+
+    def my_chat_member(
+        self, user: FakeUser, chat_id: int, old: str, new: str, title: str = "Study group"
+    ) -> None:
+        bot = {"id": self.bot_id, "is_bot": True, "first_name": "Interview Bot"}
+
+        def member(status: str) -> dict[str, Any]:
+            data: dict[str, Any] = {"status": status, "user": bot}
+            if status == "kicked":
+                data["until_date"] = 0
+            if status == "administrator":
+                data.update(
+                    can_be_edited=False, is_anonymous=False, can_manage_chat=True,
+                    can_delete_messages=True, can_manage_video_chats=True,
+                    can_restrict_members=True, can_promote_members=False, can_change_info=True,
+                    can_invite_users=True, can_post_stories=False, can_edit_stories=False,
+                    can_delete_stories=False,
+                )  # fmt: skip
+            return data
+
+        self.push(
+            my_chat_member={
+                "chat": self.chat(chat_id, user, title),
+                "from": user.to_dict(),
+                "date": int(time.time()),
+                "old_chat_member": member(old),
+                "new_chat_member": member(new),
+            }
+        )
+
+    # -- faults --------------------------------------------------------------------------------
+
+    def fail(
+        self,
+        method: str,
+        status: int,
+        *,
+        chat_id: int | None = None,
+        times: int = 1,
+        retry_after: int | None = None,
+        migrate_to_chat_id: int | None = None,
+        description: str | None = None,
+    ) -> None:
+        default = {
+            400: "Bad Request: message text is empty",
+            403: "Forbidden: bot was blocked by the user",
+            429: f"Too Many Requests: retry after {retry_after}",
+            500: "Internal Server Error",
+            502: "Bad Gateway",
+        }.get(status, "Error")
+        if migrate_to_chat_id is not None:
+            default = "Bad Request: group chat was upgraded to a supergroup chat"
+        self._faults.append(
+            Fault(
+                method,
+                chat_id,
+                status,
+                description or default,
+                times,
+                retry_after,
+                migrate_to_chat_id,
+            )
+        )
+
+    def _take_fault(self, method: str, chat_id: int | None) -> Fault | None:
+        for fault in self._faults:
+            if fault.method == method and fault.chat_id in (None, chat_id) and fault.times > 0:
+                fault.times -= 1
+                return fault
+        return None
+
+    # -- reading what the bot sent -----------------------------------------------------------
+
+    def to(self, chat_id: int) -> list[Sent]:
+        return [s for s in self.sent if s.chat_id == chat_id]
+
+    def find(self, chat_id: int, message_id: int) -> Sent | None:
+        for s in reversed(self.sent):
+            if s.chat_id == chat_id and s.message_id == message_id:
+                return s
+        return None
+
+    async def wait_for(self, chat_id: int, count: int, timeout: float = 10.0) -> list[Sent]:  # noqa: ASYNC109
+        """Wait until `count` messages were sent to `chat_id`; return them all."""
+        deadline = asyncio.get_running_loop().time() + timeout
+        while len(self.to(chat_id)) < count:
+            remaining = deadline - asyncio.get_running_loop().time()
+            if remaining <= 0:
+                got = [s.visible[:80] for s in self.to(chat_id)]
+                raise AssertionError(f"expected {count} messages to {chat_id}, got {got}")
+            self._new_sent.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._new_sent.wait(), remaining)
+        return self.to(chat_id)
+
+    # -- the HTTP side -----------------------------------------------------------------------
+
+    async def _params(self, request: web.Request) -> dict[str, Any]:
+        if request.content_type == "application/json":
+            body = await request.json()
+            return dict(body) if isinstance(body, dict) else {}
+        params: dict[str, Any] = {}
+        if request.content_type.startswith("multipart/"):
+            reader = await request.multipart()
+            async for part in reader:
+                if part.name is None:
+                    continue
+                if getattr(part, "filename", None):
+                    params[part.name] = await part.read()  # type: ignore[union-attr]
+                else:
+                    params[part.name] = await part.text()  # type: ignore[union-attr]
+        else:
+            form = await request.post()
+            params = {k: v for k, v in form.items()}
+        for key, value in list(params.items()):
+            if isinstance(value, str) and value[:1] in "[{":
+                with contextlib.suppress(json.JSONDecodeError):
+                    params[key] = json.loads(value)
+        return params
+
+    async def _handle(self, request: web.Request) -> web.Response:
+        self.requests += 1
+        if request.match_info["token"] != self.token:
+            return web.json_response(
+                {"ok": False, "error_code": 401, "description": "Unauthorized"}, status=401
+            )
+        method = request.match_info["method"]
+        params = await self._params(request)
+        self.calls[method] += 1
+        if method == "getUpdates":
+            return self._ok(await self._get_updates(params))
+        if self.latency:
+            await asyncio.sleep(self.latency)
+        chat_id = _int(params.get("chat_id"))
+        fault = self._take_fault(method, chat_id)
+        if fault is not None:
+            body: dict[str, Any] = {
+                "ok": False, "error_code": fault.status, "description": fault.description,
+            }  # fmt: skip
+            parameters: dict[str, Any] = {}
+            if fault.retry_after is not None:
+                parameters["retry_after"] = fault.retry_after
+            if fault.migrate_to_chat_id is not None:
+                parameters["migrate_to_chat_id"] = fault.migrate_to_chat_id
+            if parameters:
+                body["parameters"] = parameters
+            return web.json_response(body, status=fault.status)
+        handler = getattr(self, f"_m_{method}", None)
+        if handler is None:
+            return web.json_response(
+                {"ok": False, "error_code": 404, "description": "Not Found: method not found"},
+                status=404,
+            )
+        try:
+            result = handler(params)
+        except ValueError as exc:
+            self.violations.append(f"{method} to {chat_id}: {exc}")
+            return web.json_response(
+                {"ok": False, "error_code": 400, "description": f"Bad Request: {exc}"}, status=400
+            )
+        return self._ok(result)
+
+    @staticmethod
+    def _ok(result: Any) -> web.Response:
+        return web.json_response({"ok": True, "result": result})
+
+    async def _get_updates(self, params: dict[str, Any]) -> list[dict[str, Any]]:
+        offset = _int(params.get("offset")) or 0
+        timeout = float(params.get("timeout") or 0)
+        limit = _int(params.get("limit")) or 100
+        self._updates = [u for u in self._updates if u["update_id"] >= offset]
+        if not self._updates and timeout > 0:
+            self._new_update.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._new_update.wait(), timeout)
+        return self._updates[:limit]
+
+    def _bot_user(self) -> dict[str, Any]:
+        return {
+            "id": self.bot_id, "is_bot": True, "first_name": "Interview Bot",
+            "username": "interview_test_bot", "can_join_groups": True,
+            "can_read_all_group_messages": False, "supports_inline_queries": False,
+        }  # fmt: skip
+
+    def _record(
+        self, method: str, chat_id: int, text: str, params: dict[str, Any]
+    ) -> dict[str, Any]:
+        message_id = _int(params.get("message_id")) or self.next_message_id(chat_id)
+        self.sent.append(Sent(method, chat_id, message_id, text, params, time.monotonic()))
+        self._new_sent.set()
+        chat: dict[str, Any] = {"id": chat_id, "type": "private" if chat_id > 0 else "group"}
+        if chat_id < 0:
+            chat["title"] = "Study group"
+        else:
+            chat["first_name"] = "User"
+        message: dict[str, Any] = {
+            "message_id": message_id, "date": int(time.time()), "chat": chat,
+            "from": self._bot_user(),
+        }  # fmt: skip
+        if text:
+            message["text" if method != "sendPhoto" else "caption"] = text
+        return message
+
+    def _check_text(self, text: str, params: dict[str, Any], limit: int = 4096) -> None:
+        visible = parse_telegram_html(text) if params.get("parse_mode") == "HTML" else text
+        if not visible.strip():
+            raise ValueError("message text is empty")
+        if utf16_len(visible) > limit:
+            raise ValueError(f"message is too long ({utf16_len(visible)} > {limit})")
+        markup = params.get("reply_markup")
+        if isinstance(markup, dict):
+            for row in markup.get("inline_keyboard", []):
+                for button in row:
+                    data = button.get("callback_data")
+                    if data is not None and not 1 <= len(data.encode()) <= 64:
+                        raise ValueError(f"BUTTON_DATA_INVALID: {len(data.encode())} bytes")
+                    if not button.get("text"):
+                        raise ValueError("BUTTON_TEXT_EMPTY")
+
+    # Bot API methods (names after the prefix are Telegram's own).
+
+    def _m_getMe(self, params: dict[str, Any]) -> dict[str, Any]:
+        return self._bot_user()
+
+    def _m_deleteWebhook(self, params: dict[str, Any]) -> bool:
+        return True
+
+    def _m_setMyCommands(self, params: dict[str, Any]) -> bool:
+        for command in params.get("commands", []):
+            if not 1 <= len(command.get("description", "")) <= 256:
+                raise ValueError("command description must be 1-256 characters")
+        return True
+
+    def _m_sendMessage(self, params: dict[str, Any]) -> dict[str, Any]:
+        text = str(params.get("text", ""))
+        self._check_text(text, params)
+        return self._record("sendMessage", int(params["chat_id"]), text, params)
+
+    def _m_editMessageText(self, params: dict[str, Any]) -> dict[str, Any]:
+        text = str(params.get("text", ""))
+        self._check_text(text, params)
+        return self._record("editMessageText", int(params["chat_id"]), text, params)
+
+    def _m_editMessageReplyMarkup(self, params: dict[str, Any]) -> dict[str, Any]:
+        return self._record("editMessageReplyMarkup", int(params["chat_id"]), "", params)
+
+    def _m_answerCallbackQuery(self, params: dict[str, Any]) -> bool:
+        return True
+
+    def _m_setMessageReaction(self, params: dict[str, Any]) -> bool:
+        self.sent.append(
+            Sent("setMessageReaction", int(params["chat_id"]), int(params["message_id"]),
+                 json.dumps(params.get("reaction")), params, time.monotonic())
+        )  # fmt: skip
+        self._new_sent.set()
+        return True
+
+    def _m_sendPhoto(self, params: dict[str, Any]) -> dict[str, Any]:
+        caption = str(params.get("caption", ""))
+        if caption:
+            self._check_text(caption, params, limit=1024)
+        if not isinstance(params.get("photo"), bytes | str):
+            raise ValueError("photo is missing")
+        return self._record("sendPhoto", int(params["chat_id"]), caption, params)
+
+    def _m_sendDocument(self, params: dict[str, Any]) -> dict[str, Any]:
+        caption = str(params.get("caption", ""))
+        if caption:
+            self._check_text(caption, params, limit=1024)
+        return self._record("sendDocument", int(params["chat_id"]), caption, params)
+
+    def _m_getChatMember(self, params: dict[str, Any]) -> dict[str, Any]:
+        chat_id, user_id = int(params["chat_id"]), int(params["user_id"])
+        status = "administrator" if user_id in self.admins.get(chat_id, set()) else "member"
+        user = {"id": user_id, "is_bot": False, "first_name": f"user{user_id}"}
+        data: dict[str, Any] = {"status": status, "user": user}
+        if status == "administrator":
+            data.update(
+                can_be_edited=False, is_anonymous=False, can_manage_chat=True,
+                can_delete_messages=True, can_manage_video_chats=True, can_restrict_members=True,
+                can_promote_members=False, can_change_info=True, can_invite_users=True,
+                can_post_stories=False, can_edit_stories=False, can_delete_stories=False,
+            )  # fmt: skip
+        return data
+
+
+def _int(value: Any) -> int | None:
+    if value is None or value == "":
+        return None
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None

@@ -1,0 +1,294 @@
+"""Private practice end to end: the real Application talking HTTP to the fake Bot API."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+import re
+
+from bot.core.content import Library
+from bot.logs import configure_logging
+from tests.conftest import BotHarness
+from tests.support.fake_bot_api import FakeBotAPI, FakeUser
+
+ADA = FakeUser(1001, "Ada", "en")
+LI = FakeUser(1002, "李雷", "zh-hans")
+
+
+def open_question_id(msg_buttons: list[tuple[str, str]]) -> str:
+    data = next(d for _, d in msg_buttons if d.startswith("hint:"))
+    return data.split(":", 1)[1]
+
+
+async def test_start_welcomes_in_three_lines_with_setup_buttons(bot: BotHarness) -> None:
+    (welcome,) = await bot.say(ADA, "/start")
+    assert welcome.visible.count("\n") == 2
+    assert welcome.visible.startswith("👋 Hi Ada!")
+    data = [d for _, d in welcome.buttons]
+    assert {"level:beginner", "level:intermediate", "level:advanced", "daily:on"} <= set(data)
+
+
+async def test_start_speaks_chinese_to_chinese_users(bot: BotHarness) -> None:
+    (welcome,) = await bot.say(LI, "/start")
+    assert "你好，李雷" in welcome.visible
+
+
+async def test_command_menu_is_registered_in_both_languages(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    assert api.calls["setMyCommands"] >= 2
+
+
+async def test_quiz_answer_and_stats(bot: BotHarness, library: Library) -> None:
+    (question,) = await bot.say(ADA, "/quiz advanced")
+    assert "Advanced" in question.visible
+    qid = open_question_id(question.buttons)
+    asked = library.questions[qid]
+    assert asked.level.value == "advanced"
+    assert asked.question in question.visible
+
+    answer = (
+        "Python backend 在独立子进程里跑，通过 shared memory 和 socket 通信，GIL 不会阻塞 C++ core"
+    )
+    feedback = await bot.say(ADA, answer)
+    text = "\n".join(m.visible for m in feedback)
+    assert re.search(r"Score: \d+%", text)
+    assert "Reference answer" in text
+    assert asked.answer.splitlines()[0][:30] in text
+    assert "🔥 Streak: 1 day(s)" in text
+    assert feedback[-1].buttons == [("▶️ Next question", "next:advanced")]
+    if qid == "triton-q9":
+        assert "✅ Python 代码跑在独立子进程" in text
+
+    (stats,) = await bot.say(ADA, "/stats")
+    assert "Current streak: 1 day(s) · best: 1" in stats.visible
+    assert "Answers: 1 on 1 question(s)" in stats.visible
+    assert "Advanced: 1 answer(s), average" in stats.visible
+
+
+async def test_specific_question_feedback_lists_covered_and_missed(bot: BotHarness) -> None:
+    question = await _quiz_until(bot, ADA, "triton-q3", "/quiz beginner")
+    assert question
+    feedback = await bot.say(ADA, "max_batch_size 和 preferred batch size")
+    text = "\n".join(m.visible for m in feedback)
+    assert "✅ preferred_batch_size（期望的 batch 大小） — “preferred batch size”" in text
+    assert "✅ max_batch_size（单次最大 batch） — “max_batch_size”" in text
+    assert "❌ max_queue_delay_microseconds（最大排队等待）" in text
+    assert "❌ preserve_ordering（保证返回顺序）" in text
+
+
+async def _quiz_until(bot: BotHarness, user: FakeUser, qid: str, command: str) -> bool:
+    """Ask until the wanted question comes up (no repeats, so it does within the pool)."""
+    for _ in range(6):
+        (question,) = await bot.say(user, command)
+        if open_question_id(question.buttons) == qid:
+            return True
+    return False
+
+
+async def test_bad_quiz_argument_lists_the_valid_ones(bot: BotHarness) -> None:
+    (reply,) = await bot.say(ADA, "/quiz legendary")
+    assert "“legendary”" in reply.visible
+    assert "beginner, intermediate, advanced" in reply.visible
+    assert "triton" in reply.visible  # the packs are listed too
+    (reply,) = await bot.say(ADA, "/quiz 高级")
+    assert "Advanced" in reply.visible
+    (reply,) = await bot.say(ADA, "/quiz HARD triton")
+    assert "Advanced" in reply.visible
+
+
+async def test_no_repeats_while_other_questions_remain(bot: BotHarness) -> None:
+    seen = []
+    for _ in range(3):
+        (question,) = await bot.say(ADA, "/quiz beginner")
+        seen.append(open_question_id(question.buttons))
+        await bot.say(ADA, "/reveal")
+    assert len(set(seen)) == 3
+
+
+async def test_restart_between_question_and_answer_loses_nothing(bot: BotHarness) -> None:
+    (question,) = await bot.say(ADA, "/quiz intermediate")
+    qid = open_question_id(question.buttons)
+    await bot.restart()
+    feedback = await bot.say(ADA, "poll 轮询 和 explicit 显式，生产推荐 explicit")
+    text = "\n".join(m.visible for m in feedback)
+    assert "Score:" in text
+    answers = await bot.storage.answers_for(ADA.id)
+    assert [a["question_id"] for a in answers] == [qid]
+
+
+async def test_user_who_blocked_the_bot_is_marked_inactive(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    await bot.say(ADA, "/start")
+    api.fail("sendMessage", 403, chat_id=ADA.id)
+    api.message(ADA, "/quiz")
+    for _ in range(100):
+        user = await bot.storage.get_user(ADA.id)
+        if user is not None and not user.active:
+            break
+        await asyncio.sleep(0.05)
+    user = await bot.storage.get_user(ADA.id)
+    assert user is not None and not user.active
+
+
+async def test_blocking_via_my_chat_member_marks_inactive(bot: BotHarness, api: FakeBotAPI) -> None:
+    await bot.say(ADA, "/start")
+    api.my_chat_member(ADA, ADA.id, "member", "kicked")
+    for _ in range(100):
+        user = await bot.storage.get_user(ADA.id)
+        if user is not None and not user.active:
+            break
+        await asyncio.sleep(0.05)
+    assert user is not None and not user.active
+    await bot.say(ADA, "/start")  # unblocked and back
+    user = await bot.storage.get_user(ADA.id)
+    assert user is not None and user.active
+
+
+async def test_hostile_answers_are_scored_and_rendered_safely(bot: BotHarness) -> None:
+    await bot.say(ADA, "/quiz beginner")
+    markup = ("<script>alert('x')</script><b>max_batch_size</b> & <i>preserve_ordering" * 100)[
+        :5000
+    ]
+    feedback = await bot.say(ADA, markup)
+    text = "\n".join(m.visible for m in feedback)
+    assert "Score:" in text
+    assert all(len(m.text) <= 4096 for m in feedback)
+
+    await bot.say(ADA, "/quiz beginner")
+    weird = (
+        "\u200b\u202e\u2066shared memory\u2069 🤖🔥 ＭＡＸ＿ＢＡＴＣＨ＿ＳＩＺＥ "
+        "\u0645\u0631\u062d\u0628\u0627"
+    )
+    feedback = await bot.say(ADA, weird)
+    assert "Score:" in "\n".join(m.visible for m in feedback)
+
+
+async def test_hint_skip_reveal(bot: BotHarness) -> None:
+    (question,) = await bot.say(ADA, "/quiz advanced")
+    (hint1,) = await bot.say(ADA, "/hint")
+    assert hint1.visible.startswith("💡 Hint 1:")
+    (hint2,) = await bot.press(ADA, question, question.buttons[0][1])
+    assert hint2.visible.startswith("💡 Hint 2:")
+    feedback = await bot.say(ADA, "我不知道")
+    assert "💡 2 hint(s) used." in "\n".join(m.visible for m in feedback)
+
+    await bot.say(ADA, "/quiz")
+    skipped = await bot.say(ADA, "/skip", expect=2)
+    assert skipped[0].visible == "⏭ Skipped."
+    assert "❓" in skipped[1].visible
+    revealed = await bot.say(ADA, "/reveal")
+    assert revealed[0].visible.startswith("📖 Reference answer (not scored)")
+    (nothing,) = await bot.say(ADA, "/reveal")
+    assert "no open question" in nothing.visible
+    (nothing,) = await bot.say(ADA, "/hint")
+    assert "no open question" in nothing.visible
+
+
+async def test_button_under_an_old_question_does_not_touch_the_new_one(bot: BotHarness) -> None:
+    (first,) = await bot.say(ADA, "/quiz beginner")
+    (second,) = await bot.say(ADA, "/quiz beginner")
+    assert "previous question is closed" in second.visible
+    await bot.press(ADA, first, next(d for _, d in first.buttons if d.startswith("show:")))
+    state = await bot.storage.get_open_question(ADA.id)
+    assert state is not None and state.question_id == open_question_id(second.buttons)
+
+
+async def test_non_answers_get_a_nudge(bot: BotHarness, api: FakeBotAPI) -> None:
+    (reply,) = await bot.say(ADA, "hello there")
+    assert "no open question" in reply.visible
+    for push in (api.sticker, api.photo, api.voice):
+        before = len(api.to(ADA.id))
+        push(ADA)
+        (reply,) = (await api.wait_for(ADA.id, before + 1))[before:]
+        assert "text answers" in reply.visible
+    (reply,) = await bot.say(ADA, "/frobnicate")
+    assert "/help" in reply.visible
+    await bot.say(ADA, "/quiz")
+    (reply,) = await bot.say(ADA, "🤷‍♀️👍")
+    assert "looks empty" in reply.visible
+
+
+async def test_edits_are_not_rescored(bot: BotHarness, api: FakeBotAPI) -> None:
+    await bot.say(ADA, "/quiz beginner")
+    before = len(api.to(ADA.id))
+    first_id = api.message(ADA, "max_batch_size")
+    await api.wait_for(ADA.id, before + 1)
+    (note,) = await bot.say(ADA, "max_batch_size preserve_ordering", edited_from=first_id)
+    assert "first sent" in note.visible
+    assert len(await bot.storage.answers_for(ADA.id)) == 1
+
+
+async def test_quick_messages_from_one_chat_are_handled_in_order(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    api.message(ADA, "/quiz beginner")
+    api.message(ADA, "max_batch_size")  # arrives in the same getUpdates batch
+    sent = await api.wait_for(ADA.id, 2)
+    assert "❓" in sent[0].visible
+    assert "Score:" in sent[1].visible
+
+
+async def test_settings_commands(bot: BotHarness) -> None:
+    (reply,) = await bot.say(ADA, "/timezone Shanghai")
+    assert "Asia/Shanghai" in reply.visible and "Did you mean" in reply.visible
+    (reply,) = await bot.say(ADA, "/timezone asia/shanghai")
+    assert "Time zone set to Asia/Shanghai" in reply.visible
+    (reply,) = await bot.say(ADA, "/level expert-ish")
+    assert "beginner, intermediate, advanced" in reply.visible
+    (reply,) = await bot.say(ADA, "/level 中级")
+    assert "Intermediate" in reply.visible
+    (question,) = await bot.say(ADA, "/quiz")
+    assert "Intermediate" in question.visible
+    (reply,) = await bot.say(ADA, "/lang zh")
+    assert "中文" in reply.visible
+    (reply,) = await bot.say(ADA, "/stats")
+    assert "你的进度" in reply.visible
+    (reply,) = await bot.say(ADA, "/lang klingon")
+    assert "en" in reply.visible and "zh" in reply.visible
+
+
+async def test_level_buttons(bot: BotHarness) -> None:
+    (welcome,) = await bot.say(ADA, "/start")
+    (reply,) = await bot.press(ADA, welcome, "level:advanced")
+    assert "Advanced" in reply.visible
+    user = await bot.storage.get_user(ADA.id)
+    assert user is not None and user.level is not None and user.level.value == "advanced"
+
+
+async def test_forget_deletes_everything_after_confirmation(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    await bot.say(ADA, "/quiz")
+    await bot.say(ADA, "max_batch_size")
+    (confirm,) = await bot.say(ADA, "/forget")
+    (cancelled,) = await bot.press(ADA, confirm, "forget:no")
+    assert "Nothing was deleted" in cancelled.visible
+    assert await bot.storage.get_user(ADA.id) is not None
+    (confirm,) = await bot.say(ADA, "/forget")
+    (done,) = await bot.press(ADA, confirm, "forget:yes")
+    assert "deleted everything" in done.visible
+    assert await bot.storage.get_user(ADA.id) is None
+    assert await bot.storage.answers_for(ADA.id) == []
+
+
+async def test_token_never_reaches_the_logs(api: FakeBotAPI, bot_settings, library, clock) -> None:  # type: ignore[no-untyped-def]
+    stream = io.StringIO()
+    configure_logging("DEBUG", [api.token], stream=stream)
+    try:
+        harness = BotHarness(api, bot_settings, library, clock)
+        await harness.start()
+        await harness.say(ADA, "/start")
+        api.fail("sendMessage", 500, chat_id=ADA.id, times=5)
+        api.message(ADA, "/help")
+        await asyncio.sleep(1.0)
+        await harness.stop()
+    finally:
+        configure_logging("WARNING", [])
+        logging.getLogger().handlers.clear()
+    logs = stream.getvalue()
+    assert "getUpdates" in logs or "sendMessage" in logs  # DEBUG logging really was on
+    assert api.token not in logs
+    assert api.token.split(":")[1] not in logs
