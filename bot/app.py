@@ -26,9 +26,10 @@ from telegram.ext import (
 
 from bot.config import Settings
 from bot.core.content import Library
-from bot.handlers import errors, membership, private
+from bot.handlers import daily, errors, groups, membership, private
 from bot.handlers import settings as settings_handlers
 from bot.handlers.common import SERVICES_KEY, Services
+from bot.handlers.scheduled import DailySender
 from bot.i18n import LANGUAGES, Strings
 from bot.logs import configure_logging
 from bot.practice import Clock, Practice, utc_now
@@ -45,6 +46,8 @@ MENU = [
     ("stats", "cmd_stats"),
     ("level", "cmd_level"),
     ("daily", "cmd_daily"),
+    ("reminders", "cmd_reminders"),
+    ("top", "cmd_top"),
     ("timezone", "cmd_timezone"),
     ("lang", "cmd_lang"),
     ("forget", "cmd_forget"),
@@ -98,10 +101,22 @@ def _chat_key(update: object) -> int | None:
     return None
 
 
+SENDER_KEY = "daily_sender"
+
+
 def build_application(
-    settings: Settings, library: Library, *, clock: Clock = utc_now, max_retries: int = 3
+    settings: Settings,
+    library: Library,
+    *,
+    clock: Clock = utc_now,
+    max_retries: int = 3,
+    scheduler: bool = True,
 ) -> Application[Any, Any, Any, Any, Any, Any]:
-    """Build the bot; the database opens in post_init and closes in post_shutdown."""
+    """Build the bot; the database opens in post_init and closes in post_shutdown.
+
+    `scheduler`: run the daily-prompt and round-closing loop in the background (tests drive
+    `DailySender.tick` by hand instead).
+    """
     if settings.telegram_bot_token is None:
         raise ValueError("TELEGRAM_BOT_TOKEN is required to build the bot")
     strings = Strings.load(settings.content_dir / "strings")
@@ -109,11 +124,20 @@ def build_application(
     practice = Practice(storage, library, default_timezone=settings.default_timezone, clock=clock)
     svc = Services(settings, storage, library, strings, practice)
 
+    background: list[asyncio.Task[None]] = []
+
     async def post_init(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         await storage.open()
         await _register_menu(app, strings)
+        if scheduler:
+            sender = app.bot_data[SENDER_KEY]
+            interval = settings.scheduler_interval_seconds
+            background.append(asyncio.create_task(sender.run_forever(interval)))
 
     async def post_shutdown(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+        for task in background:
+            task.cancel()
+        await asyncio.gather(*background, return_exceptions=True)
         await storage.close()
 
     builder = (
@@ -138,15 +162,18 @@ def build_application(
         builder = builder.base_url(base).base_file_url(base.removesuffix("/bot") + "/file/bot")
     app = builder.build()
     app.bot_data[SERVICES_KEY] = svc
+    app.bot_data[SENDER_KEY] = DailySender(app.bot, svc, clock)
     _register_handlers(app)
     return app
 
 
 def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     in_private = filters.ChatType.PRIVATE
+    in_group = filters.ChatType.GROUPS
     handlers = [
-        # 1. The bot's own membership: blocked, unblocked, removed, added.
+        # 1. The bot's own membership: blocked, unblocked, removed from or added to a group.
         ChatMemberHandler(membership.my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER),
+        MessageHandler(filters.StatusUpdate.MIGRATE, groups.migrated),
         # 2. Practice commands in private chats.
         CommandHandler("start", private.start, in_private),
         CommandHandler("help", private.help_command, in_private),
@@ -155,23 +182,41 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         CommandHandler("skip", private.skip, in_private),
         CommandHandler("reveal", private.reveal, in_private),
         CommandHandler("stats", private.stats, in_private),
-        # 3. Settings commands.
+        # 3. Personal settings.
         CommandHandler("level", settings_handlers.level, in_private),
         CommandHandler("timezone", settings_handlers.timezone, in_private),
         CommandHandler("lang", settings_handlers.language, in_private),
         CommandHandler("forget", settings_handlers.forget, in_private),
-        # 4. Buttons, by callback-data prefix.
+        CommandHandler("reminders", daily.reminders, in_private),
+        # 4. The daily question: private chats, and groups (admins change it).
+        CommandHandler("daily", daily.daily),
+        # 5. Group rounds and group settings.
+        CommandHandler("quiz", groups.quiz, in_group),
+        CommandHandler("reveal", groups.reveal, in_group),
+        CommandHandler("top", groups.top, in_group),
+        CommandHandler("level", groups.group_level, in_group),
+        CommandHandler("roundlength", groups.round_length, in_group),
+        CommandHandler(("help", "start"), groups.group_help, in_group),
+        MessageHandler(
+            filters.UpdateType.MESSAGES
+            & in_group
+            & filters.REPLY
+            & filters.TEXT
+            & ~filters.COMMAND,
+            groups.answer,
+        ),
+        # 6. Buttons, by callback-data prefix.
         CallbackQueryHandler(private.practice_button, pattern=r"^(hint|show|skip|next):"),
         CallbackQueryHandler(settings_handlers.level_button, pattern=r"^level:"),
         CallbackQueryHandler(settings_handlers.forget_button, pattern=r"^forget:"),
-        # 5. Edits are not re-scored.
+        CallbackQueryHandler(daily.daily_button, pattern=r"^daily:"),
+        # 7. Private chats: edits are not re-scored; plain text answers the open question.
         MessageHandler(filters.UpdateType.EDITED_MESSAGE & in_private, private.edited),
-        # 6. Plain text in a private chat answers the open question.
         MessageHandler(
             filters.UpdateType.MESSAGE & in_private & filters.TEXT & ~filters.COMMAND,
             private.answer,
         ),
-        # 7. Anything else in private: unknown commands, stickers, photos, voice, files.
+        # 8. Anything else in private: unknown commands, stickers, photos, voice, files.
         MessageHandler(
             filters.UpdateType.MESSAGE & in_private & filters.COMMAND, private.unknown_command
         ),

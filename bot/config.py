@@ -35,7 +35,7 @@ class Settings(BaseSettings):
     send_concurrency: int = Field(default=16, ge=1, le=256)
     daily_grace_minutes: int = Field(default=120, ge=0, le=24 * 60)
     reminder_hour: int = Field(default=20, ge=0, le=23)
-    scheduler_interval_seconds: float = Field(default=30.0, gt=0)
+    scheduler_interval_seconds: float = Field(default=10.0, gt=0)
     round_minutes: int = Field(default=10, ge=1, le=24 * 60)
 
     @field_validator("default_timezone")

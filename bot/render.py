@@ -109,16 +109,15 @@ def question_message(
     return pack_messages("", question)
 
 
-def feedback_messages(
+def score_summary(
     t: Strings,
     lang: str | None,
     *,
     result: ScoreResult,
-    reference: str,
-    hints: int,
-    streak: StreakState | None,
-) -> list[Html]:
-    """Score, covered and missed concepts, streak, then the reference answer (split if long)."""
+    hints: int = 0,
+    streak: StreakState | None = None,
+) -> str:
+    """Score bar, covered concepts (with where they were found), missed concepts, streak."""
     lines: list[str] = [
         t(lang, "score_title", percent=percent(result.score), bar=bar(result.score))
     ]
@@ -137,7 +136,20 @@ def feedback_messages(
         lines.append(t(lang, "hints_used", count=hints))
     if streak is not None:
         lines.append(t(lang, "streak_line", current=streak.current, best=streak.best))
-    head = "\n".join(lines)
+    return "\n".join(lines)
+
+
+def feedback_messages(
+    t: Strings,
+    lang: str | None,
+    *,
+    result: ScoreResult,
+    reference: str,
+    hints: int,
+    streak: StreakState | None,
+) -> list[Html]:
+    """Score, covered and missed concepts, streak, then the reference answer (split if long)."""
+    head = score_summary(t, lang, result=result, hints=hints, streak=streak)
     summary = split_head(head)
     tail = summary.pop()
     return [

@@ -37,6 +37,7 @@ from typing import Any  # noqa: E402
 
 from bot.app import build_application, running  # noqa: E402
 from bot.config import Settings  # noqa: E402
+from bot.handlers.scheduled import DailySender  # noqa: E402
 from bot.storage import Storage  # noqa: E402
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser, Sent  # noqa: E402
 
@@ -76,7 +77,9 @@ class BotHarness:
         self.app: Any = None
 
     async def start(self) -> None:
-        self.app = build_application(self.settings, self.library, clock=self.clock, max_retries=3)
+        self.app = build_application(
+            self.settings, self.library, clock=self.clock, max_retries=3, scheduler=False
+        )
         self._stack = AsyncExitStack()
         await self._stack.enter_async_context(running(self.app, poll_timeout=1))
 
@@ -88,6 +91,12 @@ class BotHarness:
     async def restart(self) -> None:
         await self.stop()
         await self.start()
+
+    @property
+    def sender(self) -> DailySender:
+        sender = self.app.bot_data["daily_sender"]
+        assert isinstance(sender, DailySender)
+        return sender
 
     @property
     def storage(self) -> Storage:

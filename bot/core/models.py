@@ -19,6 +19,7 @@ class UserProfile:
     pack: str | None = None
     reminders: bool = True
     active: bool = True
+    started: bool = True  # has a private chat with the bot (False: known from groups only)
     streak: StreakState = field(default_factory=StreakState)
 
 
@@ -58,3 +59,52 @@ class UserStats:
     answers: int
     questions: int
     by_level: list[LevelStats]
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRecord:
+    chat_id: int
+    kind: str
+    title: str = ""
+    timezone: str | None = None
+    level: Level | None = None
+    active: bool = True
+    daily_enabled: bool = False
+    daily_time: str = "09:00"
+    daily_days: str = "daily"
+    next_due_at: datetime | None = None
+    next_due_day: str | None = None
+    round_minutes: int | None = None
+    language: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RoundRecord:
+    round_id: int
+    chat_id: int
+    question_id: str
+    message_id: int | None
+    opened_by: int | None
+    opened_at: datetime
+    closes_at: datetime
+    closed_at: datetime | None
+    daily: bool
+
+
+@dataclass(frozen=True, slots=True)
+class RoundAnswer:
+    user_id: int
+    first_name: str
+    score: float
+    covered: list[str]
+    missed: list[str]
+    answered_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardRow:
+    user_id: int
+    first_name: str
+    total_score: float
+    answers: int
+    streak: StreakState

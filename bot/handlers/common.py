@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from telegram import InlineKeyboardMarkup, Message, ReplyParameters, Update
+from telegram.constants import ChatMemberStatus
 from telegram.error import BadRequest, Forbidden
 from telegram.ext import ContextTypes
 
@@ -42,10 +43,12 @@ async def current_user(update: Update, svc: Services) -> UserProfile | None:
     tg = update.effective_user
     if tg is None:
         return None
+    private = update.effective_chat is not None and update.effective_chat.type == "private"
     user = await svc.storage.get_user(tg.id)
-    if user is None or not user.active or user.first_name != (tg.first_name or "")[:64]:
+    stale = user is None or user.first_name != (tg.first_name or "")[:64]
+    if stale or (private and not (user.active and user.started)):  # type: ignore[union-attr]
         user = await svc.storage.ensure_user(
-            tg.id, tg.first_name or "", language_for(tg.language_code)
+            tg.id, tg.first_name or "", language_for(tg.language_code), private=private
         )
     return user
 
@@ -93,3 +96,22 @@ async def send(
         log.exception("Telegram rejected a message to chat %s", chat_id)
         return None
     return last
+
+
+async def is_admin(update: Update, context: ContextTypes.DEFAULT_TYPE) -> bool:
+    """True in private chats, for group admins, and for anonymous admins posting as the group."""
+    chat, message, user = update.effective_chat, update.effective_message, update.effective_user
+    if chat is None:
+        return False
+    if chat.type == chat.PRIVATE:
+        return True
+    if message is not None and message.sender_chat is not None:
+        # Anonymous admins post as the group itself (the user shown is GroupAnonymousBot).
+        return message.sender_chat.id == chat.id
+    if user is None:
+        return False
+    try:
+        member = await context.bot.get_chat_member(chat.id, user.id)
+    except (BadRequest, Forbidden):
+        return False
+    return member.status in (ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR)

@@ -6,6 +6,8 @@ from telegram import ChatMember, Update
 from telegram.ext import ContextTypes
 
 from bot.handlers.common import services
+from bot.handlers.groups import introduce
+from bot.i18n import language_for
 
 _GONE = {ChatMember.LEFT, ChatMember.BANNED}
 
@@ -21,6 +23,13 @@ async def my_chat_member(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
         return
     if change.old_chat_member.status in _GONE:
         # Unblocked, or added (back) to a group: reachable again.
-        if chat.type == chat.PRIVATE and change.from_user:
-            await svc.storage.ensure_user(change.from_user.id, change.from_user.first_name or "")
-        await svc.storage.ensure_chat(chat.id, chat.type, chat.title or "")
+        adder = change.from_user
+        lang = language_for(adder.language_code if adder else None)
+        if chat.type == chat.PRIVATE and adder:
+            await svc.storage.ensure_user(adder.id, adder.first_name or "", lang)
+        await svc.storage.ensure_chat(chat.id, chat.type, chat.title or "", lang)
+        if chat.type != chat.PRIVATE:
+            record = await svc.storage.get_chat(chat.id)
+            await introduce(
+                context.bot, svc, chat.id, chat.title or "", (record and record.language) or lang
+            )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from datetime import UTC, date, datetime
@@ -20,10 +21,56 @@ from typing import Any
 import aiosqlite
 
 from bot.core.levels import Level
-from bot.core.models import AnswerRecord, LevelStats, OpenQuestion, UserProfile, UserStats
+from bot.core.models import (
+    AnswerRecord,
+    ChatRecord,
+    LeaderboardRow,
+    LevelStats,
+    OpenQuestion,
+    RoundAnswer,
+    RoundRecord,
+    UserProfile,
+    UserStats,
+)
+from bot.core.schedule import Occurrence
 from bot.core.streaks import StreakState
 
+# Tables whose rows follow a group to its new id when it becomes a supergroup.
+MIGRATING_TABLES = ("open_questions", "asked", "answers", "daily_sends", "rounds")
+
 _USER_FIELDS = {"first_name", "language", "timezone", "level", "pack", "reminders", "active"}
+
+
+def _chat(row: aiosqlite.Row) -> ChatRecord:
+    return ChatRecord(
+        chat_id=row["chat_id"],
+        kind=row["kind"],
+        title=row["title"],
+        timezone=row["timezone"],
+        level=Level(row["level"]) if row["level"] else None,
+        active=bool(row["active"]),
+        daily_enabled=bool(row["daily_enabled"]),
+        daily_time=row["daily_time"],
+        daily_days=row["daily_days"],
+        next_due_at=datetime.fromisoformat(row["next_due_at"]) if row["next_due_at"] else None,
+        next_due_day=row["next_due_day"],
+        round_minutes=row["round_minutes"],
+        language=row["language"],
+    )
+
+
+def _round(row: aiosqlite.Row) -> RoundRecord:
+    return RoundRecord(
+        round_id=row["id"],
+        chat_id=row["chat_id"],
+        question_id=row["question_id"],
+        message_id=row["message_id"],
+        opened_by=row["opened_by"],
+        opened_at=datetime.fromisoformat(row["opened_at"]),
+        closes_at=datetime.fromisoformat(row["closes_at"]),
+        closed_at=datetime.fromisoformat(row["closed_at"]) if row["closed_at"] else None,
+        daily=bool(row["daily"]),
+    )
 
 
 def _now() -> str:
@@ -130,6 +177,7 @@ class Storage:
             pack=row["pack"],
             reminders=bool(row["reminders"]),
             active=bool(row["active"]),
+            started=bool(row["started"]),
             streak=StreakState(
                 current=row["streak_current"],
                 best=row["streak_best"],
@@ -143,14 +191,27 @@ class Storage:
         return self._user(row) if row else None
 
     async def ensure_user(
-        self, user_id: int, first_name: str = "", language: str | None = None
+        self,
+        user_id: int,
+        first_name: str = "",
+        language: str | None = None,
+        *,
+        private: bool = True,
     ) -> UserProfile:
-        """Return the user, creating them on first contact; a returning user is active again."""
+        """Return the user, creating them on first contact.
+
+        `private`: the contact is in a private chat, so the user can be messaged there (and a
+        returning user who had blocked the bot is active again). Group members are stored
+        too, for their streaks and the leaderboard, but are not messaged until they start.
+        """
         async with self.transaction() as db:
             await db.execute(
-                "INSERT INTO users (user_id, first_name, language, created_at) VALUES (?, ?, ?, ?)"
-                " ON CONFLICT (user_id) DO UPDATE SET first_name = excluded.first_name, active = 1",
-                (user_id, first_name[:64], language, _now()),
+                "INSERT INTO users (user_id, first_name, language, created_at, started, active)"
+                " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (user_id) DO UPDATE SET"
+                " first_name = excluded.first_name,"
+                " started = MAX(users.started, excluded.started),"
+                " active = CASE WHEN excluded.started = 1 THEN 1 ELSE users.active END",
+                (user_id, first_name[:64], language, _now(), int(private), int(private)),
             )
         user = await self.get_user(user_id)
         assert user is not None
@@ -187,18 +248,399 @@ class Storage:
 
     # -- chats -------------------------------------------------------------------------------
 
-    async def ensure_chat(self, chat_id: int, kind: str, title: str = "") -> None:
+    async def ensure_chat(
+        self, chat_id: int, kind: str, title: str = "", language: str | None = None
+    ) -> None:
+        """Create or refresh a chat (reachable again); its language is set once, if unknown."""
         async with self.transaction() as db:
             await db.execute(
-                "INSERT INTO chats (chat_id, kind, title, created_at) VALUES (?, ?, ?, ?)"
-                " ON CONFLICT (chat_id) DO UPDATE SET kind = excluded.kind,"
-                " title = excluded.title, active = 1",
-                (chat_id, kind, title[:128], _now()),
+                "INSERT INTO chats (chat_id, kind, title, language, created_at)"
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (chat_id) DO UPDATE SET"
+                " kind = excluded.kind, title = excluded.title, active = 1,"
+                " language = COALESCE(chats.language, excluded.language)",
+                (chat_id, kind, title[:128], language, _now()),
             )
 
     async def set_chat_timezone(self, chat_id: int, zone: str) -> None:
         async with self.transaction() as db:
             await db.execute("UPDATE chats SET timezone = ? WHERE chat_id = ?", (zone, chat_id))
+
+    # -- daily prompts -----------------------------------------------------------------------
+
+    async def get_chat(self, chat_id: int) -> ChatRecord | None:
+        row = await self._one("SELECT * FROM chats WHERE chat_id = ?", (chat_id,))
+        return _chat(row) if row else None
+
+    async def set_schedule(
+        self,
+        chat_id: int,
+        *,
+        enabled: bool,
+        at: str,
+        days: str,
+        zone: str,
+        next_due: Occurrence | None,
+    ) -> None:
+        async with self.transaction() as db:
+            await db.execute(
+                "UPDATE chats SET daily_enabled = ?, daily_time = ?, daily_days = ?, timezone = ?,"
+                " next_due_at = ?, next_due_day = ? WHERE chat_id = ?",
+                (
+                    int(enabled),
+                    at,
+                    days,
+                    zone,
+                    _iso(next_due.at) if next_due else None,
+                    next_due.day.isoformat() if next_due else None,
+                    chat_id,
+                ),
+            )
+
+    async def due_chats(self, now: datetime, limit: int = 1000) -> list[ChatRecord]:
+        """Subscribed, reachable chats whose next prompt is due at `now`, oldest first."""
+        rows = await self._all(
+            "SELECT * FROM chats WHERE daily_enabled = 1 AND active = 1 AND next_due_at <= ?"
+            " ORDER BY next_due_at LIMIT ?",
+            (_iso(now), limit),
+        )
+        return [_chat(r) for r in rows]
+
+    async def claim_daily(self, chat_id: int, local_day: str, now: datetime) -> bool:
+        """Claim the chat's prompt for `local_day`; False if it was already sent (or failed).
+
+        A claim left by a crash (status still 'claimed') can be taken again: the prompt was
+        never confirmed sent.
+        """
+        async with self.transaction() as db:
+            cur = await db.execute(
+                "INSERT INTO daily_sends (chat_id, local_day, status, attempts, claimed_at)"
+                " VALUES (?, ?, 'claimed', 1, ?) ON CONFLICT (chat_id, local_day) DO UPDATE"
+                " SET attempts = attempts + 1, claimed_at = excluded.claimed_at"
+                " WHERE status = 'claimed'",
+                (chat_id, local_day, _iso(now)),
+            )
+            return cur.rowcount > 0
+
+    async def daily_attempts(self, chat_id: int, local_day: str) -> int:
+        row = await self._one(
+            "SELECT attempts FROM daily_sends WHERE chat_id = ? AND local_day = ?",
+            (chat_id, local_day),
+        )
+        return int(row[0]) if row else 0
+
+    async def finish_daily(
+        self,
+        chat_id: int,
+        local_day: str,
+        status: str,
+        now: datetime,
+        next_due: Occurrence,
+        question_id: str | None = None,
+    ) -> None:
+        """Record the outcome for `local_day` and move the chat on to its next occurrence."""
+        async with self.transaction() as db:
+            await db.execute(
+                "UPDATE daily_sends SET status = ?, sent_at = ?, question_id = ?"
+                " WHERE chat_id = ? AND local_day = ?",
+                (status, _iso(now), question_id, chat_id, local_day),
+            )
+            await db.execute(
+                "UPDATE chats SET next_due_at = ?, next_due_day = ? WHERE chat_id = ?",
+                (_iso(next_due.at), next_due.day.isoformat(), chat_id),
+            )
+
+    async def advance_daily(self, chat_id: int, next_due: Occurrence) -> None:
+        async with self.transaction() as db:
+            await db.execute(
+                "UPDATE chats SET next_due_at = ?, next_due_day = ? WHERE chat_id = ?",
+                (_iso(next_due.at), next_due.day.isoformat(), chat_id),
+            )
+
+    async def daily_sent_count(self, chat_id: int) -> int:
+        row = await self._one(
+            "SELECT COUNT(*) FROM daily_sends WHERE chat_id = ? AND status = 'sent'", (chat_id,)
+        )
+        return int(row[0]) if row else 0
+
+    async def unsubscribe(self, chat_id: int) -> None:
+        """Blocked or kicked: no more prompts, and the chat counts as unreachable."""
+        async with self.transaction() as db:
+            await db.execute(
+                "UPDATE chats SET daily_enabled = 0, active = 0 WHERE chat_id = ?", (chat_id,)
+            )
+            await db.execute("UPDATE users SET active = 0 WHERE user_id = ?", (chat_id,))
+
+    async def migrate_chat(self, old_id: int, new_id: int) -> None:
+        """A group became a supergroup: move its settings, schedule and history to the new id."""
+        async with self.transaction() as db:
+            exists = await (
+                await db.execute("SELECT 1 FROM chats WHERE chat_id = ?", (new_id,))
+            ).fetchone()
+            if exists:
+                await db.execute("DELETE FROM chats WHERE chat_id = ?", (new_id,))
+            await db.execute(
+                "UPDATE chats SET chat_id = ?, kind = 'supergroup' WHERE chat_id = ?",
+                (new_id, old_id),
+            )
+            for table in MIGRATING_TABLES:
+                # Table names come from the fixed tuple above, never from input.
+                await db.execute(
+                    f"UPDATE OR REPLACE {table} SET chat_id = ? WHERE chat_id = ?",  # noqa: S608
+                    (new_id, old_id),
+                )
+
+    async def reminder_candidates(self, since_day: str) -> list[UserProfile]:
+        """Active users with reminders on and a streak that was alive recently."""
+        rows = await self._all(
+            "SELECT * FROM users WHERE active = 1 AND started = 1 AND reminders = 1"
+            " AND streak_current > 0"
+            " AND streak_last_day >= ?",
+            (since_day,),
+        )
+        return [self._user(r) for r in rows]
+
+    async def claim_reminder(self, user_id: int, local_day: str, now: datetime) -> bool:
+        async with self.transaction() as db:
+            cur = await db.execute(
+                "INSERT OR IGNORE INTO reminders_sent (user_id, local_day, sent_at)"
+                " VALUES (?, ?, ?)",
+                (user_id, local_day, _iso(now)),
+            )
+            return cur.rowcount > 0
+
+    # -- group rounds ------------------------------------------------------------------------
+
+    async def set_chat_settings(self, chat_id: int, **fields: Any) -> None:
+        """Change group settings (level, round_minutes, timezone)."""
+        unknown = set(fields) - {"level", "round_minutes", "timezone"}
+        if unknown:
+            raise ValueError(f"not chat settings: {sorted(unknown)}")
+        assignments = ", ".join(f"{name} = ?" for name in fields)
+        values = [v.value if isinstance(v, Level) else v for v in fields.values()]
+        async with self.transaction() as db:
+            await db.execute(
+                f"UPDATE chats SET {assignments} WHERE chat_id = ?",  # noqa: S608 - whitelisted
+                (*values, chat_id),
+            )
+
+    async def open_round(
+        self,
+        chat_id: int,
+        question_id: str,
+        opened_by: int | None,
+        now: datetime,
+        closes: datetime,
+        *,
+        daily: bool,
+    ) -> int | None:
+        """Open a round; None if the group already has one open."""
+        async with self.transaction() as db:
+            try:
+                cur = await db.execute(
+                    "INSERT INTO rounds (chat_id, question_id, opened_by, opened_at,"
+                    " closes_at, daily) VALUES (?, ?, ?, ?, ?, ?)",
+                    (chat_id, question_id, opened_by, _iso(now), _iso(closes), int(daily)),
+                )
+            except sqlite3.IntegrityError:
+                return None
+            await db.execute(
+                "INSERT INTO asked (chat_id, question_id, asked_at) VALUES (?, ?, ?)",
+                (chat_id, question_id, _iso(now)),
+            )
+            return cur.lastrowid
+
+    async def set_round_message(self, round_id: int, message_id: int) -> None:
+        async with self.transaction() as db:
+            await db.execute(
+                "UPDATE rounds SET message_id = ? WHERE id = ?", (message_id, round_id)
+            )
+
+    async def cancel_round(self, round_id: int) -> None:
+        """The question could not be posted: the round never happened."""
+        async with self.transaction() as db:
+            await db.execute("DELETE FROM rounds WHERE id = ?", (round_id,))
+
+    async def open_round_of(self, chat_id: int) -> RoundRecord | None:
+        row = await self._one(
+            "SELECT * FROM rounds WHERE chat_id = ? AND closed_at IS NULL", (chat_id,)
+        )
+        return _round(row) if row else None
+
+    async def round_by_message(self, chat_id: int, message_id: int) -> RoundRecord | None:
+        row = await self._one(
+            "SELECT * FROM rounds WHERE chat_id = ? AND message_id = ?", (chat_id, message_id)
+        )
+        return _round(row) if row else None
+
+    async def record_round_answer(
+        self,
+        round_id: int,
+        *,
+        user_id: int,
+        first_name: str,
+        message_id: int,
+        answer: str,
+        score: float,
+        covered: list[str],
+        missed: list[str],
+        now: datetime,
+        local_day: str,
+        update_streak: Callable[[StreakState], StreakState],
+    ) -> StreakState | None:
+        """Keep the member's latest answer while the round is open; None once it closed.
+
+        A later message, or an edit of the current one, replaces the answer; an edit of an
+        older message does not. The member's personal streak counts the day.
+        """
+        async with self.transaction() as db:
+            async with db.execute("SELECT closed_at FROM rounds WHERE id = ?", (round_id,)) as cur:
+                row = await cur.fetchone()
+            if row is None or row[0] is not None:
+                return None
+            await db.execute(
+                "INSERT INTO round_answers (round_id, user_id, first_name, message_id, answer,"
+                " score, covered, missed, answered_at, local_day)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT (round_id, user_id) DO UPDATE SET"
+                " first_name = excluded.first_name, message_id = excluded.message_id,"
+                " answer = excluded.answer, score = excluded.score, covered = excluded.covered,"
+                " missed = excluded.missed, answered_at = excluded.answered_at"
+                " WHERE excluded.message_id >= round_answers.message_id",
+                (
+                    round_id,
+                    user_id,
+                    first_name[:64],
+                    message_id,
+                    answer,
+                    score,
+                    json.dumps(covered, ensure_ascii=False),
+                    json.dumps(missed, ensure_ascii=False),
+                    _iso(now),
+                    local_day,
+                ),
+            )
+            return await self._move_streak(db, user_id, update_streak)
+
+    async def _move_streak(
+        self,
+        db: aiosqlite.Connection,
+        user_id: int,
+        update_streak: Callable[[StreakState], StreakState],
+    ) -> StreakState:
+        async with db.execute(
+            "SELECT streak_current, streak_best, streak_last_day, streak_freezes"
+            " FROM users WHERE user_id = ?",
+            (user_id,),
+        ) as cur:
+            row = await cur.fetchone()
+        if row is None:
+            raise LookupError(f"user {user_id} does not exist")
+        old = StreakState(
+            current=row[0],
+            best=row[1],
+            last_day=date.fromisoformat(row[2]) if row[2] else None,
+            freezes=row[3],
+        )
+        new = update_streak(old)
+        await db.execute(
+            "UPDATE users SET streak_current = ?, streak_best = ?, streak_last_day = ?,"
+            " streak_freezes = ? WHERE user_id = ?",
+            (
+                new.current,
+                new.best,
+                new.last_day.isoformat() if new.last_day else None,
+                new.freezes,
+                user_id,
+            ),
+        )
+        return new
+
+    async def close_round(
+        self, round_id: int, now: datetime, level: Level
+    ) -> list[RoundAnswer] | None:
+        """Close the round (once: None if someone else closed it) and return its answers.
+
+        Each member's final answer also goes into the answer history.
+        """
+        async with self.transaction() as db:
+            cur = await db.execute(
+                "UPDATE rounds SET closed_at = ? WHERE id = ? AND closed_at IS NULL",
+                (_iso(now), round_id),
+            )
+            if cur.rowcount == 0:
+                return None
+            async with db.execute(
+                "SELECT ra.*, r.chat_id, r.question_id FROM round_answers ra"
+                " JOIN rounds r ON r.id = ra.round_id WHERE ra.round_id = ?",
+                (round_id,),
+            ) as cur:
+                rows = list(await cur.fetchall())
+            for r in rows:
+                await db.execute(
+                    "INSERT INTO answers (user_id, chat_id, question_id, level, answer, score,"
+                    " covered, missed, hints, answered_at, local_day)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)",
+                    (
+                        r["user_id"],
+                        r["chat_id"],
+                        r["question_id"],
+                        level.value,
+                        r["answer"],
+                        r["score"],
+                        r["covered"],
+                        r["missed"],
+                        r["answered_at"],
+                        r["local_day"],
+                    ),
+                )
+        return [
+            RoundAnswer(
+                user_id=r["user_id"],
+                first_name=r["first_name"],
+                score=r["score"],
+                covered=json.loads(r["covered"]),
+                missed=json.loads(r["missed"]),
+                answered_at=datetime.fromisoformat(r["answered_at"]),
+            )
+            for r in rows
+        ]
+
+    async def due_rounds(self, now: datetime) -> list[RoundRecord]:
+        rows = await self._all(
+            "SELECT * FROM rounds WHERE closed_at IS NULL AND closes_at <= ? ORDER BY closes_at",
+            (_iso(now),),
+        )
+        return [_round(r) for r in rows]
+
+    async def leaderboard(
+        self, chat_id: int, since: datetime | None, limit: int = 10
+    ) -> list[LeaderboardRow]:
+        """Members by points (score x 100 per closed round), then answers; `since` = this week."""
+        rows = await self._all(
+            "SELECT ra.user_id, MAX(ra.first_name) AS name, SUM(ra.score) AS total,"
+            " COUNT(*) AS n, u.streak_current, u.streak_last_day, u.streak_freezes"
+            " FROM round_answers ra JOIN rounds r ON r.id = ra.round_id"
+            " LEFT JOIN users u ON u.user_id = ra.user_id"
+            " WHERE r.chat_id = ? AND r.closed_at IS NOT NULL AND r.closed_at >= ?"
+            " GROUP BY ra.user_id ORDER BY total DESC, n DESC, ra.user_id LIMIT ?",
+            (chat_id, _iso(since) if since else "", limit),
+        )
+        return [
+            LeaderboardRow(
+                user_id=r["user_id"],
+                first_name=r["name"],
+                total_score=r["total"],
+                answers=r["n"],
+                streak=StreakState(
+                    current=r["streak_current"] or 0,
+                    last_day=date.fromisoformat(r["streak_last_day"])
+                    if r["streak_last_day"]
+                    else None,
+                    freezes=r["streak_freezes"] or 0,
+                ),
+            )
+            for r in rows
+        ]
 
     # -- questions ---------------------------------------------------------------------------
 
@@ -305,32 +747,7 @@ class Storage:
                     record.local_day,
                 ),
             )
-            async with db.execute(
-                "SELECT streak_current, streak_best, streak_last_day, streak_freezes"
-                " FROM users WHERE user_id = ?",
-                (record.user_id,),
-            ) as cur:
-                row = await cur.fetchone()
-            if row is None:
-                raise LookupError(f"user {record.user_id} does not exist")
-            old = StreakState(
-                current=row[0],
-                best=row[1],
-                last_day=date.fromisoformat(row[2]) if row[2] else None,
-                freezes=row[3],
-            )
-            new = update_streak(old)
-            await db.execute(
-                "UPDATE users SET streak_current = ?, streak_best = ?, streak_last_day = ?,"
-                " streak_freezes = ? WHERE user_id = ?",
-                (
-                    new.current,
-                    new.best,
-                    new.last_day.isoformat() if new.last_day else None,
-                    new.freezes,
-                    record.user_id,
-                ),
-            )
+            new = await self._move_streak(db, record.user_id, update_streak)
         return new
 
     async def user_stats(self, user_id: int) -> UserStats:

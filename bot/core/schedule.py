@@ -1,0 +1,165 @@
+"""Daily prompts: reading `/daily` arguments and computing when a chat is next due.
+
+A schedule is a local wall-clock time, a set of days and an IANA zone. Occurrences are
+computed per local date and converted to UTC with zoneinfo, so 08:30 Europe/Berlin is 08:30
+local on both sides of a DST change. A time that does not exist that day (spring-forward gap)
+moves forward by the gap; a time that exists twice (fall-back) is taken once, the first time.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+from enum import StrEnum
+from zoneinfo import ZoneInfo
+
+from bot.core.timezones import resolve_timezone
+
+
+class Days(StrEnum):
+    EVERY_DAY = "daily"
+    WEEKDAYS = "weekdays"
+
+    def includes(self, day: date) -> bool:
+        return self is Days.EVERY_DAY or day.weekday() < 5
+
+
+@dataclass(frozen=True, slots=True)
+class DailySchedule:
+    at: time
+    days: Days
+    zone: str
+
+    def local_instant(self, day: date) -> datetime:
+        """The UTC instant of this schedule's time on local `day` (gap: shifted forward)."""
+        # fold=0: a time that exists twice is taken the first time; a time in a DST gap is
+        # read with the offset before the gap, which lands just after it.
+        local = datetime.combine(day, self.at, tzinfo=ZoneInfo(self.zone))
+        return local.astimezone(UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class Occurrence:
+    day: date  # the local date the prompt belongs to (one prompt per chat and local date)
+    at: datetime  # UTC
+
+
+def next_occurrence(schedule: DailySchedule, after: datetime) -> Occurrence:
+    """The first occurrence strictly after `after` (an aware instant)."""
+    zone = ZoneInfo(schedule.zone)
+    day = after.astimezone(zone).date() - timedelta(days=1)
+    for _ in range(10):
+        if schedule.days.includes(day):
+            at = schedule.local_instant(day)
+            if at > after:
+                return Occurrence(day, at)
+        day += timedelta(days=1)
+    raise AssertionError("a schedule always has an occurrence within a week")
+
+
+class Due(StrEnum):
+    WAIT = "wait"
+    SEND = "send"  # on time or late within the grace period
+    SKIP = "skip"  # missed by more than the grace period: never sent in a burst
+
+
+def due_state(occurrence_at: datetime, now: datetime, grace: timedelta) -> Due:
+    if now < occurrence_at:
+        return Due.WAIT
+    return Due.SEND if now - occurrence_at <= grace else Due.SKIP
+
+
+def resume_after(occurrence_at: datetime, now: datetime, grace: timedelta) -> datetime:
+    """Where to look for the next occurrence after handling one: never further back than grace."""
+    return max(occurrence_at, now - grace)
+
+
+# -- /daily arguments ------------------------------------------------------------------------
+
+_TIME_RE = re.compile(
+    r"^(?P<h>\d{1,2})(?:[:.：](?P<m>\d{2}))?\s*(?P<ampm>am|pm|a\.m\.|p\.m\.)?$", re.IGNORECASE
+)
+_CN_TIME_RE = re.compile(
+    r"^(?P<ampm>上午|早上|下午|晚上)?(?P<h>\d{1,2})点(?:(?P<m>\d{1,2})分?|(?P<half>半))?$"
+)
+_OFF = {"off", "stop", "disable", "关闭", "关"}
+_ON = {"on", "start", "enable", "开启", "开", "打开"}
+_WEEKDAYS = {"weekdays", "weekday", "workdays", "工作日"}
+_EVERY_DAY = {"every day", "everyday", "daily", "all", "每天", "每日"}
+
+
+def parse_time(text: str) -> time | None:
+    """08:30, 8:30, 8.30, 8am, 8:30 pm, 20点, 8点半 -> a time; None if not a valid time."""
+    text = text.strip().lower()
+    hour: int
+    minute: int
+    if m := _TIME_RE.match(text):
+        hour, minute = int(m.group("h")), int(m.group("m") or 0)
+        ampm = (m.group("ampm") or "").replace(".", "")
+        if ampm:
+            if not 1 <= hour <= 12:
+                return None
+            hour = hour % 12 + (12 if ampm == "pm" else 0)
+    elif m := _CN_TIME_RE.match(text):
+        hour = int(m.group("h"))
+        minute = 30 if m.group("half") else int(m.group("m") or 0)
+        if m.group("ampm") in ("下午", "晚上") and hour < 12:
+            hour += 12
+    else:
+        return None
+    if not (0 <= hour <= 23 and 0 <= minute <= 59):
+        return None
+    return time(hour, minute)
+
+
+@dataclass(frozen=True, slots=True)
+class DailyCommand:
+    """What `/daily …` asks for; `problem` is set when the arguments make no sense."""
+
+    show: bool = False
+    enabled: bool | None = None
+    at: time | None = None
+    zone: str | None = None
+    days: Days | None = None
+    problem: str | None = None  # "time" | "zone" | "words"
+    bad_value: str = ""
+
+
+def parse_daily(args: list[str]) -> DailyCommand:
+    """Read `/daily` arguments: nothing, on/off, weekdays/every day, a time with a zone."""
+    words = [a for a in args if a.strip()]
+    if not words:
+        return DailyCommand(show=True)
+    joined = " ".join(words).strip().lower()
+    if joined in _OFF:
+        return DailyCommand(enabled=False)
+    if joined in _ON:
+        return DailyCommand(enabled=True)
+    if joined in _WEEKDAYS:
+        return DailyCommand(days=Days.WEEKDAYS, enabled=True)
+    if joined in _EVERY_DAY:
+        return DailyCommand(days=Days.EVERY_DAY, enabled=True)
+    # A time, maybe followed by am/pm, a zone and a day set, in that order.
+    rest = list(words)
+    at = None
+    for take in (2, 1):
+        if len(rest) >= take and (found := parse_time(" ".join(rest[:take]))) is not None:
+            at, rest = found, rest[take:]
+            break
+    if at is None:
+        looks_like_time = bool(re.match(r"^[\d:.：]+\s*(am|pm)?$|点", words[0], re.IGNORECASE))
+        return DailyCommand(problem="time" if looks_like_time else "words", bad_value=words[0])
+    zone = None
+    days = None
+    for word in rest:
+        lowered = word.lower()
+        if lowered in _WEEKDAYS:
+            days = Days.WEEKDAYS
+        elif lowered in _EVERY_DAY or lowered in {"every", "day"}:
+            days = Days.EVERY_DAY
+        elif (found_zone := resolve_timezone(word)) is not None:
+            zone = found_zone
+        else:
+            return DailyCommand(problem="zone", bad_value=word)
+    return DailyCommand(enabled=True, at=at, zone=zone, days=days)

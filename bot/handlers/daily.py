@@ -1,0 +1,164 @@
+"""/daily (the chat's daily question schedule), its start button, and /reminders."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from telegram import Chat, Update
+from telegram.ext import ContextTypes
+
+from bot.core.models import ChatRecord, UserProfile
+from bot.core.schedule import DailySchedule, Days, next_occurrence, parse_daily, parse_time
+from bot.handlers.common import Services, current_user, is_admin, send, services, ui_language
+from bot.i18n import Html
+
+
+def _next_text(at: datetime, zone: str) -> str:
+    return at.astimezone(ZoneInfo(zone)).strftime("%a %d %b %H:%M")
+
+
+def _zone_for(svc: Services, chat: ChatRecord, user: UserProfile | None) -> str:
+    if chat.timezone:
+        return chat.timezone
+    if chat.kind == "private" and user is not None and user.timezone:
+        return user.timezone
+    return svc.settings.default_timezone
+
+
+async def _chat_record(svc: Services, chat: Chat) -> ChatRecord:
+    record = await svc.storage.get_chat(chat.id)
+    if record is None or not record.active:
+        await svc.storage.ensure_chat(chat.id, chat.type, chat.title or chat.first_name or "")
+        record = await svc.storage.get_chat(chat.id)
+    assert record is not None
+    return record
+
+
+async def daily(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    svc = services(context)
+    chat = update.effective_chat
+    if chat is None:
+        return
+    user = await current_user(update, svc)
+    lang = ui_language(user, update)
+    t = svc.strings
+    command = parse_daily(list(context.args or []))
+    if command.problem is not None:
+        key = {"time": "daily_bad_time", "zone": "daily_bad_zone"}.get(
+            command.problem, "daily_bad_words"
+        )
+        text = f"{t(lang, key, value=command.bad_value[:40])}\n{t(lang, 'daily_examples')}"
+        await send(context, chat.id, [Html(text)])
+        return
+    if not command.show and not await is_admin(update, context):
+        await send(context, chat.id, [t(lang, "admins_only")])
+        return
+    record = await _chat_record(svc, chat)
+    if command.show:
+        await send(
+            context,
+            chat.id,
+            [Html(f"{_status(svc, record, user, lang)}\n{t(lang, 'daily_examples')}")],
+        )
+        return
+    zone = command.zone or _zone_for(svc, record, user)
+    at = command.at or parse_time(record.daily_time)
+    assert at is not None
+    days = command.days or Days(record.daily_days)
+    enabled = record.daily_enabled if command.enabled is None else command.enabled
+    await _save(svc, record, user, enabled=enabled, at=at.strftime("%H:%M"), days=days, zone=zone)
+    if command.zone and chat.type == chat.PRIVATE and user is not None:
+        await svc.storage.update_user(user.user_id, timezone=command.zone)
+    updated = await svc.storage.get_chat(chat.id)
+    assert updated is not None
+    await send(context, chat.id, [_confirmation(svc, updated, user, lang)])
+
+
+async def _save(
+    svc: Services,
+    record: ChatRecord,
+    user: UserProfile | None,
+    *,
+    enabled: bool,
+    at: str,
+    days: Days,
+    zone: str,
+) -> None:
+    parsed = parse_time(at)
+    assert parsed is not None
+    schedule = DailySchedule(parsed, days, zone)
+    next_due = next_occurrence(schedule, svc.practice.clock()) if enabled else None
+    await svc.storage.set_schedule(
+        record.chat_id, enabled=enabled, at=at, days=days.value, zone=zone, next_due=next_due
+    )
+
+
+def _confirmation(svc: Services, record: ChatRecord, user: UserProfile | None, lang: str) -> Html:
+    if not record.daily_enabled or record.next_due_at is None:
+        return svc.strings(lang, "daily_off")
+    zone = _zone_for(svc, record, user)
+    return svc.strings(
+        lang,
+        "daily_set",
+        time=record.daily_time,
+        days=svc.strings(lang, f"days_{record.daily_days}"),
+        zone=zone,
+        next=_next_text(record.next_due_at, zone),
+    )
+
+
+def _status(svc: Services, record: ChatRecord, user: UserProfile | None, lang: str) -> Html:
+    if not record.daily_enabled or record.next_due_at is None:
+        return svc.strings(lang, "daily_status_off")
+    zone = _zone_for(svc, record, user)
+    return svc.strings(
+        lang,
+        "daily_status_on",
+        time=record.daily_time,
+        days=svc.strings(lang, f"days_{record.daily_days}"),
+        zone=zone,
+        next=_next_text(record.next_due_at, zone),
+    )
+
+
+async def daily_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """The /start button: turn the daily question on at the chat's time (09:00 by default)."""
+    query = update.callback_query
+    chat = update.effective_chat
+    svc = services(context)
+    if query is None or chat is None:
+        return
+    await query.answer()
+    user = await current_user(update, svc)
+    lang = ui_language(user, update)
+    if not await is_admin(update, context):
+        await send(context, chat.id, [svc.strings(lang, "admins_only")])
+        return
+    record = await _chat_record(svc, chat)
+    zone = _zone_for(svc, record, user)
+    days = Days(record.daily_days)
+    await _save(svc, record, user, enabled=True, at=record.daily_time, days=days, zone=zone)
+    updated = await svc.storage.get_chat(chat.id)
+    assert updated is not None
+    await send(context, chat.id, [_confirmation(svc, updated, user, lang)])
+
+
+async def reminders(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    svc = services(context)
+    user = await current_user(update, svc)
+    chat = update.effective_chat
+    if user is None or chat is None:
+        return
+    lang = ui_language(user, update)
+    word = " ".join(context.args or []).strip().lower()
+    if word in ("on", "开启", "开"):
+        await svc.storage.update_user(user.user_id, reminders=1)
+        user = await svc.storage.get_user(user.user_id)
+    elif word in ("off", "关闭", "关"):
+        await svc.storage.update_user(user.user_id, reminders=0)
+        user = await svc.storage.get_user(user.user_id)
+    assert user is not None
+    await send(
+        context, chat.id, [svc.strings(lang, "reminders_on" if user.reminders else "reminders_off")]
+    )

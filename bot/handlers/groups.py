@@ -1,0 +1,404 @@
+"""Group study chats: rounds opened by /quiz or the daily prompt, answers by reply, results.
+
+With privacy mode on the bot sees only commands and replies to its own messages, so members
+answer by replying to the round's question. Answers are acknowledged quietly (a reaction,
+capped per group so a busy round cannot exhaust the group's 20 messages a minute), members
+who started the bot privately get their detailed feedback there, and the reference answer
+is held back until the round closes with one ranked results message.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import defaultdict, deque
+from zoneinfo import ZoneInfo
+
+from telegram import Bot, ReactionTypeEmoji, ReplyParameters, Update
+from telegram.constants import ReactionEmoji
+from telegram.error import BadRequest, Forbidden, TelegramError
+from telegram.ext import ContextTypes
+
+from bot.core.levels import Level, parse_level
+from bot.core.models import RoundRecord
+from bot.core.rounds import MemberResult, closes_at, rank, week_start
+from bot.core.scoring import is_answerable, score_answer
+from bot.core.selection import pick_question
+from bot.core.streaks import local_day, record_answer, visible_streak
+from bot.handlers.common import (
+    Services,
+    current_user,
+    is_admin,
+    send,
+    services,
+    ui_language,
+)
+from bot.i18n import Html, language_for
+from bot.render import excerpt, level_name, pack_messages, percent, score_summary, split_head
+
+log = logging.getLogger(__name__)
+
+ACKS_PER_MINUTE = 10  # reactions per group; the rest of the group's budget is for messages
+MEDALS = ("🥇", "🥈", "🥉")
+_acks: dict[int, deque[float]] = defaultdict(deque)
+
+
+def _ack_allowed(chat_id: int) -> bool:
+    now = time.monotonic()
+    window = _acks[chat_id]
+    while window and now - window[0] > 60:
+        window.popleft()
+    if len(window) >= ACKS_PER_MINUTE:
+        return False
+    window.append(now)
+    return True
+
+
+async def open_round(
+    bot: Bot,
+    svc: Services,
+    chat_id: int,
+    *,
+    level: Level | None,
+    daily: bool,
+    opened_by: int | None = None,
+    lang: str | None = None,
+    pack: str | None = None,
+) -> str | None:
+    """Post a question as a new round; None if a round is open or no question fits."""
+    record = await svc.storage.get_chat(chat_id)
+    if record is None:
+        await svc.storage.ensure_chat(chat_id, "group")
+        record = await svc.storage.get_chat(chat_id)
+    assert record is not None
+    level = level or record.level or Level.BEGINNER
+    pool = svc.library.pool(level, pack)
+    question = pick_question(pool, await svc.storage.recent_questions(chat_id), svc.practice.rng)
+    if question is None:
+        return None
+    zone = record.timezone or svc.settings.default_timezone
+    now = svc.practice.clock()
+    closing = closes_at(
+        now,
+        minutes=record.round_minutes or svc.settings.round_minutes,
+        daily=daily,
+        zone=zone,
+        evening_hour=svc.settings.reminder_hour,
+    )
+    round_id = await svc.storage.open_round(
+        chat_id, question.id, opened_by, now, closing, daily=daily
+    )
+    if round_id is None:
+        return None
+    lang = lang or record.language or "en"
+    pack_title = svc.library.packs[svc.library.pack_of[question.id]].title
+    text = svc.strings(
+        lang,
+        "round_question",
+        level=level_name(svc.strings, lang, question.level),
+        pack=pack_title,
+        question=question.question,
+        closes=closing.astimezone(ZoneInfo(zone)).strftime("%H:%M"),
+        zone=zone,
+    )
+    try:
+        message = await bot.send_message(chat_id, text)
+    except TelegramError:
+        await svc.storage.cancel_round(round_id)
+        raise
+    await svc.storage.set_round_message(round_id, message.message_id)
+    return question.id
+
+
+async def quiz(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """/quiz [level] in a group: open a round, or point at the open one."""
+    svc = services(context)
+    chat, message = update.effective_chat, update.effective_message
+    user = await current_user(update, svc)
+    if chat is None or message is None:
+        return
+    lang = ui_language(user, update)
+    await svc.storage.ensure_chat(chat.id, chat.type, chat.title or "", lang)
+    open_ = await svc.storage.open_round_of(chat.id)
+    if open_ is not None:
+        await send(
+            context, chat.id, [svc.strings(lang, "round_open_already")], reply_to=open_.message_id
+        )
+        return
+    level: Level | None = None
+    pack: str | None = None
+    for word in context.args or []:
+        if (found := parse_level(word)) is not None:
+            level = found
+        elif word.casefold() in {p.casefold() for p in svc.library.packs}:
+            pack = next(p for p in svc.library.packs if p.casefold() == word.casefold())
+        else:
+            text = svc.strings(lang, "bad_level", word=word[:40])
+            await send(context, chat.id, [text], reply_to=message.message_id)
+            return
+    opener = update.effective_user.id if update.effective_user else None
+    asked = await open_round(
+        context.bot, svc, chat.id, level=level, daily=False, opened_by=opener, lang=lang, pack=pack
+    )
+    if asked is None:
+        open_ = await svc.storage.open_round_of(chat.id)
+        key = "round_open_already" if open_ is not None else "no_questions"
+        name = level_name(svc.strings, lang, level or Level.BEGINNER)
+        await send(context, chat.id, [svc.strings(lang, key, level=name)])
+
+
+async def answer(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """A reply (or an edited reply) to a round's question: score it and keep the latest."""
+    svc = services(context)
+    chat, message = update.effective_chat, update.effective_message
+    tg_user = update.effective_user
+    if chat is None or message is None or tg_user is None or message.text is None:
+        return
+    replied = message.reply_to_message
+    if replied is None or replied.from_user is None or replied.from_user.id != context.bot.id:
+        return
+    lang = language_for(tg_user.language_code)
+    round_ = await svc.storage.round_by_message(chat.id, replied.message_id)
+    if round_ is None:
+        return  # a reply to one of our other messages (results, help): not an answer
+    edited = update.edited_message is not None
+    if round_.closed_at is not None:
+        if not edited:
+            await send(
+                context,
+                chat.id,
+                [svc.strings(lang, "round_closed_late")],
+                reply_to=message.message_id,
+            )
+        return
+    question = svc.library.question(round_.question_id)
+    if question is None or not is_answerable(message.text):
+        return
+    user = await current_user(update, svc)
+    assert user is not None
+    result = score_answer(question, message.text)
+    now = svc.practice.clock()
+    day = local_day(now, svc.practice.zone(user))
+    streak = await svc.storage.record_round_answer(
+        round_.round_id,
+        user_id=user.user_id,
+        first_name=tg_user.first_name or "",
+        message_id=message.message_id,
+        answer=message.text,
+        score=result.score,
+        covered=result.covered_labels,
+        missed=result.missed_labels,
+        now=now,
+        local_day=day.isoformat(),
+        update_streak=lambda s: record_answer(s, day),
+    )
+    if streak is None:  # closed between our read and our write
+        if not edited:
+            await send(
+                context,
+                chat.id,
+                [svc.strings(lang, "round_closed_late")],
+                reply_to=message.message_id,
+            )
+        return
+    # Acknowledge and give private feedback without holding up the next update.
+    if _ack_allowed(chat.id):
+        context.application.create_task(
+            _react(context.bot, chat.id, message.message_id), update=update
+        )
+    if user.started and user.active:
+        summary = score_summary(svc.strings, ui_language(user), result=result, streak=streak)
+        group = chat.title or ""
+        head = svc.strings(ui_language(user), "round_private_feedback", group=group)
+        hidden = svc.strings(ui_language(user), "round_private_hidden")
+        text = Html(f"{head}\n{summary}\n\n{hidden}")
+        context.application.create_task(
+            send(context, user.user_id, split_head(text)), update=update
+        )
+
+
+async def _react(bot: Bot, chat_id: int, message_id: int) -> None:
+    try:
+        await bot.set_message_reaction(
+            chat_id, message_id, [ReactionTypeEmoji(ReactionEmoji.WRITING_HAND)]
+        )
+    except (BadRequest, Forbidden) as exc:  # reactions disabled in this group: fine
+        log.debug("no reaction in %s: %s", chat_id, exc)
+
+
+async def close_round(bot: Bot, svc: Services, round_: RoundRecord, lang: str = "en") -> bool:
+    """Close a round once and post the ranked results with the reference answer."""
+    question = svc.library.question(round_.question_id)
+    level = question.level if question else Level.BEGINNER
+    answers = await svc.storage.close_round(round_.round_id, svc.practice.clock(), level)
+    if answers is None:
+        return False
+    t = svc.strings
+    total = len(question.concepts) if question else 0
+    ranked = rank(
+        [
+            MemberResult(a.user_id, a.first_name, a.score, len(a.covered), total, a.answered_at)
+            for a in answers
+        ]
+    )
+    title = excerpt(question.question, 60) if question else round_.question_id
+    lines: list[str] = [t(lang, "round_results", question=title)]
+    if not ranked:
+        lines.append(t(lang, "round_nobody"))
+    for place, r in enumerate(ranked, start=1):
+        medal = MEDALS[place - 1] if place <= len(MEDALS) else f"{place}."
+        lines.append(
+            t(
+                lang,
+                "round_line",
+                medal=medal,
+                name=r.first_name or "?",
+                percent=percent(r.score),
+                covered=r.covered,
+                total=r.total,
+            )
+        )
+    head = split_head("\n".join(lines))
+    messages = [
+        *head[:-1],
+        *pack_messages(
+            f"{head[-1]}\n\n{t(lang, 'reference_title')}",
+            question.answer if question else "",
+            wrap=("<blockquote>", "</blockquote>"),
+        ),
+    ]
+    try:
+        for i, text in enumerate(messages):
+            reply = round_.message_id if i == 0 else None
+            await bot.send_message(
+                round_.chat_id,
+                text,
+                reply_parameters=None
+                if reply is None
+                else ReplyParameters(reply, allow_sending_without_reply=True),
+            )
+    except Forbidden:
+        await svc.storage.mark_inactive(round_.chat_id)
+    return True
+
+
+async def reveal(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """/reveal in a group: the opener or an admin closes the round now."""
+    svc = services(context)
+    chat, user = update.effective_chat, update.effective_user
+    if chat is None:
+        return
+    lang = ui_language(await current_user(update, svc), update)
+    round_ = await svc.storage.open_round_of(chat.id)
+    if round_ is None:
+        await send(context, chat.id, [svc.strings(lang, "no_open_round")])
+        return
+    opener = user is not None and round_.opened_by == user.id
+    if not opener and not await is_admin(update, context):
+        await send(context, chat.id, [svc.strings(lang, "reveal_not_allowed")])
+        return
+    await close_round(context.bot, svc, round_, lang)
+
+
+async def top(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """/top: this week's and all-time points (score x 100 per round), answers and streaks."""
+    svc = services(context)
+    chat = update.effective_chat
+    if chat is None:
+        return
+    lang = ui_language(await current_user(update, svc), update)
+    t = svc.strings
+    record = await svc.storage.get_chat(chat.id)
+    zone = (record.timezone if record else None) or svc.settings.default_timezone
+    now = svc.practice.clock()
+    today = now.astimezone(ZoneInfo(zone)).date()
+    week = await svc.storage.leaderboard(chat.id, week_start(now, zone))
+    overall = await svc.storage.leaderboard(chat.id, None)
+    if not overall:
+        await send(context, chat.id, [t(lang, "top_empty")])
+        return
+    lines: list[str] = [t(lang, "top_title")]
+    for key, rows in (("top_week", week), ("top_all", overall)):
+        lines.append(t(lang, key))
+        if not rows:
+            lines.append("—")
+        for place, row in enumerate(rows, start=1):
+            lines.append(
+                t(
+                    lang,
+                    "top_line",
+                    place=place,
+                    name=row.first_name or "?",
+                    points=round(row.total_score * 100),
+                    answers=row.answers,
+                    streak=visible_streak(row.streak, today).current,
+                )
+            )
+    await send(context, chat.id, split_head("\n".join(lines)))
+
+
+async def group_level(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    svc = services(context)
+    chat = update.effective_chat
+    if chat is None:
+        return
+    lang = ui_language(await current_user(update, svc), update)
+    word = " ".join(context.args or [])
+    chosen = parse_level(word) if word else None
+    if chosen is None:
+        await send(context, chat.id, [svc.strings(lang, "bad_level", word=word[:40])])
+        return
+    if not await is_admin(update, context):
+        await send(context, chat.id, [svc.strings(lang, "admins_only")])
+        return
+    await svc.storage.ensure_chat(chat.id, chat.type, chat.title or "")
+    await svc.storage.set_chat_settings(chat.id, level=chosen)
+    name = level_name(svc.strings, lang, chosen)
+    await send(context, chat.id, [svc.strings(lang, "group_level_set", level=name)])
+
+
+async def round_length(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    svc = services(context)
+    chat = update.effective_chat
+    if chat is None:
+        return
+    lang = ui_language(await current_user(update, svc), update)
+    args = context.args or []
+    record = await svc.storage.get_chat(chat.id)
+    if not args:
+        minutes = (record.round_minutes if record else None) or svc.settings.round_minutes
+        await send(context, chat.id, [svc.strings(lang, "roundlength_current", minutes=minutes)])
+        return
+    if not (args[0].isdigit() and 1 <= int(args[0]) <= 24 * 60):
+        await send(context, chat.id, [svc.strings(lang, "roundlength_bad")])
+        return
+    if not await is_admin(update, context):
+        await send(context, chat.id, [svc.strings(lang, "admins_only")])
+        return
+    await svc.storage.ensure_chat(chat.id, chat.type, chat.title or "")
+    await svc.storage.set_chat_settings(chat.id, round_minutes=int(args[0]))
+    await send(context, chat.id, [svc.strings(lang, "roundlength_set", minutes=int(args[0]))])
+
+
+async def group_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    svc = services(context)
+    chat = update.effective_chat
+    if chat is not None:
+        lang = ui_language(await current_user(update, svc), update)
+        await send(context, chat.id, [svc.strings(lang, "group_help")])
+
+
+async def introduce(bot: Bot, svc: Services, chat_id: int, title: str, lang: str) -> None:
+    """A few lines when the bot is added to a group."""
+    try:
+        await bot.send_message(chat_id, svc.strings(lang, "group_intro", title=title or "👋"))
+    except Forbidden:
+        await svc.storage.mark_inactive(chat_id)
+
+
+async def migrated(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """The group became a supergroup: move everything to the new chat id."""
+    message = update.effective_message
+    if message is None or message.migrate_to_chat_id is None:
+        return
+    await services(context).storage.migrate_chat(message.chat_id, message.migrate_to_chat_id)

@@ -1,0 +1,222 @@
+"""Scheduled delivery: daily prompts and evening streak reminders.
+
+The schedule lives in the database. Each tick asks storage which chats are due, claims each
+chat's prompt for its local date (a unique key, so a crash and restart never sends twice),
+sends through the application's AIORateLimiter with bounded concurrency, and records the
+outcome. A prompt missed by more than the grace period (the bot was down) is skipped, never
+sent late in a burst. Blocked chats are unsubscribed, migrated groups move to their new id,
+and other failures are retried on later ticks a bounded number of times.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import Counter
+from dataclasses import dataclass
+from datetime import date, timedelta
+from zoneinfo import ZoneInfo
+
+from telegram import Bot
+from telegram.error import (
+    BadRequest,
+    ChatMigrated,
+    Forbidden,
+    NetworkError,
+    RetryAfter,
+    TelegramError,
+)
+
+from bot.core.models import ChatRecord
+from bot.core.schedule import (
+    DailySchedule,
+    Days,
+    Due,
+    Occurrence,
+    due_state,
+    next_occurrence,
+    parse_time,
+    resume_after,
+)
+from bot.core.streaks import at_risk, visible_streak
+from bot.handlers.common import Services, ui_language
+from bot.handlers.keyboards import question_keyboard
+from bot.i18n import Html
+from bot.practice import Clock
+from bot.render import MESSAGE_LIMIT, question_message, utf16_len
+
+log = logging.getLogger(__name__)
+
+MAX_ATTEMPTS = 3  # per chat and day, for errors that may pass (network, 5xx, repeated 429)
+
+
+@dataclass
+class TickReport:
+    outcomes: Counter[str]
+    reminders: int = 0
+
+
+def schedule_of(chat: ChatRecord, default_zone: str) -> DailySchedule:
+    at = parse_time(chat.daily_time)
+    assert at is not None, chat.daily_time  # written by /daily from a parsed time
+    return DailySchedule(at, Days(chat.daily_days), chat.timezone or default_zone)
+
+
+class DailySender:
+    def __init__(self, bot: Bot, svc: Services, clock: Clock) -> None:
+        self.bot = bot
+        self.svc = svc
+        self.clock = clock
+
+    @property
+    def grace(self) -> timedelta:
+        return timedelta(minutes=self.svc.settings.daily_grace_minutes)
+
+    async def tick(self) -> TickReport:
+        """Serve every chat due now, then the evening reminders."""
+        now = self.clock()
+        due = await self.svc.storage.due_chats(now)
+        limit = asyncio.Semaphore(self.svc.settings.send_concurrency)
+
+        async def one(chat: ChatRecord) -> str:
+            try:
+                return await self._serve(chat, limit)
+            except Exception:  # one chat's surprise must not stop the others
+                log.exception("daily prompt for chat %s failed unexpectedly", chat.chat_id)
+                return "error"
+
+        outcomes = Counter(await asyncio.gather(*(one(c) for c in due)))
+        await self._close_rounds()
+        reminders = await self._remind()
+        if due:
+            log.info("daily tick: %s, %d reminders", dict(outcomes), reminders)
+        return TickReport(outcomes, reminders)
+
+    async def _serve(self, chat: ChatRecord, limit: asyncio.Semaphore) -> str:
+        storage = self.svc.storage
+        now = self.clock()
+        schedule = schedule_of(chat, self.svc.settings.default_timezone)
+        assert chat.next_due_at is not None
+        assert chat.next_due_day is not None
+        current = Occurrence(date.fromisoformat(chat.next_due_day), chat.next_due_at)
+        following = next_occurrence(schedule, resume_after(current.at, now, self.grace))
+        if due_state(current.at, now, self.grace) is Due.SKIP:
+            await storage.advance_daily(chat.chat_id, following)
+            return "skipped"
+        day = current.day.isoformat()
+        if not await storage.claim_daily(chat.chat_id, day, now):
+            await storage.advance_daily(chat.chat_id, following)  # already sent that day
+            return "already-sent"
+        async with limit:
+            return await self._deliver_and_record(chat, day, following)
+
+    async def _deliver_and_record(self, chat: ChatRecord, day: str, following: Occurrence) -> str:
+        storage = self.svc.storage
+        chat_id = chat.chat_id
+        try:
+            try:
+                question_id = await self.deliver(chat_id, chat.kind)
+            except ChatMigrated as moved:
+                log.info("group %s moved to %s", chat_id, moved.new_chat_id)
+                await storage.migrate_chat(chat_id, moved.new_chat_id)
+                chat_id = moved.new_chat_id
+                question_id = await self.deliver(chat_id, "supergroup")
+        except Forbidden:
+            await storage.unsubscribe(chat_id)
+            await storage.finish_daily(chat_id, day, "failed", self.clock(), following)
+            return "unsubscribed"
+        except BadRequest as exc:
+            # Our bug (markup) or a chat that no longer exists: retrying cannot help.
+            log.error("daily prompt to %s rejected: %s", chat_id, exc)
+            await storage.finish_daily(chat_id, day, "failed", self.clock(), following)
+            return "rejected"
+        except (RetryAfter, NetworkError) as exc:
+            attempts = await storage.daily_attempts(chat_id, day)
+            if attempts >= MAX_ATTEMPTS:
+                log.warning("daily prompt to %s failed %d times: %s", chat_id, attempts, exc)
+                await storage.finish_daily(chat_id, day, "failed", self.clock(), following)
+                return "gave-up"
+            log.info("daily prompt to %s will be retried: %s", chat_id, exc)
+            return "retry"  # still claimed: the next tick takes it again
+        if question_id is None:
+            await storage.finish_daily(chat_id, day, "failed", self.clock(), following)
+            return "no-question"
+        await storage.finish_daily(chat_id, day, "sent", self.clock(), following, question_id)
+        return "sent"
+
+    async def deliver(self, chat_id: int, kind: str) -> str | None:
+        """Open a question in the chat and send it; Telegram errors propagate to the caller."""
+        svc = self.svc
+        if kind != "private":
+            from bot.handlers.groups import open_round  # groups build on private practice
+
+            return await open_round(self.bot, svc, chat_id, level=None, daily=True)
+        user = await svc.storage.get_user(chat_id)
+        if user is None:
+            return None
+        lang = ui_language(user)
+        asked = await svc.practice.ask(chat_id, user, None, None)
+        if asked is None:
+            return None
+        q = asked.question
+        messages = question_message(
+            svc.strings, lang, level=q.level, pack_title=asked.pack_title, question=q.question
+        )
+        header = Html(f"{svc.strings(lang, 'daily_header')}\n{messages[0]}")
+        if utf16_len(header) <= MESSAGE_LIMIT:
+            messages = [header, *messages[1:]]
+        keyboard = question_keyboard(svc.strings, lang, q.id)
+        for i, text in enumerate(messages):
+            last = i == len(messages) - 1
+            await self.bot.send_message(chat_id, text, reply_markup=keyboard if last else None)
+        return q.id
+
+    async def _close_rounds(self) -> None:
+        """Close every group round whose deadline (stored with the round) has passed."""
+        from bot.handlers.groups import close_round
+
+        for round_ in await self.svc.storage.due_rounds(self.clock()):
+            chat = await self.svc.storage.get_chat(round_.chat_id)
+            try:
+                await close_round(
+                    self.bot, self.svc, round_, (chat.language if chat else None) or "en"
+                )
+            except TelegramError as exc:
+                log.warning(
+                    "closing round %s in %s failed: %s", round_.round_id, round_.chat_id, exc
+                )
+
+    async def _remind(self) -> int:
+        """One evening reminder per day to users whose streak is at risk."""
+        svc = self.svc
+        now = self.clock()
+        since = (now.date() - timedelta(days=4)).isoformat()
+        sent = 0
+        for user in await svc.storage.reminder_candidates(since):
+            local = now.astimezone(ZoneInfo(user.timezone or svc.settings.default_timezone))
+            today = local.date()
+            if local.hour < svc.settings.reminder_hour or not at_risk(user.streak, today):
+                continue
+            if not await svc.storage.claim_reminder(user.user_id, today.isoformat(), now):
+                continue
+            streak = visible_streak(user.streak, today).current
+            text = svc.strings(ui_language(user), "reminder", streak=streak)
+            try:
+                await self.bot.send_message(user.user_id, text)
+                sent += 1
+            except Forbidden:
+                await svc.storage.unsubscribe(user.user_id)
+            except (BadRequest, NetworkError) as exc:
+                log.warning("reminder to %s failed: %s", user.user_id, exc)
+        return sent
+
+    async def run_forever(self, interval: float) -> None:
+        """Tick every `interval` seconds until cancelled; a failed tick is logged, not fatal."""
+        while True:
+            try:
+                await self.tick()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("daily tick failed")
+            await asyncio.sleep(interval)
