@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import defaultdict, deque
+from collections.abc import Awaitable, Callable
 from zoneinfo import ZoneInfo
 
 from telegram import Bot, ReactionTypeEmoji, ReplyParameters, Update
@@ -64,6 +65,7 @@ async def open_round(
     opened_by: int | None = None,
     lang: str | None = None,
     pack: str | None = None,
+    before_send: Callable[[], Awaitable[None]] | None = None,
 ) -> str | None:
     """Post a question as a new round; None if a round is open or no question fits."""
     record = await svc.storage.get_chat(chat_id)
@@ -102,6 +104,8 @@ async def open_round(
         zone=zone,
     )
     try:
+        if before_send is not None:
+            await before_send()
         message = await bot.send_message(chat_id, text)
     except TelegramError:
         await svc.storage.cancel_round(round_id)

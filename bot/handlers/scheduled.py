@@ -1,10 +1,12 @@
-"""Scheduled delivery: daily prompts and evening streak reminders.
+"""Scheduled delivery: daily prompts, closing group rounds on time, evening reminders.
 
 The schedule lives in the database. Each tick asks storage which chats are due, claims each
-chat's prompt for its local date (a unique key, so a crash and restart never sends twice),
-sends through the application's AIORateLimiter with bounded concurrency, and records the
-outcome. A prompt missed by more than the grace period (the bot was down) is skipped, never
-sent late in a burst. Blocked chats are unsubscribed, migrated groups move to their new id,
+chat's prompt for its local date (a unique key), marks it 'sending' just before its request
+and 'sent' after, and sends through the application's AIORateLimiter with bounded
+concurrency. After a crash, claims whose request never started are sent; those that were
+under way are not (they may have arrived): at most one prompt per chat and day. A prompt
+missed by more than the grace period (the bot was down) is skipped, never sent late in a
+burst. Blocked chats are unsubscribed, migrated groups move to their new id,
 and other failures are retried on later ticks a bounded number of times.
 """
 
@@ -13,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
 from zoneinfo import ZoneInfo
@@ -25,6 +28,7 @@ from telegram.error import (
     NetworkError,
     RetryAfter,
     TelegramError,
+    TimedOut,
 )
 
 from bot.core.models import ChatRecord
@@ -113,14 +117,18 @@ class DailySender:
     async def _deliver_and_record(self, chat: ChatRecord, day: str, following: Occurrence) -> str:
         storage = self.svc.storage
         chat_id = chat.chat_id
+
+        async def sending() -> None:
+            await storage.set_daily_status(chat_id, day, "sending")
+
         try:
             try:
-                question_id = await self.deliver(chat_id, chat.kind)
+                question_id = await self.deliver(chat_id, chat.kind, sending)
             except ChatMigrated as moved:
                 log.info("group %s moved to %s", chat_id, moved.new_chat_id)
                 await storage.migrate_chat(chat_id, moved.new_chat_id)
                 chat_id = moved.new_chat_id
-                question_id = await self.deliver(chat_id, "supergroup")
+                question_id = await self.deliver(chat_id, "supergroup", sending)
         except Forbidden:
             await storage.unsubscribe(chat_id)
             await storage.finish_daily(chat_id, day, "failed", self.clock(), following)
@@ -130,7 +138,13 @@ class DailySender:
             log.error("daily prompt to %s rejected: %s", chat_id, exc)
             await storage.finish_daily(chat_id, day, "failed", self.clock(), following)
             return "rejected"
+        except TimedOut:
+            # The request may have arrived: at most one prompt a day, so do not send again.
+            await storage.finish_daily(chat_id, day, "unknown", self.clock(), following)
+            return "timed-out"
         except (RetryAfter, NetworkError) as exc:
+            # Telegram answered with an error: the prompt surely did not arrive.
+            await storage.set_daily_status(chat_id, day, "claimed")
             attempts = await storage.daily_attempts(chat_id, day)
             if attempts >= MAX_ATTEMPTS:
                 log.warning("daily prompt to %s failed %d times: %s", chat_id, attempts, exc)
@@ -144,13 +158,20 @@ class DailySender:
         await storage.finish_daily(chat_id, day, "sent", self.clock(), following, question_id)
         return "sent"
 
-    async def deliver(self, chat_id: int, kind: str) -> str | None:
-        """Open a question in the chat and send it; Telegram errors propagate to the caller."""
+    async def deliver(
+        self, chat_id: int, kind: str, before_send: Callable[[], Awaitable[None]]
+    ) -> str | None:
+        """Open a question in the chat and send it; Telegram errors propagate to the caller.
+
+        `before_send` runs just before the request leaves, after all preparation.
+        """
         svc = self.svc
         if kind != "private":
             from bot.handlers.groups import open_round  # groups build on private practice
 
-            return await open_round(self.bot, svc, chat_id, level=None, daily=True)
+            return await open_round(
+                self.bot, svc, chat_id, level=None, daily=True, before_send=before_send
+            )
         user = await svc.storage.get_user(chat_id)
         if user is None:
             return None
@@ -166,6 +187,7 @@ class DailySender:
         if utf16_len(header) <= MESSAGE_LIMIT:
             messages = [header, *messages[1:]]
         keyboard = question_keyboard(svc.strings, lang, q.id)
+        await before_send()
         for i, text in enumerate(messages):
             last = i == len(messages) - 1
             await self.bot.send_message(chat_id, text, reply_markup=keyboard if last else None)

@@ -306,10 +306,11 @@ class Storage:
         return [_chat(r) for r in rows]
 
     async def claim_daily(self, chat_id: int, local_day: str, now: datetime) -> bool:
-        """Claim the chat's prompt for `local_day`; False if it was already sent (or failed).
+        """Claim the chat's prompt for `local_day`; False if it was sent, failed or may be out.
 
-        A claim left by a crash (status still 'claimed') can be taken again: the prompt was
-        never confirmed sent.
+        A claim left by a crash before its request started (status still 'claimed') is taken
+        again. One whose request was under way ('sending') is not: it may have arrived, and a
+        chat gets at most one prompt a day.
         """
         async with self.transaction() as db:
             cur = await db.execute(
@@ -320,6 +321,14 @@ class Storage:
                 (chat_id, local_day, _iso(now)),
             )
             return cur.rowcount > 0
+
+    async def set_daily_status(self, chat_id: int, local_day: str, status: str) -> None:
+        """'sending' just before the request leaves; back to 'claimed' when it surely failed."""
+        async with self.transaction() as db:
+            await db.execute(
+                "UPDATE daily_sends SET status = ? WHERE chat_id = ? AND local_day = ?",
+                (status, chat_id, local_day),
+            )
 
     async def daily_attempts(self, chat_id: int, local_day: str) -> int:
         row = await self._one(

@@ -1,0 +1,232 @@
+"""Daily prompts end to end: /daily, the sender's ticks, restarts, faults, reminders."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import time
+
+from bot.core.schedule import DailySchedule, Days, next_occurrence
+from tests.conftest import BotHarness
+from tests.support.fake_bot_api import FakeBotAPI, FakeUser, Sent
+
+ADA = FakeUser(2001, "Ada", "en")
+GROUP = -100200
+
+
+def dailies(api: FakeBotAPI, chat_id: int) -> list[Sent]:
+    return [s for s in api.to(chat_id) if s.visible.startswith("☀️ Daily question")]
+
+
+async def subscribe(bot: BotHarness, chat_id: int, at: str = "09:00", zone: str = "UTC") -> None:
+    """Subscribe a private chat straight in storage (for many chats at once)."""
+    storage = bot.storage
+    await storage.ensure_user(chat_id, f"user{chat_id}", "en")
+    await storage.ensure_chat(chat_id, "private")
+    schedule = DailySchedule(time.fromisoformat(at), Days.EVERY_DAY, zone)
+    await storage.set_schedule(
+        chat_id, enabled=True, at=at, days="daily", zone=zone,
+        next_due=next_occurrence(schedule, bot.clock()),
+    )  # fmt: skip
+
+
+async def test_daily_command_sets_shows_and_turns_off(bot: BotHarness) -> None:
+    (reply,) = await bot.say(ADA, "/daily")
+    assert "Daily question: off" in reply.visible and "/daily 08:30" in reply.visible
+    (reply,) = await bot.say(ADA, "/daily 08:30 Asia/Shanghai")
+    assert "Daily question at 08:30 every day (Asia/Shanghai)" in reply.visible
+    assert "Next: Tue 03 Mar 08:30" in reply.visible  # clock: Mon 2 Mar 09:00 UTC = 17:00 there
+    user = await bot.storage.get_user(ADA.id)
+    assert user is not None and user.timezone == "Asia/Shanghai"
+    (reply,) = await bot.say(ADA, "/daily weekdays")
+    assert "08:30 on weekdays" in reply.visible
+    (reply,) = await bot.say(ADA, "/daily off")
+    assert "turned off" in reply.visible
+    (reply,) = await bot.say(ADA, "/daily")
+    assert "off" in reply.visible
+    (reply,) = await bot.say(ADA, "/daily on")
+    assert "08:30 on weekdays" in reply.visible
+
+
+async def test_bad_daily_arguments_get_examples(bot: BotHarness) -> None:
+    for text, expected in (
+        ("/daily 25:99", "couldn't read the time “25:99”"),
+        ("/daily 08:30 Mars/Olympus", "don't know the time zone “Mars/Olympus”"),
+        ("/daily sometimes", "didn't understand “sometimes”"),
+    ):
+        (reply,) = await bot.say(ADA, text)
+        assert expected in reply.visible
+        assert "/daily 08:30 Asia/Shanghai" in reply.visible
+
+
+async def test_start_button_turns_the_daily_question_on(bot: BotHarness) -> None:
+    (welcome,) = await bot.say(ADA, "/start")
+    (reply,) = await bot.press(ADA, welcome, "daily:on")
+    assert "Daily question at 09:00 every day (UTC)" in reply.visible
+
+
+async def test_one_prompt_per_day_at_the_local_time(bot: BotHarness, api: FakeBotAPI) -> None:
+    await bot.say(ADA, "/daily 10:00")
+    await bot.sender.tick()
+    assert dailies(api, ADA.id) == []  # 09:00: not yet
+    bot.clock.advance(hours=1)
+    report = await bot.sender.tick()
+    assert report.outcomes["sent"] == 1
+    (prompt,) = dailies(api, ADA.id)
+    assert "❓" in prompt.visible and prompt.buttons
+    await bot.sender.tick()
+    bot.clock.advance(hours=5)
+    await bot.sender.tick()
+    assert len(dailies(api, ADA.id)) == 1
+    # It is a real question: the next message is scored against it.
+    feedback = await bot.say(ADA, "max_batch_size preferred batch size")
+    assert "Score:" in "\n".join(m.visible for m in feedback)
+    bot.clock.advance(hours=19)  # next day 10:00
+    await bot.sender.tick()
+    assert len(dailies(api, ADA.id)) == 2
+
+
+async def test_missed_prompts_are_sent_late_within_grace_and_skipped_after(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    await subscribe(bot, 3001, "10:00")
+    await subscribe(bot, 3002, "10:00")
+    bot.clock.advance(hours=1, minutes=90)  # down from 09:00 to 11:30: 90 min late
+    report = await bot.sender.tick()
+    assert report.outcomes["sent"] == 2
+    bot.clock.advance(days=3, hours=2)  # down three days; now 13:30, 3.5 h after 10:00
+    report = await bot.sender.tick()
+    assert report.outcomes["skipped"] == 2 and report.outcomes["sent"] == 0
+    assert len(dailies(api, 3001)) == 1  # no burst of missed days
+    bot.clock.advance(hours=21)  # next day 10:30
+    await bot.sender.tick()
+    assert len(dailies(api, 3001)) == 2
+
+
+async def test_restart_in_the_middle_of_a_fan_out_sends_exactly_one(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    chats = list(range(4001, 4031))
+    for chat_id in chats:
+        await subscribe(bot, chat_id, "09:30")
+    bot.clock.advance(minutes=30)
+    api.latency = 0.5
+    tick = asyncio.create_task(bot.sender.tick())
+    # Kill the sender while the first batch (send_concurrency = 16) is at the server and
+    # the rest of the chats wait their turn.
+    while api.calls["sendMessage"] < bot.settings.send_concurrency:  # noqa: ASYNC110
+        await asyncio.sleep(0.01)
+    tick.cancel()
+    await asyncio.gather(tick, return_exceptions=True)
+    await asyncio.sleep(0.6)  # the server finishes what it received, as Telegram would
+    partly = sum(1 for c in chats if dailies(api, c))
+    assert partly == bot.settings.send_concurrency
+    api.latency = 0.0
+    await bot.restart()
+    await bot.sender.tick()
+    await bot.sender.tick()
+    assert [len(dailies(api, c)) for c in chats] == [1] * len(chats)
+
+
+async def test_429_is_waited_out_and_delivered(bot: BotHarness, api: FakeBotAPI) -> None:
+    await subscribe(bot, 5001, "09:30")
+    bot.clock.advance(minutes=30)
+    api.fail("sendMessage", 429, chat_id=5001, retry_after=1)
+    report = await bot.sender.tick()
+    assert report.outcomes["sent"] == 1
+    assert len(dailies(api, 5001)) == 1
+
+
+async def test_blocked_chat_is_unsubscribed_and_others_still_served(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    for chat_id in (6001, 6002, 6003):
+        await subscribe(bot, chat_id, "09:30")
+    bot.clock.advance(minutes=30)
+    api.fail("sendMessage", 403, chat_id=6002)
+    api.fail("sendMessage", 500, chat_id=6003, times=10)
+    report = await bot.sender.tick()
+    assert report.outcomes["unsubscribed"] == 1
+    assert report.outcomes["retry"] == 1
+    assert len(dailies(api, 6001)) == 1
+    chat = await bot.storage.get_chat(6002)
+    assert chat is not None and not chat.daily_enabled and not chat.active
+    # The server error is retried on the next ticks, then given up: never a second prompt.
+    await bot.sender.tick()
+    report = await bot.sender.tick()
+    assert report.outcomes["gave-up"] == 1
+    await bot.sender.tick()
+    assert dailies(api, 6003) == []
+    assert await bot.storage.daily_attempts(6003, "2026-03-02") == 3
+
+
+async def test_transient_error_then_success(bot: BotHarness, api: FakeBotAPI) -> None:
+    await subscribe(bot, 6101, "09:30")
+    bot.clock.advance(minutes=30)
+    api.fail("sendMessage", 502, chat_id=6101, times=1)
+    assert (await bot.sender.tick()).outcomes["retry"] == 1
+    assert (await bot.sender.tick()).outcomes["sent"] == 1
+    assert len(dailies(api, 6101)) == 1
+
+
+async def test_group_migration_moves_the_schedule(bot: BotHarness, api: FakeBotAPI) -> None:
+    new_id = -1001234567890
+    await bot.storage.ensure_chat(GROUP, "group", "Study group")
+    schedule = DailySchedule(time(9, 30), Days.EVERY_DAY, "UTC")
+    await bot.storage.set_schedule(
+        GROUP, enabled=True, at="09:30", days="daily", zone="UTC",
+        next_due=next_occurrence(schedule, bot.clock()),
+    )  # fmt: skip
+    bot.clock.advance(minutes=30)
+    api.fail("sendMessage", 400, chat_id=GROUP, migrate_to_chat_id=new_id)
+    report = await bot.sender.tick()
+    assert report.outcomes["sent"] == 1
+    assert api.to(GROUP) == []
+    assert any("Round" in s.visible for s in api.to(new_id))
+    moved = await bot.storage.get_chat(new_id)
+    assert moved is not None and moved.daily_enabled and await bot.storage.get_chat(GROUP) is None
+    bot.clock.advance(days=1)
+    await bot.sender.tick()
+    assert api.to(GROUP) == []
+
+
+async def test_evening_reminder_once_for_a_streak_at_risk(bot: BotHarness, api: FakeBotAPI) -> None:
+    await bot.say(ADA, "/quiz")
+    await bot.say(ADA, "max_batch_size")  # Monday: streak 1
+    bot.clock.advance(days=1, hours=10)  # Tuesday 19:00 UTC: not evening yet (20:00)
+    await bot.sender.tick()
+    assert not [s for s in api.to(ADA.id) if "at risk" in s.visible]
+    bot.clock.advance(hours=1, minutes=5)
+    report = await bot.sender.tick()
+    assert report.reminders == 1
+    bot.clock.advance(minutes=30)
+    assert (await bot.sender.tick()).reminders == 0
+    reminders = [s for s in api.to(ADA.id) if "at risk" in s.visible]
+    assert len(reminders) == 1 and "1-day streak" in reminders[0].visible
+    (reply,) = await bot.say(ADA, "/reminders off")
+    assert "off" in reply.visible
+    bot.clock.advance(days=1)
+    assert (await bot.sender.tick()).reminders == 0
+
+
+async def test_no_reminder_after_answering_today(bot: BotHarness, api: FakeBotAPI) -> None:
+    await bot.say(ADA, "/quiz")
+    await bot.say(ADA, "max_batch_size")
+    bot.clock.advance(hours=11, minutes=30)  # Monday 20:30, answered today
+    assert (await bot.sender.tick()).reminders == 0
+
+
+async def test_only_admins_change_the_group_schedule(bot: BotHarness, api: FakeBotAPI) -> None:
+    member, admin = FakeUser(7001, "Bo"), FakeUser(7002, "Cy")
+    api.admins[GROUP] = {admin.id}
+    (reply,) = await bot.say(member, "/daily 08:00", chat_id=GROUP)
+    assert "Only group admins" in reply.visible
+    (reply,) = await bot.say(member, "/daily", chat_id=GROUP)
+    assert "Daily question: off" in reply.visible  # anyone may look
+    (reply,) = await bot.say(admin, "/daily 08:00 Europe/Berlin", chat_id=GROUP)
+    assert "08:00 every day (Europe/Berlin)" in reply.visible
+    anonymous = FakeUser(1087968824, "Group", None)  # GroupAnonymousBot posting as the group
+    sender_chat = {"id": GROUP, "type": "supergroup", "title": "Study group"}
+    (reply,) = await bot.say(
+        anonymous, "/daily off", chat_id=GROUP, extra={"sender_chat": sender_chat}
+    )
+    assert "turned off" in reply.visible
