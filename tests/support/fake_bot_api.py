@@ -525,7 +525,7 @@ class FakeBotAPI:
     def _m_setMessageReaction(self, params: dict[str, Any]) -> bool:
         self.sent.append(
             Sent("setMessageReaction", int(params["chat_id"]), int(params["message_id"]),
-                 json.dumps(params.get("reaction")), params, time.monotonic())
+                 json.dumps(params.get("reaction"), ensure_ascii=False), params, time.monotonic())
         )  # fmt: skip
         self._new_sent.set()
         return True

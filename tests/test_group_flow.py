@@ -1,0 +1,264 @@
+"""Group study chats end to end: rounds, replies, results, leaderboard, membership."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+
+import pytest
+
+from bot.handlers import groups
+from tests.conftest import BotHarness
+from tests.support.fake_bot_api import FakeBotAPI, FakeUser, Sent
+
+GROUP = -100300
+ANA, BEN, CAI, DEE = (
+    FakeUser(8001, "Ana"),
+    FakeUser(8002, "Ben"),
+    FakeUser(8003, "Cai", "zh-hans"),
+    FakeUser(8004, "Dee"),
+)
+ADMIN = FakeUser(8009, "Root")
+
+STRONG = (
+    "preferred_batch_size 期望的批大小, max_queue_delay_microseconds 最大等待时间, "
+    "max_batch_size 最大 batch, preserve_ordering 保证顺序"
+)
+MEDIUM = "max_batch_size 和 max_queue_delay_microseconds"
+WEAK = "batch size 相关的参数"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_ack_window() -> Iterator[None]:
+    groups._acks.clear()
+    yield
+    groups._acks.clear()
+
+
+def messages(api: FakeBotAPI) -> list[Sent]:
+    return [s for s in api.to(GROUP) if s.method == "sendMessage"]
+
+
+def reactions(api: FakeBotAPI) -> list[Sent]:
+    return [s for s in api.to(GROUP) if s.method == "setMessageReaction"]
+
+
+async def open_beginner_q3(bot: BotHarness, opener: FakeUser = ANA) -> Sent:
+    """Open rounds until the question is triton-q3 (answers below are written for it)."""
+    for _ in range(4):
+        (question,) = await bot.say(opener, "/quiz beginner", chat_id=GROUP)
+        round_ = await bot.storage.open_round_of(GROUP)
+        assert round_ is not None
+        if round_.question_id == "triton-q3":
+            return question
+        await bot.say(opener, "/reveal", chat_id=GROUP)
+    raise AssertionError("triton-q3 never came up")
+
+
+async def answer(bot: BotHarness, user: FakeUser, text: str, question: Sent, **kw: object) -> int:
+    before = len(reactions(bot.api))
+    message_id = bot.api.message(
+        user,
+        text,
+        chat_id=GROUP,
+        reply_to=question.message_id,
+        **kw,  # type: ignore[arg-type]
+    )
+    await _until(lambda: len(reactions(bot.api)) > before)
+    return message_id
+
+
+async def _until(condition, seconds: float = 5.0) -> None:  # type: ignore[no-untyped-def]
+    for _ in range(int(seconds / 0.02)):
+        if condition():
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError("condition not reached")
+
+
+async def test_added_to_a_group_the_bot_introduces_itself(bot: BotHarness, api: FakeBotAPI) -> None:
+    api.my_chat_member(ADMIN, GROUP, "left", "member", title="Triton study")
+    (intro,) = await api.wait_for(GROUP, 1)
+    assert intro.visible.startswith("👋 Hi, Triton study!")
+    assert "replying" in intro.visible and 2 <= intro.visible.count("\n") <= 4
+
+
+async def test_round_with_several_members_answering_at_once(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    question = await open_beginner_q3(bot)
+    seen = len(messages(api))
+    assert "Reply to this message" in question.visible
+    (again,) = await bot.say(BEN, "/quiz", chat_id=GROUP)
+    assert "already open" in again.visible
+    before = len(reactions(api))
+    for user, text in (
+        (ANA, MEDIUM),
+        (BEN, STRONG),
+        (CAI, WEAK),
+        (DEE, MEDIUM + " preserve ordering"),
+    ):
+        api.message(user, text, chat_id=GROUP, reply_to=question.message_id)
+    await _until(lambda: len(reactions(api)) == before + 4)
+    assert all("✍" in r.text for r in reactions(api))
+    # Nothing is said in the group while the round is open: no spoilers, no flood.
+    assert not [m for m in messages(api)[seen:] if "Reference answer" in m.visible]
+    (results,) = await bot.say(ANA, "/reveal", chat_id=GROUP)
+    text = results.visible
+    order = [text.index(name) for name in ("Ben", "Dee", "Ana", "Cai")]
+    assert order == sorted(order)
+    assert "🥇 Ben — 100% (4/4)" in text
+    assert "🥈 Dee — " in text and "(3/4)" in text
+    assert "🥉 Ana — " in text and "(2/4)" in text
+    assert "Reference answer" in text and "preferred_batch_size" in text
+
+
+async def test_latest_answer_counts_and_edits_replace_it(bot: BotHarness, api: FakeBotAPI) -> None:
+    question = await open_beginner_q3(bot)
+    first = await answer(bot, ANA, WEAK, question)
+    await answer(bot, BEN, WEAK, question)
+    await answer(bot, ANA, MEDIUM, question)  # a second answer replaces the first
+    before = len(reactions(api))
+    api.message(BEN, STRONG, chat_id=GROUP, reply_to=question.message_id, edited_from=None)
+    await _until(lambda: len(reactions(api)) > before)
+    # Editing an older message does not bring an older answer back.
+    api.message(
+        ANA, WEAK + " edited", chat_id=GROUP, reply_to=question.message_id, edited_from=first
+    )
+    await asyncio.sleep(0.3)
+    (results,) = await bot.say(ANA, "/reveal", chat_id=GROUP)
+    assert "🥇 Ben — 100% (4/4)" in results.visible
+    assert "🥈 Ana — " in results.visible and "(2/4)" in results.visible
+    assert results.visible.count("Ana") == 1
+
+
+async def test_edit_of_the_current_answer_is_rescored(bot: BotHarness, api: FakeBotAPI) -> None:
+    question = await open_beginner_q3(bot)
+    mine = await answer(bot, ANA, WEAK, question)
+    before = len(reactions(api))
+    api.message(ANA, STRONG, chat_id=GROUP, reply_to=question.message_id, edited_from=mine)
+    await _until(lambda: len(reactions(api)) > before)
+    (results,) = await bot.say(ANA, "/reveal", chat_id=GROUP)
+    assert "🥇 Ana — 100% (4/4)" in results.visible
+
+
+async def test_late_answers_and_stray_replies(bot: BotHarness, api: FakeBotAPI) -> None:
+    question = await open_beginner_q3(bot)
+    await answer(bot, ANA, MEDIUM, question)
+    (results,) = await bot.say(ANA, "/reveal", chat_id=GROUP)
+    (late,) = await bot.say(BEN, STRONG, chat_id=GROUP, reply_to=question.message_id)
+    assert "round has closed" in late.visible
+    count = len(api.to(GROUP))
+    api.message(CAI, "nice results!", chat_id=GROUP, reply_to=results.message_id)
+    api.message(CAI, "reply to a person", chat_id=GROUP, reply_to=12345)
+    await asyncio.sleep(0.3)
+    assert len(api.to(GROUP)) == count  # replies that are not answers get no reaction, no noise
+    rows = await bot.storage.answers_for(BEN.id)
+    assert rows == []
+
+
+async def test_reveal_only_by_opener_or_admin(bot: BotHarness, api: FakeBotAPI) -> None:
+    api.admins[GROUP] = {ADMIN.id}
+    await open_beginner_q3(bot, opener=ANA)
+    (refused,) = await bot.say(BEN, "/reveal", chat_id=GROUP)
+    assert "Only the member who opened" in refused.visible
+    assert await bot.storage.open_round_of(GROUP) is not None
+    (results,) = await bot.say(ADMIN, "/reveal", chat_id=GROUP)
+    assert "Round closed" in results.visible
+    (nothing,) = await bot.say(ADMIN, "/reveal", chat_id=GROUP)
+    assert "no open round" in nothing.visible
+
+
+async def test_round_closes_by_itself_after_a_restart(bot: BotHarness, api: FakeBotAPI) -> None:
+    question = await open_beginner_q3(bot)
+    assert "closes at 09:10 (UTC)" in question.visible
+    await answer(bot, ANA, STRONG, question)
+    seen = len(messages(api))
+    await bot.restart()
+    bot.clock.advance(minutes=9)
+    await bot.sender.tick()
+    assert not [m for m in messages(api)[seen:] if "Round closed" in m.visible]
+    bot.clock.advance(minutes=2)
+    await bot.sender.tick()
+    (results,) = [m for m in messages(api)[seen:] if "Round closed" in m.visible]
+    assert "🥇 Ana — 100% (4/4)" in results.visible
+    await bot.sender.tick()
+    assert len([m for m in messages(api)[seen:] if "Round closed" in m.visible]) == 1
+
+
+async def test_leaderboard_after_several_rounds(bot: BotHarness, api: FakeBotAPI) -> None:
+    for ben_text in (STRONG, MEDIUM):
+        question = await open_beginner_q3(bot)
+        await answer(bot, BEN, ben_text, question)
+        await answer(bot, ANA, WEAK, question)
+        await bot.say(ANA, "/reveal", chat_id=GROUP)
+        groups._acks.clear()
+        # Only triton-q3's answers are written for; other beginner questions come first.
+    (board,) = await bot.say(DEE, "/top", chat_id=GROUP)
+    text = board.visible
+    assert "This week" in text and "All time" in text
+    week = text.split("All time")[0]
+    assert week.index("Ben") < week.index("Ana")
+    assert "2 answer(s)" in text
+    assert "🔥1" in text  # group answers count towards personal streaks
+    ben = await bot.storage.get_user(BEN.id)
+    assert ben is not None and ben.streak.current == 1
+
+
+async def test_private_feedback_for_members_who_started_the_bot(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    await bot.say(ANA, "/start")
+    question = await open_beginner_q3(bot)
+    await answer(bot, ANA, MEDIUM, question)
+    feedback = await api.wait_for(ANA.id, 2)
+    private = feedback[-1].visible
+    assert "Your answer in" in private and "Score:" in private
+    assert "Reference answer" not in private  # no spoiler before the round closes
+    await answer(bot, BEN, MEDIUM, question)
+    assert api.to(BEN.id) == []  # Ben never started the bot: nothing private
+
+
+async def test_bot_removed_and_added_again(bot: BotHarness, api: FakeBotAPI) -> None:
+    await open_beginner_q3(bot)
+    api.my_chat_member(ADMIN, GROUP, "member", "left")
+    for _ in range(100):
+        chat = await bot.storage.get_chat(GROUP)
+        if chat is not None and not chat.active:
+            break
+        await asyncio.sleep(0.02)
+    assert chat is not None and not chat.active
+    api.my_chat_member(ADMIN, GROUP, "left", "member")
+    intro = await api.wait_for(GROUP, len(api.to(GROUP)) + 1)
+    assert intro[-1].visible.startswith("👋 Hi")
+    chat = await bot.storage.get_chat(GROUP)
+    assert chat is not None and chat.active
+
+
+async def test_group_settings_are_for_admins(bot: BotHarness, api: FakeBotAPI) -> None:
+    api.admins[GROUP] = {ADMIN.id}
+    (reply,) = await bot.say(ANA, "/level advanced", chat_id=GROUP)
+    assert "Only group admins" in reply.visible
+    (reply,) = await bot.say(ADMIN, "/level advanced", chat_id=GROUP)
+    assert "Advanced" in reply.visible
+    (reply,) = await bot.say(ANA, "/roundlength 15", chat_id=GROUP)
+    assert "Only group admins" in reply.visible
+    (reply,) = await bot.say(ADMIN, "/roundlength 0", chat_id=GROUP)
+    assert "from 1 to 1440" in reply.visible
+    (reply,) = await bot.say(ADMIN, "/roundlength 15", chat_id=GROUP)
+    assert "15" in reply.visible
+    (question,) = await bot.say(ANA, "/quiz", chat_id=GROUP)
+    assert "Advanced" in question.visible and "closes at 09:15" in question.visible
+
+
+async def test_supergroup_migration_moves_rounds(bot: BotHarness, api: FakeBotAPI) -> None:
+    new_id = -1009876543210
+    question = await open_beginner_q3(bot)
+    await answer(bot, ANA, STRONG, question)
+    api.message(ADMIN, None, chat_id=GROUP, extra={"migrate_to_chat_id": new_id})
+    for _ in range(100):
+        if await bot.storage.open_round_of(new_id) is not None:
+            break
+        await asyncio.sleep(0.02)
+    moved = await bot.storage.open_round_of(new_id)
+    assert moved is not None and await bot.storage.open_round_of(GROUP) is None
