@@ -12,7 +12,6 @@ from telegram import BotCommand, Update
 from telegram.constants import ParseMode
 from telegram.error import TelegramError
 from telegram.ext import (
-    AIORateLimiter,
     Application,
     ApplicationBuilder,
     BaseUpdateProcessor,
@@ -33,6 +32,7 @@ from bot.handlers.scheduled import DailySender
 from bot.i18n import LANGUAGES, Strings
 from bot.logs import configure_logging
 from bot.practice import Clock, Practice, utc_now
+from bot.ratelimit import PerChatRetryRateLimiter
 from bot.storage import Storage
 
 log = logging.getLogger(__name__)
@@ -145,7 +145,7 @@ def build_application(
         .token(settings.telegram_bot_token.get_secret_value())
         .defaults(Defaults(parse_mode=ParseMode.HTML, link_preview_options=None))
         .rate_limiter(
-            AIORateLimiter(
+            PerChatRetryRateLimiter(
                 overall_max_rate=settings.rate_limit_per_second,
                 overall_time_period=1,
                 group_max_rate=settings.group_rate_limit_per_minute,

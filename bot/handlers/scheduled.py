@@ -52,6 +52,7 @@ from bot.render import MESSAGE_LIMIT, question_message, utf16_len
 log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 3  # per chat and day, for errors that may pass (network, 5xx, repeated 429)
+PAGE = 500  # due chats read from storage at a time
 
 
 @dataclass
@@ -77,26 +78,39 @@ class DailySender:
         return timedelta(minutes=self.svc.settings.daily_grace_minutes)
 
     async def tick(self) -> TickReport:
-        """Serve every chat due now, then the evening reminders."""
+        """Serve every chat due now, then close due rounds and send the evening reminders."""
         now = self.clock()
-        due = await self.svc.storage.due_chats(now)
-        limit = asyncio.Semaphore(self.svc.settings.send_concurrency)
+        outcomes: Counter[str] = Counter()
+        queue: asyncio.Queue[ChatRecord | None] = asyncio.Queue(maxsize=PAGE)
+        workers = self.svc.settings.send_concurrency
 
-        async def one(chat: ChatRecord) -> str:
-            try:
-                return await self._serve(chat, limit)
-            except Exception:  # one chat's surprise must not stop the others
-                log.exception("daily prompt for chat %s failed unexpectedly", chat.chat_id)
-                return "error"
+        async def produce() -> None:
+            after: tuple[str, int] | None = None
+            while page := await self.svc.storage.due_chats(now, PAGE, after):
+                for chat in page:
+                    await queue.put(chat)
+                last = page[-1]
+                assert last.next_due_at is not None
+                after = (last.next_due_at.isoformat(), last.chat_id)
+            for _ in range(workers):
+                await queue.put(None)
 
-        outcomes = Counter(await asyncio.gather(*(one(c) for c in due)))
+        async def work() -> None:
+            while (chat := await queue.get()) is not None:
+                try:
+                    outcomes[await self._serve(chat)] += 1
+                except Exception:  # one chat's surprise must not stop the others
+                    log.exception("daily prompt for chat %s failed unexpectedly", chat.chat_id)
+                    outcomes["error"] += 1
+
+        await asyncio.gather(produce(), *(work() for _ in range(workers)))
         await self._close_rounds()
         reminders = await self._remind()
-        if due:
+        if outcomes:
             log.info("daily tick: %s, %d reminders", dict(outcomes), reminders)
         return TickReport(outcomes, reminders)
 
-    async def _serve(self, chat: ChatRecord, limit: asyncio.Semaphore) -> str:
+    async def _serve(self, chat: ChatRecord) -> str:
         storage = self.svc.storage
         now = self.clock()
         schedule = schedule_of(chat, self.svc.settings.default_timezone)
@@ -111,8 +125,7 @@ class DailySender:
         if not await storage.claim_daily(chat.chat_id, day, now):
             await storage.advance_daily(chat.chat_id, following)  # already sent that day
             return "already-sent"
-        async with limit:
-            return await self._deliver_and_record(chat, day, following)
+        return await self._deliver_and_record(chat, day, following)
 
     async def _deliver_and_record(self, chat: ChatRecord, day: str, following: Occurrence) -> str:
         storage = self.svc.storage

@@ -296,12 +296,19 @@ class Storage:
                 ),
             )
 
-    async def due_chats(self, now: datetime, limit: int = 1000) -> list[ChatRecord]:
-        """Subscribed, reachable chats whose next prompt is due at `now`, oldest first."""
+    async def due_chats(
+        self, now: datetime, limit: int = 500, after: tuple[str, int] | None = None
+    ) -> list[ChatRecord]:
+        """Subscribed, reachable chats due at `now`, oldest first, one page at a time.
+
+        `after` is the (next_due_at, chat_id) of the previous page's last chat: keyset
+        paging, so chats left due on purpose (to retry next tick) never hide the others.
+        """
+        last_at, last_id = after or ("", 0)
         rows = await self._all(
             "SELECT * FROM chats WHERE daily_enabled = 1 AND active = 1 AND next_due_at <= ?"
-            " ORDER BY next_due_at LIMIT ?",
-            (_iso(now), limit),
+            " AND (next_due_at, chat_id) > (?, ?) ORDER BY next_due_at, chat_id LIMIT ?",
+            (_iso(now), last_at, last_id, limit),
         )
         return [_chat(r) for r in rows]
 

@@ -150,19 +150,36 @@ class FakeBotAPI:
         self._message_ids: dict[int, itertools.count[int]] = defaultdict(lambda: itertools.count(1))
         self._new_update = asyncio.Event()
         self._new_sent = asyncio.Event()
-        self._faults: list[Fault] = []
+        self._faults: dict[tuple[str, int | None], list[Fault]] = {}
         self._runner: web.AppRunner | None = None
         self.port = 0
         self.requests = 0
 
     # -- lifecycle ---------------------------------------------------------------------------
 
-    async def start(self) -> None:
+    async def _control_stats(self, request: web.Request) -> web.Response:
+        """For benchmarks running the server in another process: what arrived, per chat."""
+        per_chat: dict[int, int] = defaultdict(int)
+        for sent in self.sent:
+            if sent.method == "sendMessage":
+                per_chat[sent.chat_id] += 1
+        return web.json_response(
+            {"per_chat": per_chat, "violations": self.violations, "calls": self.calls}
+        )
+
+    async def _control_fail(self, request: web.Request) -> web.Response:
+        for fault in await request.json():
+            self.fail(**fault)
+        return web.json_response({"ok": True})
+
+    async def start(self, port: int = 0) -> None:
         app = web.Application(client_max_size=60 * 1024 * 1024)
         app.router.add_route("*", "/bot{token}/{method}", self._handle)
+        app.router.add_get("/_control/stats", self._control_stats)
+        app.router.add_post("/_control/fail", self._control_fail)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        site = web.TCPSite(self._runner, "127.0.0.1", port)
         await site.start()
         server = site._server
         assert server is not None and server.sockets
@@ -325,23 +342,17 @@ class FakeBotAPI:
         }.get(status, "Error")
         if migrate_to_chat_id is not None:
             default = "Bad Request: group chat was upgraded to a supergroup chat"
-        self._faults.append(
-            Fault(
-                method,
-                chat_id,
-                status,
-                description or default,
-                times,
-                retry_after,
-                migrate_to_chat_id,
-            )
+        fault = Fault(
+            method, chat_id, status, description or default, times, retry_after, migrate_to_chat_id
         )
+        self._faults.setdefault((method, chat_id), []).append(fault)
 
     def _take_fault(self, method: str, chat_id: int | None) -> Fault | None:
-        for fault in self._faults:
-            if fault.method == method and fault.chat_id in (None, chat_id) and fault.times > 0:
-                fault.times -= 1
-                return fault
+        for key in ((method, chat_id), (method, None)):
+            for fault in self._faults.get(key, ()):
+                if fault.times > 0:
+                    fault.times -= 1
+                    return fault
         return None
 
     # -- reading what the bot sent -----------------------------------------------------------
@@ -566,3 +577,21 @@ def _int(value: Any) -> int | None:
         return int(value)
     except (TypeError, ValueError):
         return None
+
+
+async def _serve_forever(port: int, latency: float) -> None:
+    api = FakeBotAPI(latency=latency)
+    await api.start(port)
+    print(f"fake Bot API on {api.base_url} token {api.token}", flush=True)
+    await asyncio.Event().wait()
+
+
+if __name__ == "__main__":
+    # Standalone, for benchmarks that keep the server's CPU apart from the bot's.
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--latency", type=float, default=0.0)
+    options = parser.parse_args()
+    asyncio.run(_serve_forever(options.port, options.latency))

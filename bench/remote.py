@@ -1,0 +1,68 @@
+"""The fake Bot API server in its own process, so benchmarks measure the bot's CPU alone."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from tests.support.fake_bot_api import FakeBotAPI
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+class RemoteAPI:
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.token = FakeBotAPI.token
+        self.base_url = f"http://127.0.0.1:{port}/bot"
+
+    def _call(self, path: str, body: Any = None) -> Any:
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{self.port}{path}",
+            data=data,
+            headers={"Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310
+            return json.loads(response.read())
+
+    def fail(self, faults: list[dict[str, Any]]) -> None:
+        self._call("/_control/fail", faults)
+
+    def stats(self) -> dict[str, Any]:
+        result: dict[str, Any] = self._call("/_control/stats")
+        return result
+
+
+@contextmanager
+def remote_api(latency: float = 0.0) -> Iterator[RemoteAPI]:
+    port = _free_port()
+    process = subprocess.Popen(  # noqa: S603
+        [sys.executable, "-m", "tests.support.fake_bot_api", "--port", str(port),
+         "--latency", str(latency)],
+        stdout=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        api = RemoteAPI(port)
+        for _ in range(200):
+            try:
+                api.stats()
+                break
+            except OSError:
+                time.sleep(0.05)
+        yield api
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

@@ -1,0 +1,82 @@
+"""Rate limiting: PTB's AIORateLimiter, with a 429 holding back only the chat it was about.
+
+AIORateLimiter keeps the bot under Telegram's limits (about 30 messages/s overall, 20 a
+minute into one group). On a 429 it pauses *every* request for `retry_after`. Since the
+limiter already keeps the overall rate legal, a 429 here concerns one chat (a busy group, a
+flood-limited user); pausing the whole fan-out for it would stall thousands of other chats.
+So this subclass waits as told for that chat only, then retries (a bounded number of times),
+while other chats go on at the configured rate.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Coroutine
+from datetime import timedelta
+from typing import Any
+
+from telegram.error import RetryAfter
+from telegram.ext import AIORateLimiter
+
+JSON = bool | dict[str, Any] | list[dict[str, Any]]
+
+
+class _ParentGaveUp(logging.Filter):
+    """The parent logs every 429 as an error when told not to retry; we retry, so drop it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("Rate limit hit after maximum of")
+
+
+logging.getLogger("telegram.ext.AIORateLimiter").addFilter(_ParentGaveUp())
+log = logging.getLogger(__name__)
+
+
+def retry_seconds(exc: RetryAfter) -> float:
+    """The wait a 429 asks for, in seconds (PTB 22 keeps it as a timedelta internally)."""
+    delay = getattr(exc, "_retry_after", None)
+    if isinstance(delay, timedelta):
+        return delay.total_seconds()
+    return float(exc.retry_after)  # type: ignore[arg-type]
+
+
+class PerChatRetryRateLimiter(AIORateLimiter):
+    def __init__(self, *, max_retries: int = 3, **limits: Any) -> None:
+        # The parent never retries itself (so never pauses everything); we retry per chat.
+        super().__init__(max_retries=0, **limits)
+        self.retries = max_retries
+        self._held_until: dict[object, float] = {}
+
+    async def process_request(
+        self,
+        callback: Callable[..., Coroutine[Any, Any, JSON]],
+        args: Any,
+        kwargs: dict[str, Any],
+        endpoint: str,
+        data: dict[str, Any],
+        rate_limit_args: int | None,
+    ) -> JSON:
+        chat = data.get("chat_id")
+        retries = self.retries if rate_limit_args is None else rate_limit_args
+        loop = asyncio.get_running_loop()
+        attempt = 0
+        while True:
+            wait = self._held_until.get(chat, 0.0) - loop.time()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            try:
+                return await super().process_request(callback, args, kwargs, endpoint, data, None)
+            except RetryAfter as exc:
+                if attempt >= retries:
+                    log.warning("chat %s: still rate limited after %d retries", chat, retries)
+                    raise
+                attempt += 1
+                self._held_until[chat] = loop.time() + retry_seconds(exc) + 0.1
+                self._forget_expired(loop.time())
+
+    def _forget_expired(self, now: float) -> None:
+        if len(self._held_until) > 1024:
+            for key, until in list(self._held_until.items()):
+                if until <= now:
+                    del self._held_until[key]
