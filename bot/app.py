@@ -44,6 +44,7 @@ MENU = [
     ("skip", "cmd_skip"),
     ("reveal", "cmd_reveal"),
     ("stats", "cmd_stats"),
+    ("export", "cmd_export"),
     ("level", "cmd_level"),
     ("daily", "cmd_daily"),
     ("reminders", "cmd_reminders"),
@@ -182,6 +183,7 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         CommandHandler("skip", private.skip, in_private),
         CommandHandler("reveal", private.reveal, in_private),
         CommandHandler("stats", private.stats, in_private),
+        CommandHandler("export", private.export, in_private),
         # 3. Personal settings.
         CommandHandler("level", settings_handlers.level, in_private),
         CommandHandler("timezone", settings_handlers.timezone, in_private),
@@ -207,6 +209,7 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         ),
         # 6. Buttons, by callback-data prefix.
         CallbackQueryHandler(private.practice_button, pattern=r"^(hint|show|skip|next):"),
+        CallbackQueryHandler(private.rate_button, pattern=r"^rate:"),
         CallbackQueryHandler(settings_handlers.level_button, pattern=r"^level:"),
         CallbackQueryHandler(settings_handlers.forget_button, pattern=r"^forget:"),
         CallbackQueryHandler(daily.daily_button, pattern=r"^daily:"),

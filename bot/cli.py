@@ -208,6 +208,32 @@ def cmd_practice(args: argparse.Namespace) -> int:
     return asyncio.run(run_practice(settings, library, level=args.level, pack=args.pack))
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    settings = _settings()
+    from bot.export import answers_csv
+    from bot.storage import Storage
+
+    async def rows() -> list[dict[str, object]]:
+        storage = Storage(settings.database_path)
+        await storage.open()
+        try:
+            return await storage.answers_for(args.user)
+        finally:
+            await storage.close()
+
+    if not settings.database_path.exists():
+        print(f"No database at {settings.database_path}", file=sys.stderr)
+        return 1
+    found = asyncio.run(rows())
+    text = answers_csv(found)
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8-sig")
+        print(f"Wrote {len(found)} answers to {args.out}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="interview-bot", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -224,6 +250,13 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("question_id", nargs="?", help="e.g. triton-q3")
     score.add_argument("--batch", action="store_true", help="read JSON lines of answers")
     score.set_defaults(func=cmd_score)
+
+    export = sub.add_parser("export", help="a user's answers as CSV")
+    export.add_argument(
+        "--user", type=int, default=0, help="Telegram user id (default 0: terminal practice)"
+    )
+    export.add_argument("--out", help="file to write (default: standard output)")
+    export.set_defaults(func=cmd_export)
 
     content = sub.add_parser("content", help="check or import question packs")
     content_sub = content.add_subparsers(dest="content_command", required=True)

@@ -13,9 +13,19 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
+from fsrs import Rating
+
 from bot.core.content import Library, Question
 from bot.core.levels import Level
 from bot.core.models import AnswerRecord, UserProfile
+from bot.core.review import (
+    LEVEL_UP_ANSWERS,
+    OVERRIDES,
+    ReviewState,
+    level_up,
+    rating_for,
+    review,
+)
 from bot.core.scoring import ScoreResult, score_answer
 from bot.core.selection import pick_question
 from bot.core.streaks import StreakState, local_day, record_answer
@@ -41,6 +51,9 @@ class Feedback:
     result: ScoreResult
     hints: int
     streak: StreakState
+    answer_id: int
+    next_review: datetime
+    level_up: Level | None  # a suggestion, shown when recent answers at the level are strong
 
 
 class Practice:
@@ -68,19 +81,39 @@ class Practice:
     async def ask(
         self, chat_id: int, user: UserProfile, level: Level | None, pack: str | None
     ) -> Asked | None:
-        """Open a new question for the chat at `level` (or the user's), none repeated early."""
-        level = level or user.level or Level.BEGINNER
-        pool = self.library.pool(level, pack or user.pack)
-        if not pool and pack is None and user.pack:
-            pool = self.library.pool(level)  # the saved pack has no such level: use all
-        recent = await self.storage.recent_questions(chat_id)
-        question = pick_question(pool, recent, self.rng)
+        """Open the next question for the chat and log it.
+
+        Without an explicit level, a due review comes first (most overdue), then a question
+        never answered at the user's level; with a level, a question at that level. Either
+        way nothing is repeated while unasked questions remain.
+        """
+        question = None if level else await self._due_review(user, pack)
+        if question is None:
+            question = await self._fresh(chat_id, user, level or user.level or Level.BEGINNER, pack)
         if question is None:
             return None
         previous = await self.storage.get_open_question(chat_id)
         await self.storage.open_question(chat_id, user.user_id, question.id, self.clock())
         pack_id = self.library.pack_of[question.id]
         return Asked(question, self.library.packs[pack_id].title, previous is not None)
+
+    async def _due_review(self, user: UserProfile, pack: str | None) -> Question | None:
+        for question_id in await self.storage.due_reviews(user.user_id, self.clock()):
+            question = self.library.question(question_id)
+            if question is not None and (pack is None or self.library.pack_of[question_id] == pack):
+                return question
+        return None
+
+    async def _fresh(
+        self, chat_id: int, user: UserProfile, level: Level, pack: str | None
+    ) -> Question | None:
+        pool = self.library.pool(level, pack or user.pack)
+        if not pool and pack is None and user.pack:
+            pool = self.library.pool(level)  # the saved pack has no such level: use all
+        answered = await self.storage.answered_questions(user.user_id)
+        unseen = [q for q in pool if q.id not in answered]
+        recent = await self.storage.recent_questions(chat_id)
+        return pick_question(unseen or pool, recent, self.rng)
 
     async def open_question(self, chat_id: int) -> tuple[Question, int] | None:
         """The chat's open question and hints used, if it is still in the library."""
@@ -129,10 +162,60 @@ class Practice:
             answered_at=now,
             local_day=day.isoformat(),
         )
-        streak = await self.storage.record_answer(record, lambda s: record_answer(s, day))
-        if streak is None:  # answered twice at once: the first one counted
+        stored = await self.storage.record_answer(record, lambda s: record_answer(s, day))
+        if stored is None:  # answered twice at once: the first one counted
             return None
-        return Feedback(question, result, hints, streak)
+        streak, answer_id = stored
+        state = await self._review(
+            user.user_id, question.id, answer_id, rating_for(result.coverage, hints)
+        )
+        recent = await self.storage.recent_answers(user.user_id, LEVEL_UP_ANSWERS * 4)
+        current = user.level or Level.BEGINNER
+        at_level = [a["score"] for a in recent if a["level"] == current]
+        suggestion = level_up(current, at_level) if question.level == current else None
+        return Feedback(question, result, hints, streak, answer_id, state.due, suggestion)
+
+    async def _review(
+        self, user_id: int, question_id: str, answer_id: int, rating: Rating
+    ) -> ReviewState:
+        previous = await self.storage.get_review(user_id, question_id)
+        before = previous["card"] if previous else None
+        now = self.clock()
+        state = review(before, rating, now)
+        await self.storage.save_review(
+            user_id,
+            question_id,
+            card=state.card,
+            due=state.due,
+            previous_card=before,
+            answer_id=answer_id,
+            reviewed_at=now,
+            rating=int(rating),
+        )
+        return state
+
+    async def overrule(self, user_id: int, answer_id: int, choice: str) -> ReviewState | None:
+        """Redo the review of answer `answer_id` with the user's own rating; None if stale."""
+        rating = OVERRIDES.get(choice)
+        row = await self.storage.answer(answer_id)
+        if rating is None or row is None or row["user_id"] != user_id:
+            return None
+        current = await self.storage.get_review(user_id, row["question_id"])
+        if current is None or current["last_answer_id"] != answer_id:
+            return None  # a later answer to the same question was reviewed since
+        reviewed_at = datetime.fromisoformat(current["reviewed_at"])
+        state = review(current["previous_card"], rating, reviewed_at)
+        await self.storage.save_review(
+            user_id,
+            row["question_id"],
+            card=state.card,
+            due=state.due,
+            previous_card=current["previous_card"],
+            answer_id=answer_id,
+            reviewed_at=reviewed_at,
+            rating=int(rating),
+        )
+        return state
 
     async def close(self, chat_id: int) -> Question | None:
         """Close the open question without scoring (skip or reveal); return it."""

@@ -57,11 +57,18 @@ async def test_quiz_answer_and_stats(bot: BotHarness, library: Library) -> None:
     assert "Reference answer" in text
     assert asked.answer.splitlines()[0][:30] in text
     assert "🔥 Streak: 1 day(s)" in text
-    assert feedback[-1].buttons == [("▶️ Next question", "next:advanced")]
+    assert [d for _, d in feedback[-1].buttons] == [
+        "rate:1:good",
+        "rate:1:hard",
+        "rate:1:again",
+        "next:advanced",
+    ]
     if qid == "triton-q9":
         assert "✅ Python 代码跑在独立子进程" in text
 
-    (stats,) = await bot.say(ADA, "/stats")
+    picture, stats = await bot.say(ADA, "/stats", expect=2)
+    assert picture.method == "sendPhoto"
+    assert "1 answer(s) · 🔥 1 day(s), best 1 · Advanced" in picture.visible  # the caption
     assert "Current streak: 1 day(s) · best: 1" in stats.visible
     assert "Answers: 1 on 1 question(s)" in stats.visible
     assert "Advanced: 1 answer(s), average" in stats.visible
@@ -244,7 +251,7 @@ async def test_settings_commands(bot: BotHarness) -> None:
     assert "Intermediate" in question.visible
     (reply,) = await bot.say(ADA, "/lang zh")
     assert "中文" in reply.visible
-    (reply,) = await bot.say(ADA, "/stats")
+    _, reply = await bot.say(ADA, "/stats", expect=2)
     assert "你的进度" in reply.visible
     (reply,) = await bot.say(ADA, "/lang klingon")
     assert "en" in reply.visible and "zh" in reply.visible

@@ -6,7 +6,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from telegram import InlineKeyboardMarkup, Message, ReplyParameters, Update
+from telegram import InlineKeyboardMarkup, InputFile, Message, ReplyParameters, Update
 from telegram.constants import ChatMemberStatus
 from telegram.error import BadRequest, Forbidden
 from telegram.ext import ContextTypes
@@ -115,3 +115,34 @@ async def is_admin(update: Update, context: ContextTypes.DEFAULT_TYPE) -> bool:
     except (BadRequest, Forbidden):
         return False
     return member.status in (ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR)
+
+
+async def send_photo(
+    context: ContextTypes.DEFAULT_TYPE, chat_id: int, png: bytes, caption: Html
+) -> bool:
+    """Send a picture; False (nothing sent) if the chat is gone or Telegram refused it."""
+    try:
+        await context.bot.send_photo(chat_id, InputFile(png, filename="stats.png"), caption=caption)
+    except Forbidden:
+        await services(context).storage.mark_inactive(chat_id)
+        return False
+    except BadRequest:
+        log.exception("Telegram rejected a picture for chat %s", chat_id)
+        return False
+    return True
+
+
+async def send_document(
+    context: ContextTypes.DEFAULT_TYPE, chat_id: int, data: bytes, filename: str, caption: Html
+) -> bool:
+    try:
+        await context.bot.send_document(
+            chat_id, InputFile(data, filename=filename), caption=caption
+        )
+    except Forbidden:
+        await services(context).storage.mark_inactive(chat_id)
+        return False
+    except BadRequest:
+        log.exception("Telegram rejected a document for chat %s", chat_id)
+        return False
+    return True

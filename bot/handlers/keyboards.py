@@ -28,6 +28,32 @@ def next_keyboard(t: Strings, lang: str, level: Level) -> InlineKeyboardMarkup:
     )
 
 
+def feedback_keyboard(
+    t: Strings, lang: str, level: Level, answer_id: int, level_up: Level | None
+) -> InlineKeyboardMarkup:
+    """Overrule the automatic rating with one tap; next question; maybe move up a level."""
+    rate = [
+        InlineKeyboardButton(
+            t(lang, f"button_rate_{choice}"), callback_data=f"rate:{answer_id}:{choice}"
+        )
+        for choice in ("good", "hard", "again")
+    ]
+    rows = [
+        rate,
+        [InlineKeyboardButton(t(lang, "button_next"), callback_data=f"next:{level.value}")],
+    ]
+    if level_up is not None:
+        name = t(lang, f"level_{level_up.value}")
+        rows.append(
+            [
+                InlineKeyboardButton(
+                    t(lang, "button_level_up", level=name), callback_data=f"level:{level_up.value}"
+                )
+            ]
+        )
+    return InlineKeyboardMarkup(rows)
+
+
 def level_keyboard(t: Strings, lang: str, current: Level | None) -> InlineKeyboardMarkup:
     row = [
         InlineKeyboardButton(

@@ -2,16 +2,34 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 from telegram import CallbackQuery, Update
 from telegram.ext import ContextTypes
 
-from bot.core.levels import Level, parse_level
+from bot.core.levels import LEVEL_ORDER, Level, parse_level
 from bot.core.models import UserProfile
+from bot.core.review import LEVEL_UP_ANSWERS, level_up, weak_concepts
 from bot.core.scoring import is_answerable
 from bot.core.streaks import at_risk, visible_streak
-from bot.handlers.common import Services, current_user, send, services, ui_language
-from bot.handlers.keyboards import next_keyboard, question_keyboard, start_keyboard
+from bot.export import answers_csv
+from bot.handlers.common import (
+    Services,
+    current_user,
+    send,
+    send_document,
+    send_photo,
+    services,
+    ui_language,
+)
+from bot.handlers.keyboards import (
+    feedback_keyboard,
+    next_keyboard,
+    question_keyboard,
+    start_keyboard,
+)
 from bot.i18n import Html
+from bot.picture import LevelBar, first_day, render_stats_picture
 from bot.render import (
     MESSAGE_LIMIT,
     bar,
@@ -20,6 +38,7 @@ from bot.render import (
     pack_messages,
     percent,
     question_message,
+    split_head,
     utf16_len,
 )
 
@@ -137,7 +156,24 @@ async def answer(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         hints=feedback.hints,
         streak=feedback.streak,
     )
-    keyboard = next_keyboard(svc.strings, lang, feedback.question.level)
+    if feedback.level_up is not None:
+        current = user.level or Level.BEGINNER
+        recent = [
+            a["score"]
+            for a in await svc.storage.recent_answers(user.user_id, 20)
+            if a["level"] == current
+        ][:LEVEL_UP_ANSWERS]
+        line = svc.strings(
+            lang,
+            "level_up",
+            percent=percent(sum(recent) / len(recent)),
+            level=level_name(svc.strings, lang, current),
+            next=level_name(svc.strings, lang, feedback.level_up),
+        )
+        messages = [*messages, line]
+    keyboard = feedback_keyboard(
+        svc.strings, lang, feedback.question.level, feedback.answer_id, feedback.level_up
+    )
     await send(context, chat_id, messages, keyboard, reply_to=message.message_id)
 
 
@@ -206,6 +242,7 @@ async def _reveal(context: ContextTypes.DEFAULT_TYPE, chat_id: int, lang: str) -
 
 
 async def stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """A picture (12-week heat map, streaks, coverage per level) and the numbers as text."""
     svc = services(context)
     user = await current_user(update, svc)
     chat = update.effective_chat
@@ -216,6 +253,7 @@ async def stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     summary = await svc.storage.user_stats(user.user_id)
     today = svc.practice.today(user).date()
     streak = visible_streak(user.streak, today)
+    averages = {row.level: row for row in summary.by_level}
     lines = [
         t(lang, "stats_title"),
         t(lang, "stats_streak", current=streak.current, best=streak.best),
@@ -237,9 +275,57 @@ async def stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
                     bar=bar(row.average),
                 )
             )
+    recent = await svc.storage.recent_answers(user.user_id, 50)
+    weak = weak_concepts((a["covered"], a["missed"]) for a in recent)
+    if weak:
+        lines.append(t(lang, "stats_weak", concepts="; ".join(weak)))
+    current = user.level or Level.BEGINNER
+    at_level = [a["score"] for a in recent if a["level"] == current]
+    suggestion = level_up(current, at_level)
+    if suggestion is not None:
+        window = at_level[:LEVEL_UP_ANSWERS]
+        lines.append(
+            t(
+                lang,
+                "level_up",
+                percent=percent(sum(window) / len(window)),
+                level=level_name(t, lang, current),
+                next=level_name(t, lang, suggestion),
+            )
+        )
     if at_risk(user.streak, today):
         lines.append(t(lang, "stats_at_risk"))
-    await send(context, chat.id, [Html("\n".join(lines))])
+    since = first_day(today)
+    per_day = {
+        date.fromisoformat(day): n
+        for day, n in (await svc.storage.answers_per_day(user.user_id, since.isoformat())).items()
+    }
+    picture = render_stats_picture(
+        strings=t,
+        lang=lang,
+        fonts=svc.settings.content_dir / "fonts",
+        today=today,
+        per_day=per_day,
+        current=streak.current,
+        best=streak.best,
+        levels=[
+            LevelBar(level_name(t, lang, lv), averages[lv].average if lv in averages else None)
+            for lv in LEVEL_ORDER
+        ],
+    )
+    level_text = ", ".join(
+        f"{level_name(t, lang, row.level)} {percent(row.average)}%" for row in summary.by_level
+    )
+    caption = t(
+        lang,
+        "stats_caption",
+        answers=summary.answers,
+        current=streak.current,
+        best=streak.best,
+        levels=level_text or "—",
+    )
+    await send_photo(context, chat.id, picture, caption)
+    await send(context, chat.id, split_head("\n".join(lines)))
 
 
 async def practice_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -309,3 +395,40 @@ async def unknown_command(update: Update, context: ContextTypes.DEFAULT_TYPE) ->
             update.effective_chat.id,
             [svc.strings(ui_language(user, update), "unknown_command")],
         )
+
+
+async def rate_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """One tap overrules the automatic rating of an answer; the next review moves with it."""
+    query = update.callback_query
+    svc = services(context)
+    user = await current_user(update, svc)
+    if query is None or user is None:
+        return
+    lang = ui_language(user, update)
+    _, answer_id, choice = (query.data or "::").split(":", 2)
+    state = None
+    if answer_id.isdigit():
+        state = await svc.practice.overrule(user.user_id, int(answer_id), choice)
+    if state is None:
+        await query.answer(svc.strings(lang, "rate_stale"))
+        return
+    zone = svc.practice.zone(user)
+    when = state.due.astimezone(zone).strftime("%Y-%m-%d")
+    await query.answer(svc.strings(lang, "rated", when=when))
+
+
+async def export(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """The user's answer history as a CSV document."""
+    svc = services(context)
+    user = await current_user(update, svc)
+    chat = update.effective_chat
+    if user is None or chat is None:
+        return
+    lang = ui_language(user, update)
+    rows = await svc.storage.answers_for(user.user_id)
+    if not rows:
+        await send(context, chat.id, [svc.strings(lang, "export_empty")])
+        return
+    data = answers_csv(rows).encode("utf-8-sig")  # BOM: spreadsheets read the Chinese right
+    caption = svc.strings(lang, "export_caption", count=len(rows))
+    await send_document(context, chat.id, data, "interview-answers.csv", caption)

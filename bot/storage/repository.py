@@ -731,11 +731,12 @@ class Storage:
         update_streak: Callable[[StreakState], StreakState],
         *,
         close_open: bool = True,
-    ) -> StreakState | None:
+    ) -> tuple[StreakState, int] | None:
         """Store an answer and move the streak, atomically; None if the question closed meanwhile.
 
         With `close_open`, the answer only counts if `record.question_id` is still the chat's
-        open question, and closes it: a double-sent answer is scored once.
+        open question, and closes it: a double-sent answer is scored once. Returns the new
+        streak and the answer's id.
         """
         async with self.transaction() as db:
             if close_open:
@@ -745,7 +746,7 @@ class Storage:
                 )
                 if cur.rowcount == 0:
                     return None
-            await db.execute(
+            cur = await db.execute(
                 "INSERT INTO answers (user_id, chat_id, question_id, level, answer, score,"
                 " covered, missed, hints, answered_at, local_day)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -763,8 +764,89 @@ class Storage:
                     record.local_day,
                 ),
             )
+            answer_id = cur.lastrowid
+            assert answer_id is not None
             new = await self._move_streak(db, record.user_id, update_streak)
-        return new
+        return new, answer_id
+
+    # -- spaced repetition and progress -------------------------------------------------------
+
+    async def get_review(self, user_id: int, question_id: str) -> dict[str, Any] | None:
+        row = await self._one(
+            "SELECT * FROM reviews WHERE user_id = ? AND question_id = ?", (user_id, question_id)
+        )
+        return dict(row) if row else None
+
+    async def save_review(
+        self,
+        user_id: int,
+        question_id: str,
+        *,
+        card: str,
+        due: datetime,
+        previous_card: str | None,
+        answer_id: int,
+        reviewed_at: datetime,
+        rating: int,
+    ) -> None:
+        async with self.transaction() as db:
+            await db.execute(
+                "INSERT INTO reviews (user_id, question_id, card, due_at, previous_card,"
+                " last_answer_id, reviewed_at, rating) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT (user_id, question_id) DO UPDATE SET card = excluded.card,"
+                " due_at = excluded.due_at, previous_card = excluded.previous_card,"
+                " last_answer_id = excluded.last_answer_id, reviewed_at = excluded.reviewed_at,"
+                " rating = excluded.rating",
+                (
+                    user_id,
+                    question_id,
+                    card,
+                    _iso(due),
+                    previous_card,
+                    answer_id,
+                    _iso(reviewed_at),
+                    rating,
+                ),
+            )
+
+    async def due_reviews(self, user_id: int, now: datetime) -> list[str]:
+        """Question ids whose review is due, most overdue first."""
+        rows = await self._all(
+            "SELECT question_id FROM reviews WHERE user_id = ? AND due_at <= ? ORDER BY due_at",
+            (user_id, _iso(now)),
+        )
+        return [r[0] for r in rows]
+
+    async def answered_questions(self, user_id: int) -> set[str]:
+        rows = await self._all(
+            "SELECT DISTINCT question_id FROM answers WHERE user_id = ?", (user_id,)
+        )
+        return {r[0] for r in rows}
+
+    async def recent_answers(self, user_id: int, limit: int = 50) -> list[dict[str, Any]]:
+        """Newest first: level, score, covered and missed labels."""
+        rows = await self._all(
+            "SELECT level, score, covered, missed FROM answers WHERE user_id = ?"
+            " ORDER BY answered_at DESC, id DESC LIMIT ?",
+            (user_id, limit),
+        )
+        return [
+            {
+                "level": Level(r["level"]),
+                "score": r["score"],
+                "covered": json.loads(r["covered"]),
+                "missed": json.loads(r["missed"]),
+            }
+            for r in rows
+        ]
+
+    async def answers_per_day(self, user_id: int, since_day: str) -> dict[str, int]:
+        rows = await self._all(
+            "SELECT local_day, COUNT(*) FROM answers WHERE user_id = ? AND local_day >= ?"
+            " GROUP BY local_day",
+            (user_id, since_day),
+        )
+        return {r[0]: r[1] for r in rows}
 
     async def user_stats(self, user_id: int) -> UserStats:
         rows = await self._all(
@@ -782,6 +864,10 @@ class Storage:
             questions=int(total[1]) if total else 0,
             by_level=[by_level[lv.value] for lv in Level if lv.value in by_level],
         )
+
+    async def answer(self, answer_id: int) -> dict[str, Any] | None:
+        row = await self._one("SELECT * FROM answers WHERE id = ?", (answer_id,))
+        return dict(row) if row else None
 
     async def answers_for(self, user_id: int) -> list[dict[str, Any]]:
         """A user's answers, oldest first, as plain dicts (for export)."""

@@ -392,7 +392,7 @@ class FakeBotAPI:
                 if part.name is None:
                     continue
                 if getattr(part, "filename", None):
-                    params[part.name] = await part.read()  # type: ignore[union-attr]
+                    params[part.name] = bytes(await part.read())  # type: ignore[union-attr]
                 else:
                     params[part.name] = await part.text()  # type: ignore[union-attr]
         else:

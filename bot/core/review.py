@@ -1,0 +1,88 @@
+"""Spaced repetition (FSRS) and the learning signals built on answers.
+
+Every rule about *when a question comes back* lives here:
+- `RATING_THRESHOLDS`: answer coverage -> FSRS rating. The one documented place:
+    coverage >= 0.85 -> Easy, >= 0.60 -> Good, >= 0.30 -> Hard, below -> Again;
+    hints cap it: one hint -> at most Good, two or more -> at most Hard.
+- the user can overrule the rating with one tap ("I knew it" -> Good, "partly" -> Hard,
+  "no" -> Again); the review is then redone from the state before that answer.
+- FSRS runs without same-day learning steps: a question practised today comes back on a
+  later day, never minutes later.
+Also here: weak spots (concepts missed across questions) and the level-up suggestion.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from fsrs import Card, Rating, Scheduler
+
+from bot.core.levels import LEVEL_ORDER, Level
+
+RATING_THRESHOLDS: tuple[tuple[float, Rating], ...] = (
+    (0.85, Rating.Easy),
+    (0.60, Rating.Good),
+    (0.30, Rating.Hard),
+)
+HINT_CAPS: tuple[tuple[int, Rating], ...] = ((2, Rating.Hard), (1, Rating.Good))
+OVERRIDES: dict[str, Rating] = {"good": Rating.Good, "hard": Rating.Hard, "again": Rating.Again}
+
+LEVEL_UP_ANSWERS = 5  # recent answers at the current level that are looked at
+LEVEL_UP_AVERAGE = 0.80  # their average coverage that earns the suggestion
+WEAK_MIN_MISSES = 2
+
+_SCHEDULER = Scheduler(learning_steps=(), relearning_steps=(), enable_fuzzing=False)
+
+
+def rating_for(coverage: float, hints: int = 0) -> Rating:
+    """The FSRS rating an answer earns (see the module docstring for the table)."""
+    rating = next((r for floor, r in RATING_THRESHOLDS if coverage >= floor), Rating.Again)
+    for min_hints, cap in HINT_CAPS:
+        if hints >= min_hints:
+            return min(rating, cap)
+    return rating
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewState:
+    card: str  # FSRS card as JSON
+    due: datetime
+
+
+def review(previous: str | None, rating: Rating, at: datetime) -> ReviewState:
+    """Apply one review at `at` to a card (None: first time seen); return the new state."""
+    card = Card.from_dict(json.loads(previous)) if previous else Card(due=at)
+    updated, _log = _SCHEDULER.review_card(card, rating, review_datetime=at)
+    return ReviewState(json.dumps(updated.to_dict()), updated.due)
+
+
+def weak_concepts(
+    answers: Iterable[tuple[Sequence[str], Sequence[str]]], limit: int = 3
+) -> list[str]:
+    """Concepts missed at least twice and more often than covered, most missed first.
+
+    `answers` are (covered labels, missed labels) pairs, across questions.
+    """
+    missed: Counter[str] = Counter()
+    covered: Counter[str] = Counter()
+    for got, lost in answers:
+        covered.update(got)
+        missed.update(lost)
+    weak = [
+        label for label, n in missed.most_common() if n >= WEAK_MIN_MISSES and n > covered[label]
+    ]
+    return weak[:limit]
+
+
+def level_up(current: Level, recent_scores: Sequence[float]) -> Level | None:
+    """The next level when the last answers at `current` average high; never forced."""
+    if current is LEVEL_ORDER[-1] or len(recent_scores) < LEVEL_UP_ANSWERS:
+        return None
+    window = recent_scores[:LEVEL_UP_ANSWERS]
+    if sum(window) / len(window) < LEVEL_UP_AVERAGE:
+        return None
+    return LEVEL_ORDER[LEVEL_ORDER.index(current) + 1]

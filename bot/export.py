@@ -1,0 +1,42 @@
+"""A user's answer history as CSV: the same format for /export and `interview-bot export`."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable
+from typing import Any
+
+COLUMNS = [
+    "answered_at", "local_day", "question_id", "level", "score", "covered", "missed",
+    "hints", "chat_id", "answer",
+]  # fmt: skip
+
+
+def answers_csv(rows: Iterable[dict[str, Any]]) -> str:
+    """Rows from storage -> CSV text; concept lists are joined with ' | '."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(COLUMNS)
+    for row in rows:
+        writer.writerow(
+            [
+                row["answered_at"],
+                row["local_day"],
+                row["question_id"],
+                row["level"],
+                f"{row['score']:.4f}",
+                " | ".join(json.loads(row["covered"])),
+                " | ".join(json.loads(row["missed"])),
+                row["hints"],
+                row["chat_id"],
+                row["answer"],
+            ]
+        )
+    return out.getvalue()
+
+
+def read_answers_csv(text: str) -> list[dict[str, str]]:
+    """Parse what `answers_csv` wrote (for tools and the round-trip test)."""
+    return list(csv.DictReader(io.StringIO(text.removeprefix("\\ufeff"))))

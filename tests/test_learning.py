@@ -1,0 +1,175 @@
+"""Spaced repetition, weak spots, level suggestions, the stats picture and CSV export."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import os
+import subprocess
+import sys
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from fontTools.ttLib import TTFont
+from fsrs import Rating
+from PIL import Image
+
+from bot.core.levels import Level
+from bot.core.review import level_up, rating_for, review, weak_concepts
+from bot.export import read_answers_csv
+from bot.i18n import Strings
+from bot.picture import (
+    HEIGHT,
+    WIDTH,
+    LevelBar,
+    cell_box,
+    drawn_text,
+    first_day,
+    render_stats_picture,
+    shade,
+)
+from tests.conftest import CONTENT, BotHarness
+from tests.support.fake_bot_api import FakeBotAPI, FakeUser
+
+ADA = FakeUser(9001, "Ada", "en")
+STRINGS = Strings.load(CONTENT / "strings")
+T0 = datetime(2026, 3, 2, 9, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("coverage", "hints", "rating"),
+    [(1.0, 0, Rating.Easy), (0.85, 0, Rating.Easy), (0.84, 0, Rating.Good), (0.6, 0, Rating.Good),
+     (0.59, 0, Rating.Hard), (0.3, 0, Rating.Hard), (0.29, 0, Rating.Again), (0.0, 0, Rating.Again),
+     (1.0, 1, Rating.Good), (1.0, 2, Rating.Hard), (0.1, 3, Rating.Again)],
+)  # fmt: skip
+def test_ratings_follow_coverage_as_documented(coverage: float, hints: int, rating: Rating) -> None:
+    assert rating_for(coverage, hints) is rating
+
+
+def test_better_ratings_come_back_later() -> None:
+    dues = [review(None, r, T0).due for r in (Rating.Again, Rating.Hard, Rating.Good, Rating.Easy)]
+    assert dues == sorted(dues) and len(set(dues)) >= 3
+    assert dues[0] - T0 >= timedelta(days=1)  # never the same day: no minute-long steps
+
+
+def test_weak_spots_and_level_suggestion() -> None:
+    answers = [(["a"], ["b", "c"]), ([], ["b"]), (["c"], ["d"]), ([], ["c", "e"])]
+    assert weak_concepts(answers) == ["b", "c"]  # c: missed twice, covered once
+    answers.append(([], ["c"]))
+    assert weak_concepts(answers) == ["c", "b"]
+    assert weak_concepts([(["x"], ["y"]), (["y"], ["x"])]) == []  # once each is no pattern
+    assert level_up(Level.BEGINNER, [0.9, 0.85, 0.8, 0.95, 0.7]) is Level.INTERMEDIATE
+    assert level_up(Level.BEGINNER, [0.9, 0.85, 0.8, 0.95]) is None  # too few answers
+    assert level_up(Level.BEGINNER, [0.9, 0.5, 0.6, 0.95, 0.7]) is None
+    assert level_up(Level.ADVANCED, [1.0] * 5) is None
+
+
+async def answer_at(bot: BotHarness, text: str, command: str = "/quiz") -> tuple[str, int]:
+    (question,) = await bot.say(ADA, command)
+    qid = next(d for _, d in question.buttons if d.startswith("hint:")).split(":")[1]
+    feedback = await bot.say(ADA, text)
+    rate = next(d for _, d in feedback[-1].buttons if d.startswith("rate:"))
+    return qid, int(rate.split(":")[1])
+
+
+async def test_due_reviews_come_before_new_questions(bot: BotHarness) -> None:
+    weak_qid, _ = await answer_at(bot, "不知道")  # Again: due tomorrow
+    await answer_at(
+        bot, "max_batch_size preferred_batch_size max_queue_delay_microseconds preserve_ordering"
+    )
+    bot.clock.advance(days=1, hours=1)
+    (question,) = await bot.say(ADA, "/quiz")
+    qid = next(d for _, d in question.buttons if d.startswith("hint:")).split(":")[1]
+    assert qid == weak_qid  # the due review, not a new question
+    await bot.say(ADA, "/skip", expect=2)  # skip closes it; the next one is new or not due
+    (question,) = await bot.say(ADA, "/quiz advanced")  # an explicit level asks at that level
+    assert "Advanced" in question.visible
+
+
+async def _rating_becomes(bot: BotHarness, qid: str, rating: Rating) -> dict[str, object]:
+    for _ in range(200):
+        row = await bot.storage.get_review(ADA.id, qid)
+        if row is not None and row["rating"] == int(rating):
+            return row
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"rating never became {rating}")
+
+
+async def test_overruled_rating_moves_the_next_due_date(bot: BotHarness, api: FakeBotAPI) -> None:
+    qid, answer_id = await answer_at(bot, "不知道")
+    automatic = await bot.storage.get_review(ADA.id, qid)
+    assert automatic is not None and automatic["rating"] == int(Rating.Again)
+    feedback = [s for s in api.to(ADA.id) if any(d.startswith("rate:") for _, d in s.buttons)][-1]
+    api.callback(ADA, f"rate:{answer_id}:good", feedback)  # "I knew it"
+    good = await _rating_becomes(bot, qid, Rating.Good)
+    assert str(good["due_at"]) > str(automatic["due_at"])
+    api.callback(ADA, f"rate:{answer_id}:hard", feedback)  # changed my mind: "partly"
+    hard = await _rating_becomes(bot, qid, Rating.Hard)
+    assert str(automatic["due_at"]) <= str(hard["due_at"]) < str(good["due_at"])
+    # Redone from the state before the answer, not stacked on the previous override.
+    assert hard["previous_card"] == automatic["previous_card"] is None
+
+
+def test_picture_is_a_png_of_the_expected_size_whose_cells_show_answered_days() -> None:
+    today = date(2026, 3, 4)
+    answered = {today: 1, today - timedelta(days=1): 3, today - timedelta(days=20): 2}
+    png = render_stats_picture(
+        strings=STRINGS, lang="zh", fonts=CONTENT / "fonts", today=today, per_day=answered,
+        current=2, best=9, levels=[LevelBar("初级", 0.8), LevelBar("中级", None)],
+    )  # fmt: skip
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    assert image.size == (WIDTH, HEIGHT)
+    shown = (today - first_day(today)).days + 1
+    assert shown == 11 * 7 + 3  # eleven whole weeks and this week up to Wednesday
+    for offset in range(shown):
+        day = today - timedelta(days=offset)
+        box = cell_box(day, today)
+        assert box is not None
+        centre = ((box[0] + box[2]) // 2, (box[1] + box[3]) // 2)
+        assert image.getpixel(centre) == shade(answered.get(day, 0)), day
+    assert cell_box(today + timedelta(days=1), today) is None  # the future is not drawn
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_glyph_the_picture_draws_is_in_the_bundled_font(lang: str) -> None:
+    cmap = TTFont(CONTENT / "fonts" / "NotoSansSC-subset.otf").getBestCmap()
+    missing = {ch for ch in drawn_text(STRINGS, lang) if ord(ch) not in cmap}
+    assert missing == set()
+
+
+async def test_stats_sends_the_picture_and_weak_spots(bot: BotHarness, api: FakeBotAPI) -> None:
+    for _ in range(4):  # three beginner questions, then the first comes back: missed twice
+        await answer_at(bot, "batch", "/quiz beginner")
+    picture, text = await bot.say(ADA, "/stats", expect=2)
+    image = Image.open(io.BytesIO(picture.params["photo"]))
+    assert image.format == "PNG" and image.size == (WIDTH, HEIGHT)
+    assert "4 answer(s)" in picture.visible
+    assert "Weak spots" in text.visible
+
+
+async def test_export_round_trips(bot: BotHarness, api: FakeBotAPI, tmp_path: Path) -> None:
+    (empty,) = await bot.say(ADA, "/export")
+    assert "No answers" in empty.visible
+    await answer_at(bot, 'max_batch_size, <b>粗体</b> & "quotes", 逗号，\nnew line')
+    await answer_at(bot, "preserve ordering")
+    (document,) = await bot.say(ADA, "/export")
+    assert document.method == "sendDocument"
+    rows = read_answers_csv(document.params["document"].decode("utf-8-sig"))
+    stored = await bot.storage.answers_for(ADA.id)
+    assert [r["answer"] for r in rows] == [s["answer"] for s in stored]
+    assert [r["question_id"] for r in rows] == [s["question_id"] for s in stored]
+    assert [float(r["score"]) for r in rows] == pytest.approx(
+        [s["score"] for s in stored], abs=1e-4
+    )
+    # The command line writes the same file.
+    out = tmp_path / "answers.csv"
+    env = {**os.environ, "DATABASE_PATH": str(bot.settings.database_path)}
+    done = await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-m", "bot", "export", "--user", str(ADA.id), "--out", str(out)],
+        env=env, cwd=tmp_path, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert read_answers_csv(out.read_text(encoding="utf-8-sig")) == rows
