@@ -1,30 +1,36 @@
-"""Run every benchmark in turn: `python -m bench` (or `make bench`)."""
+"""Run every benchmark, each in its own process (so peak memory is its own): `make bench`."""
 
 from __future__ import annotations
 
 import platform
+import subprocess
 import sys
 from datetime import UTC, datetime
 
-from bench import bot_throughput, fanout, group_round, scoring, stats_picture
-
 BENCHES = {
-    "scoring": scoring.report,
-    "throughput": bot_throughput.report,
-    "fanout": fanout.report,
-    "group": group_round.report,
-    "picture": stats_picture.report,
+    "scoring": "bench.scoring",
+    "throughput": "bench.bot_throughput",
+    "fanout": "bench.fanout",
+    "group": "bench.group_round",
+    "picture": "bench.stats_picture",
 }
 
 
-def main() -> None:
+def main() -> int:
     chosen = sys.argv[1:] or list(BENCHES)
+    unknown = [name for name in chosen if name not in BENCHES]
+    if unknown:
+        print(f"unknown benchmark(s): {', '.join(unknown)}; choose from {', '.join(BENCHES)}")
+        return 2
     print(f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC · {platform.node()} · {platform.machine()}")
-    print(f"Python {platform.python_version()} · {platform.processor() or 'cpu'}\n")
+    print(f"Python {platform.python_version()} · {platform.processor() or 'cpu'}\n", flush=True)
+    failed = 0
     for name in chosen:
-        BENCHES[name]()
-        print()
+        done = subprocess.run([sys.executable, "-m", BENCHES[name]], check=False)  # noqa: S603
+        failed += done.returncode != 0
+        print(flush=True)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -118,3 +118,7 @@ def report() -> None:
     for n in ECHO_CONCURRENCY:
         print(f"  echo bot, {n:>3} concurrent:    {f[f'echo_{n}']:8.0f} updates/s")
     print(f"  ratio to the best echo:     {f['ratio']:8.2f} (target >= 0.5)")
+
+
+if __name__ == "__main__":
+    report()

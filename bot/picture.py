@@ -127,7 +127,7 @@ def render_stats_picture(
         draw.text((bar_x + bar_w + 20, y + 22), label, font=small, fill=INK, anchor="lm")
 
     out = io.BytesIO()
-    image.save(out, format="PNG", optimize=True)
+    image.save(out, format="PNG")
     return out.getvalue()
 
 
