@@ -54,6 +54,7 @@ class Feedback:
     answer_id: int
     next_review: datetime
     level_up: Level | None  # a suggestion, shown when recent answers at the level are strong
+    level_average: float  # the recent average at the user's level behind that suggestion
 
 
 class Practice:
@@ -171,9 +172,10 @@ class Practice:
         )
         recent = await self.storage.recent_answers(user.user_id, LEVEL_UP_ANSWERS * 4)
         current = user.level or Level.BEGINNER
-        at_level = [a["score"] for a in recent if a["level"] == current]
+        at_level = [a["score"] for a in recent if a["level"] == current][:LEVEL_UP_ANSWERS]
         suggestion = level_up(current, at_level) if question.level == current else None
-        return Feedback(question, result, hints, streak, answer_id, state.due, suggestion)
+        average = sum(at_level) / len(at_level) if at_level else 0.0
+        return Feedback(question, result, hints, streak, answer_id, state.due, suggestion, average)
 
     async def _review(
         self, user_id: int, question_id: str, answer_id: int, rating: Rating

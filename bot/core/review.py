@@ -55,7 +55,9 @@ class ReviewState:
 
 def review(previous: str | None, rating: Rating, at: datetime) -> ReviewState:
     """Apply one review at `at` to a card (None: first time seen); return the new state."""
-    card = Card.from_dict(json.loads(previous)) if previous else Card(due=at)
+    # An explicit card_id: without one, fsrs.Card() sleeps 1 ms (blocking the event loop)
+    # to keep its clock-based ids unique. Ours are never used; the row key is enough.
+    card = Card.from_dict(json.loads(previous)) if previous else Card(card_id=1, due=at)
     updated, _log = _SCHEDULER.review_card(card, rating, review_datetime=at)
     return ReviewState(json.dumps(updated.to_dict()), updated.due)
 

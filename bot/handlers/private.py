@@ -140,15 +140,15 @@ async def answer(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     lang = ui_language(user, update)
     chat_id = message.chat_id
-    if await svc.practice.open_question(chat_id) is None:
-        await send(context, chat_id, [svc.strings(lang, "no_open_question")])
-        return
     if not is_answerable(message.text):
-        await send(context, chat_id, [svc.strings(lang, "answer_too_short")])
+        is_open = await svc.practice.open_question(chat_id) is not None
+        key = "answer_too_short" if is_open else "no_open_question"
+        await send(context, chat_id, [svc.strings(lang, key)])
         return
     feedback = await svc.practice.answer(chat_id, user, message.text)
-    if feedback is None:
-        return  # the same question was answered a moment ago by another message
+    if feedback is None:  # nothing open (or it was answered a moment ago by another message)
+        await send(context, chat_id, [svc.strings(lang, "no_open_question")])
+        return
     messages = feedback_messages(
         svc.strings,
         lang,
@@ -159,15 +159,10 @@ async def answer(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     )
     if feedback.level_up is not None:
         current = user.level or Level.BEGINNER
-        recent = [
-            a["score"]
-            for a in await svc.storage.recent_answers(user.user_id, 20)
-            if a["level"] == current
-        ][:LEVEL_UP_ANSWERS]
         line = svc.strings(
             lang,
             "level_up",
-            percent=percent(sum(recent) / len(recent)),
+            percent=percent(feedback.level_average),
             level=level_name(svc.strings, lang, current),
             next=level_name(svc.strings, lang, feedback.level_up),
         )

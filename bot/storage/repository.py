@@ -155,6 +155,16 @@ class Storage:
                 raise
             await self.db.execute("COMMIT")
 
+    async def _write(self, sql: str, params: Iterable[Any] = ()) -> int:
+        """One statement, atomic on its own; serialised with the transactions. Returns rowcount.
+
+        Cheaper than `transaction()` (one round trip to the database thread instead of three),
+        for the many writes that are a single statement.
+        """
+        async with self._write_lock:
+            cursor = await self.db.execute(sql, tuple(params))
+            return cursor.rowcount
+
     async def _one(self, sql: str, params: Iterable[Any] = ()) -> aiosqlite.Row | None:
         async with self.db.execute(sql, tuple(params)) as cur:
             return await cur.fetchone()
@@ -204,15 +214,14 @@ class Storage:
         returning user who had blocked the bot is active again). Group members are stored
         too, for their streaks and the leaderboard, but are not messaged until they start.
         """
-        async with self.transaction() as db:
-            await db.execute(
-                "INSERT INTO users (user_id, first_name, language, created_at, started, active)"
-                " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (user_id) DO UPDATE SET"
-                " first_name = excluded.first_name,"
-                " started = MAX(users.started, excluded.started),"
-                " active = CASE WHEN excluded.started = 1 THEN 1 ELSE users.active END",
-                (user_id, first_name[:64], language, _now(), int(private), int(private)),
-            )
+        await self._write(
+            "INSERT INTO users (user_id, first_name, language, created_at, started, active)"
+            " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (user_id) DO UPDATE SET"
+            " first_name = excluded.first_name,"
+            " started = MAX(users.started, excluded.started),"
+            " active = CASE WHEN excluded.started = 1 THEN 1 ELSE users.active END",
+            (user_id, first_name[:64], language, _now(), int(private), int(private)),
+        )
         user = await self.get_user(user_id)
         assert user is not None
         return user
@@ -227,11 +236,10 @@ class Storage:
         # Column names come from the fixed whitelist above, never from input.
         assignments = ", ".join(f"{name} = ?" for name in fields)
         values = [v.value if isinstance(v, Level) else v for v in fields.values()]
-        async with self.transaction() as db:
-            await db.execute(
-                f"UPDATE users SET {assignments} WHERE user_id = ?",  # noqa: S608
-                (*values, user_id),
-            )
+        await self._write(
+            f"UPDATE users SET {assignments} WHERE user_id = ?",  # noqa: S608
+            (*values, user_id),
+        )
 
     async def forget_user(self, user_id: int) -> None:
         """Delete everything stored about a user (answers and open questions cascade)."""
@@ -252,14 +260,13 @@ class Storage:
         self, chat_id: int, kind: str, title: str = "", language: str | None = None
     ) -> None:
         """Create or refresh a chat (reachable again); its language is set once, if unknown."""
-        async with self.transaction() as db:
-            await db.execute(
-                "INSERT INTO chats (chat_id, kind, title, language, created_at)"
-                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (chat_id) DO UPDATE SET"
-                " kind = excluded.kind, title = excluded.title, active = 1,"
-                " language = COALESCE(chats.language, excluded.language)",
-                (chat_id, kind, title[:128], language, _now()),
-            )
+        await self._write(
+            "INSERT INTO chats (chat_id, kind, title, language, created_at)"
+            " VALUES (?, ?, ?, ?, ?) ON CONFLICT (chat_id) DO UPDATE SET"
+            " kind = excluded.kind, title = excluded.title, active = 1,"
+            " language = COALESCE(chats.language, excluded.language)",
+            (chat_id, kind, title[:128], language, _now()),
+        )
 
     async def set_chat_timezone(self, chat_id: int, zone: str) -> None:
         async with self.transaction() as db:
@@ -281,20 +288,19 @@ class Storage:
         zone: str,
         next_due: Occurrence | None,
     ) -> None:
-        async with self.transaction() as db:
-            await db.execute(
-                "UPDATE chats SET daily_enabled = ?, daily_time = ?, daily_days = ?, timezone = ?,"
-                " next_due_at = ?, next_due_day = ? WHERE chat_id = ?",
-                (
-                    int(enabled),
-                    at,
-                    days,
-                    zone,
-                    _iso(next_due.at) if next_due else None,
-                    next_due.day.isoformat() if next_due else None,
-                    chat_id,
-                ),
-            )
+        await self._write(
+            "UPDATE chats SET daily_enabled = ?, daily_time = ?, daily_days = ?, timezone = ?,"
+            " next_due_at = ?, next_due_day = ? WHERE chat_id = ?",
+            (
+                int(enabled),
+                at,
+                days,
+                zone,
+                _iso(next_due.at) if next_due else None,
+                next_due.day.isoformat() if next_due else None,
+                chat_id,
+            ),
+        )
 
     async def due_chats(
         self, now: datetime, limit: int = 500, after: tuple[str, int] | None = None
@@ -319,23 +325,21 @@ class Storage:
         again. One whose request was under way ('sending') is not: it may have arrived, and a
         chat gets at most one prompt a day.
         """
-        async with self.transaction() as db:
-            cur = await db.execute(
-                "INSERT INTO daily_sends (chat_id, local_day, status, attempts, claimed_at)"
-                " VALUES (?, ?, 'claimed', 1, ?) ON CONFLICT (chat_id, local_day) DO UPDATE"
-                " SET attempts = attempts + 1, claimed_at = excluded.claimed_at"
-                " WHERE status = 'claimed'",
-                (chat_id, local_day, _iso(now)),
-            )
-            return cur.rowcount > 0
+        claimed = await self._write(
+            "INSERT INTO daily_sends (chat_id, local_day, status, attempts, claimed_at)"
+            " VALUES (?, ?, 'claimed', 1, ?) ON CONFLICT (chat_id, local_day) DO UPDATE"
+            " SET attempts = attempts + 1, claimed_at = excluded.claimed_at"
+            " WHERE status = 'claimed'",
+            (chat_id, local_day, _iso(now)),
+        )
+        return claimed > 0
 
     async def set_daily_status(self, chat_id: int, local_day: str, status: str) -> None:
         """'sending' just before the request leaves; back to 'claimed' when it surely failed."""
-        async with self.transaction() as db:
-            await db.execute(
-                "UPDATE daily_sends SET status = ? WHERE chat_id = ? AND local_day = ?",
-                (status, chat_id, local_day),
-            )
+        await self._write(
+            "UPDATE daily_sends SET status = ? WHERE chat_id = ? AND local_day = ?",
+            (status, chat_id, local_day),
+        )
 
     async def daily_attempts(self, chat_id: int, local_day: str) -> int:
         row = await self._one(
@@ -366,11 +370,10 @@ class Storage:
             )
 
     async def advance_daily(self, chat_id: int, next_due: Occurrence) -> None:
-        async with self.transaction() as db:
-            await db.execute(
-                "UPDATE chats SET next_due_at = ?, next_due_day = ? WHERE chat_id = ?",
-                (_iso(next_due.at), next_due.day.isoformat(), chat_id),
-            )
+        await self._write(
+            "UPDATE chats SET next_due_at = ?, next_due_day = ? WHERE chat_id = ?",
+            (_iso(next_due.at), next_due.day.isoformat(), chat_id),
+        )
 
     async def daily_sent_count(self, chat_id: int) -> int:
         row = await self._one(
@@ -416,13 +419,11 @@ class Storage:
         return [self._user(r) for r in rows]
 
     async def claim_reminder(self, user_id: int, local_day: str, now: datetime) -> bool:
-        async with self.transaction() as db:
-            cur = await db.execute(
-                "INSERT OR IGNORE INTO reminders_sent (user_id, local_day, sent_at)"
-                " VALUES (?, ?, ?)",
-                (user_id, local_day, _iso(now)),
-            )
-            return cur.rowcount > 0
+        claimed = await self._write(
+            "INSERT OR IGNORE INTO reminders_sent (user_id, local_day, sent_at) VALUES (?, ?, ?)",
+            (user_id, local_day, _iso(now)),
+        )
+        return claimed > 0
 
     # -- group rounds ------------------------------------------------------------------------
 
@@ -433,11 +434,10 @@ class Storage:
             raise ValueError(f"not chat settings: {sorted(unknown)}")
         assignments = ", ".join(f"{name} = ?" for name in fields)
         values = [v.value if isinstance(v, Level) else v for v in fields.values()]
-        async with self.transaction() as db:
-            await db.execute(
-                f"UPDATE chats SET {assignments} WHERE chat_id = ?",  # noqa: S608 - whitelisted
-                (*values, chat_id),
-            )
+        await self._write(
+            f"UPDATE chats SET {assignments} WHERE chat_id = ?",  # noqa: S608 - whitelisted
+            (*values, chat_id),
+        )
 
     async def open_round(
         self,
@@ -466,10 +466,7 @@ class Storage:
             return cur.lastrowid
 
     async def set_round_message(self, round_id: int, message_id: int) -> None:
-        async with self.transaction() as db:
-            await db.execute(
-                "UPDATE rounds SET message_id = ? WHERE id = ?", (message_id, round_id)
-            )
+        await self._write("UPDATE rounds SET message_id = ? WHERE id = ?", (message_id, round_id))
 
     async def cancel_round(self, round_id: int) -> None:
         """The question could not be posted: the round never happened."""
@@ -789,25 +786,24 @@ class Storage:
         reviewed_at: datetime,
         rating: int,
     ) -> None:
-        async with self.transaction() as db:
-            await db.execute(
-                "INSERT INTO reviews (user_id, question_id, card, due_at, previous_card,"
-                " last_answer_id, reviewed_at, rating) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-                " ON CONFLICT (user_id, question_id) DO UPDATE SET card = excluded.card,"
-                " due_at = excluded.due_at, previous_card = excluded.previous_card,"
-                " last_answer_id = excluded.last_answer_id, reviewed_at = excluded.reviewed_at,"
-                " rating = excluded.rating",
-                (
-                    user_id,
-                    question_id,
-                    card,
-                    _iso(due),
-                    previous_card,
-                    answer_id,
-                    _iso(reviewed_at),
-                    rating,
-                ),
-            )
+        await self._write(
+            "INSERT INTO reviews (user_id, question_id, card, due_at, previous_card,"
+            " last_answer_id, reviewed_at, rating) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (user_id, question_id) DO UPDATE SET card = excluded.card,"
+            " due_at = excluded.due_at, previous_card = excluded.previous_card,"
+            " last_answer_id = excluded.last_answer_id, reviewed_at = excluded.reviewed_at,"
+            " rating = excluded.rating",
+            (
+                user_id,
+                question_id,
+                card,
+                _iso(due),
+                previous_card,
+                answer_id,
+                _iso(reviewed_at),
+                rating,
+            ),
+        )
 
     async def due_reviews(self, user_id: int, now: datetime) -> list[str]:
         """Question ids whose review is due, most overdue first."""
