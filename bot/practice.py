@@ -1,4 +1,4 @@
-"""Practice sessions: the steps shared by the Telegram bot and the terminal.
+"""Practice: the steps shared by the Telegram bot, the terminal and group rounds.
 
 Asking, hinting, skipping and answering each combine core rules (selection, scoring,
 streaks) with storage, and are the same whether the user is on Telegram or in a terminal.
@@ -218,6 +218,35 @@ class Practice:
             rating=int(rating),
         )
         return state
+
+    async def answer_round(
+        self,
+        round_id: int,
+        question: Question,
+        user: UserProfile,
+        *,
+        first_name: str,
+        message_id: int,
+        text: str,
+    ) -> tuple[ScoreResult, StreakState] | None:
+        """Score a group member's answer and keep it as their latest; None once closed."""
+        result = score_answer(question, text)
+        now = self.clock()
+        day = local_day(now, self.zone(user))
+        streak = await self.storage.record_round_answer(
+            round_id,
+            user_id=user.user_id,
+            first_name=first_name,
+            message_id=message_id,
+            answer=text,
+            score=result.score,
+            covered=result.covered_labels,
+            missed=result.missed_labels,
+            now=now,
+            local_day=day.isoformat(),
+            update_streak=lambda s: record_answer(s, day),
+        )
+        return None if streak is None else (result, streak)
 
     async def close(self, chat_id: int) -> Question | None:
         """Close the open question without scoring (skip or reveal); return it."""

@@ -95,26 +95,22 @@ async def _save(
 
 
 def _confirmation(svc: Services, record: ChatRecord, user: UserProfile | None, lang: str) -> Html:
-    if not record.daily_enabled or record.next_due_at is None:
-        return svc.strings(lang, "daily_off")
-    zone = _zone_for(svc, record, user)
-    return svc.strings(
-        lang,
-        "daily_set",
-        time=record.daily_time,
-        days=svc.strings(lang, f"days_{record.daily_days}"),
-        zone=zone,
-        next=_next_text(record.next_due_at, zone),
-    )
+    return _describe(svc, record, user, lang, on="daily_set", off="daily_off")
 
 
 def _status(svc: Services, record: ChatRecord, user: UserProfile | None, lang: str) -> Html:
+    return _describe(svc, record, user, lang, on="daily_status_on", off="daily_status_off")
+
+
+def _describe(
+    svc: Services, record: ChatRecord, user: UserProfile | None, lang: str, *, on: str, off: str
+) -> Html:
     if not record.daily_enabled or record.next_due_at is None:
-        return svc.strings(lang, "daily_status_off")
+        return svc.strings(lang, off)
     zone = _zone_for(svc, record, user)
     return svc.strings(
         lang,
-        "daily_status_on",
+        on,
         time=record.daily_time,
         days=svc.strings(lang, f"days_{record.daily_days}"),
         zone=zone,

@@ -23,9 +23,9 @@ from telegram.ext import ContextTypes
 from bot.core.levels import Level, parse_level
 from bot.core.models import RoundRecord
 from bot.core.rounds import MemberResult, closes_at, rank, week_start
-from bot.core.scoring import is_answerable, score_answer
+from bot.core.scoring import is_answerable
 from bot.core.selection import pick_question
-from bot.core.streaks import local_day, record_answer, visible_streak
+from bot.core.streaks import visible_streak
 from bot.handlers.common import (
     Services,
     current_user,
@@ -166,45 +166,32 @@ async def answer(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if round_ is None:
         return  # a reply to one of our other messages (results, help): not an answer
     edited = update.edited_message is not None
+
+    async def too_late() -> None:
+        if not edited:  # an edit after the close changes nothing and needs no reply
+            text = svc.strings(lang, "round_closed_late")
+            await send(context, chat.id, [text], reply_to=message.message_id)
+
     if round_.closed_at is not None:
-        if not edited:
-            await send(
-                context,
-                chat.id,
-                [svc.strings(lang, "round_closed_late")],
-                reply_to=message.message_id,
-            )
+        await too_late()
         return
     question = svc.library.question(round_.question_id)
     if question is None or not is_answerable(message.text):
         return
     user = await current_user(update, svc)
     assert user is not None
-    result = score_answer(question, message.text)
-    now = svc.practice.clock()
-    day = local_day(now, svc.practice.zone(user))
-    streak = await svc.storage.record_round_answer(
+    scored = await svc.practice.answer_round(
         round_.round_id,
-        user_id=user.user_id,
+        question,
+        user,
         first_name=tg_user.first_name or "",
         message_id=message.message_id,
-        answer=message.text,
-        score=result.score,
-        covered=result.covered_labels,
-        missed=result.missed_labels,
-        now=now,
-        local_day=day.isoformat(),
-        update_streak=lambda s: record_answer(s, day),
+        text=message.text,
     )
-    if streak is None:  # closed between our read and our write
-        if not edited:
-            await send(
-                context,
-                chat.id,
-                [svc.strings(lang, "round_closed_late")],
-                reply_to=message.message_id,
-            )
+    if scored is None:  # closed between our read and our write
+        await too_late()
         return
+    result, streak = scored
     # Acknowledge and give private feedback without holding up the next update.
     if _ack_allowed(chat.id):
         context.application.create_task(
