@@ -46,12 +46,14 @@ def run() -> dict[str, float]:
             score_answer(question, text)
         rounds = 2000 if length == 300 else 500
         rates = []
-        for _ in range(REPEATS):  # a shared VM is noisy: report the median of several runs
-            started = time.perf_counter()
+        # CPU time of this (single-threaded) process: time the VM's neighbours take from us
+        # is not counted against the scorer. Median of several runs.
+        for _ in range(REPEATS):
+            started = time.process_time()
             for i in range(rounds):
                 question, text = answers[i % len(answers)]
                 score_answer(question, text)
-            rates.append(rounds / (time.perf_counter() - started))
+            rates.append(rounds / (time.process_time() - started))
         figures[f"answers_per_s_{length}"] = statistics.median(rates)
         figures[f"answers_per_s_{length}_best"] = max(rates)
     return figures
@@ -59,7 +61,7 @@ def run() -> dict[str, float]:
 
 def report() -> None:
     f = run()
-    print("Scoring (one core, mixed Chinese/English answers with markup and emoji)")
+    print("Scoring (one core, CPU time; mixed Chinese/English answers with markup and emoji)")
     print(f"  load all packs:            {f['pack_load_ms']:8.1f} ms")
     for n in (300, 2000):
         median, best = f[f"answers_per_s_{n}"], f[f"answers_per_s_{n}_best"]

@@ -234,9 +234,9 @@ class _Compiled:
 def vocabulary(tokens: Tokens) -> set[str]:
     """Topic terms of a token stream: non-stop Latin stems and CJK character bigrams."""
     terms = {
-        st
-        for st, raw, is_cjk in zip(tokens.stem, tokens.raw, tokens.cjk, strict=True)
-        if not is_cjk and len(st) > 1 and raw not in _STOP_WORDS and not raw.isdigit()
+        stem(raw)
+        for raw in tokens.latin
+        if len(raw) > 1 and raw not in _STOP_WORDS and not raw.isdigit()
     }
     for run in tokens.cjk_runs:
         terms.update(
@@ -318,7 +318,7 @@ class _Answer:
     def index_typos(self, compiled: _Compiled) -> None:
         """Map answer words that look like typos of phrase words to those words."""
         self.typos = {}
-        for raw in set(self.tokens.raw):
+        for raw in set(self.tokens.latin):
             for word in compiled.typos_of(raw):
                 self.typos.setdefault(word, set()).add(raw)
 

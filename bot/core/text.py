@@ -46,7 +46,7 @@ class Tokens:
     original text, `cjk` whether it is one CJK character; `cjk_runs` are the CJK stretches.
     """
 
-    __slots__ = ("cjk", "cjk_runs", "end", "raw", "start", "stem")
+    __slots__ = ("cjk", "cjk_runs", "end", "latin", "raw", "start", "stem")
 
     def __init__(self) -> None:
         self.raw: list[str] = []
@@ -55,6 +55,7 @@ class Tokens:
         self.end: list[int] = []
         self.cjk: list[bool] = []
         self.cjk_runs: list[str] = []
+        self.latin: list[str] = []  # the non-CJK tokens (raw), in order
 
     def __len__(self) -> int:
         return len(self.raw)
@@ -100,25 +101,33 @@ def tokenize(text: str) -> Tokens:
     """Split text into matching tokens with spans pointing into the original `text`."""
     folded, origin = _normalise(text)
     tokens = Tokens()
-    raw, starts, ends, cjk = tokens.raw, tokens.start, tokens.end, tokens.cjk
-    # Hot path of scoring: list operations in bulk rather than one object per token.
+    raw, stems, starts, ends, cjk, latin = (
+        tokens.raw,
+        tokens.stem,
+        tokens.start,
+        tokens.end,
+        tokens.cjk,
+        tokens.latin,
+    )
+    # The hot path of scoring: CJK runs are added in bulk, one list operation per run.
     for m in _TOKEN_RE.finditer(folded):
         start, end = m.span()
         if m.lastgroup == "cjk":
             run = m.group()
             tokens.cjk_runs.append(run)
             raw.extend(run)
+            stems.extend(run)
             cjk.extend([True] * (end - start))
             starts.extend(range(start, end))
             ends.extend(range(start + 1, end + 1))
         else:
-            raw.append(m.group())
+            word = m.group().lower()
+            raw.append(word)
+            latin.append(word)
+            stems.append(stem(word))
             cjk.append(False)
             starts.append(start)
             ends.append(end)
-    if raw:
-        raw[:] = "\x00".join(raw).lower().split("\x00")
-    tokens.stem = [w if c else stem(w) for w, c in zip(raw, cjk, strict=True)]
     if origin is not None:
         tokens.start = [origin[i] for i in starts]
         tokens.end = [origin[i - 1] + 1 for i in ends]
