@@ -262,3 +262,16 @@ async def test_supergroup_migration_moves_rounds(bot: BotHarness, api: FakeBotAP
         await asyncio.sleep(0.02)
     moved = await bot.storage.open_round_of(new_id)
     assert moved is not None and await bot.storage.open_round_of(GROUP) is None
+
+
+async def test_forget_removes_group_answers_too(bot: BotHarness, api: FakeBotAPI) -> None:
+    await bot.say(ANA, "/start")
+    question = await open_beginner_q3(bot)
+    await answer(bot, ANA, STRONG, question)
+    (results,) = await bot.say(ANA, "/reveal", chat_id=GROUP)
+    assert "Ana" in results.visible
+    (confirm,) = await bot.say(ANA, "/forget")
+    await bot.press(ANA, confirm, "forget:yes")
+    (board,) = await bot.say(BEN, "/top", chat_id=GROUP)
+    assert "Ana" not in board.visible
+    assert await bot.storage.answers_for(ANA.id) == []

@@ -169,9 +169,11 @@ class ScoreResult:
 @dataclass(frozen=True, slots=True)
 class _Phrase:
     text: str
-    # (' stem stem ', token count, first stem) for substring search; the first stem lets
-    # most phrases be ruled out by one set lookup before any search.
-    needles: tuple[tuple[str, int, str], ...]
+    # (needle, first stem) for substring search in the answer's canonical string. Latin ends
+    # carry a space (whole words only); CJK ends do not (a phrase may sit inside a run). The
+    # first stem, when the phrase starts with a word, rules most phrases out with one set
+    # lookup before any search ("" = always search).
+    needles: tuple[tuple[str, str], ...]
     words: tuple[str, ...]  # raw lower-case tokens, for the typo-tolerant pass
     fuzzy_budget: int  # total edits allowed; 0 = exact only
 
@@ -179,18 +181,18 @@ class _Phrase:
 @dataclass(frozen=True, slots=True)
 class _CompiledConcept:
     concept: Concept
-    # Flattened for the hot loop: (needle, token count, first stem, phrase), duplicates
+    # Flattened for the hot loop: (needle, first stem, phrase), duplicates
     # removed; and the typo-tolerant phrases with their first word and its stem.
-    needles: tuple[tuple[str, int, str, _Phrase], ...]
+    needles: tuple[tuple[str, str, _Phrase], ...]
     fuzzy: tuple[tuple[_Phrase, str, str], ...]
 
     @classmethod
     def build(cls, concept: Concept) -> _CompiledConcept:
         phrases = [p for p in map(_compile_phrase, concept.phrases) if p is not None]
-        needles: dict[str, tuple[str, int, str, _Phrase]] = {}
+        needles: dict[str, tuple[str, str, _Phrase]] = {}
         for phrase in phrases:
-            for needle, count, first in phrase.needles:
-                needles.setdefault(needle, (needle, count, first, phrase))
+            for needle, first in phrase.needles:
+                needles.setdefault(needle, (needle, first, phrase))
         fuzzy = tuple((p, p.words[0], stem(p.words[0])) for p in phrases if p.fuzzy_budget)
         return cls(concept, tuple(needles.values()), fuzzy)
 
@@ -249,12 +251,14 @@ def _compile_phrase(text: str) -> _Phrase | None:
     tokens = tokenize(text)
     if not tokens:
         return None
-    needles = [(canonical(tokens), len(tokens), tokens.stem[0])]
+    lead = "" if tokens.cjk[0] else " "
+    tail = "" if tokens.cjk[-1] else " "
+    needles = [(lead + " ".join(tokens.stem) + tail, "" if tokens.cjk[0] else tokens.stem[0])]
     latin = [raw for raw in tokens.raw if raw.isascii()]
     if len(tokens) > 1 and len(latin) == len(tokens):
         # People also write identifiers run together: maxqueuedelay, kserve, vllm.
         joined = stem("".join(latin))
-        needles.append((f" {joined} ", 1, joined))
+        needles.append((f" {joined} ", joined))
     letters = sum(len(raw) for raw in latin if raw.isalpha())
     fuzzable = len(latin) == len(tokens) and any(len(raw) >= FUZZY_MIN_WORD for raw in latin)
     budget = letters // FUZZY_CHARS_PER_EDIT if fuzzable else 0
@@ -312,8 +316,22 @@ class _Answer:
         # Built on the first typo-tolerant search only (most answers never need one).
         self.typos: dict[str, set[str]] | None = None
 
-    def span(self, first: int, count: int) -> tuple[int, int]:
-        return self.tokens.start[first], self.tokens.end[first + count - 1]
+    def locate(self, at: int, needle: str) -> tuple[int, int]:
+        """Where in the original text the needle found at canonical offset `at` stands."""
+        tokens, starts = self.tokens, self.starts
+        if needle.startswith(" "):  # starts at a word: the token after the space
+            first = bisect_right(starts, at + 1) - 1
+            begin = tokens.fstart[first]
+        else:  # starts inside a CJK run, maybe not at its beginning
+            first = bisect_right(starts, at) - 1
+            begin = tokens.fstart[first] + (at - starts[first])
+        stop = at + len(needle) - (1 if needle.endswith(" ") else 0)  # exclusive
+        last = bisect_right(starts, stop - 1) - 1
+        if needle.endswith(" "):
+            end = tokens.fend[last]
+        else:
+            end = tokens.fstart[last] + (stop - starts[last])
+        return tokens.span(begin, end)
 
     def index_typos(self, compiled: _Compiled) -> None:
         """Map answer words that look like typos of phrase words to those words."""
@@ -345,7 +363,7 @@ class _Answer:
                 if edits < 0 or used > phrase.fuzzy_budget:
                     break
             else:
-                return self.span(i, n)
+                return self.tokens.span(self.tokens.fstart[i], self.tokens.fend[i + n - 1])
         return None
 
 
@@ -401,12 +419,11 @@ def _match_concept(
     answer: _Answer, item: _CompiledConcept, compiled: _Compiled
 ) -> ConceptHit | None:
     stem_set, canon = answer.stem_set, answer.canon
-    for needle, count, first, phrase in item.needles:
-        if first in stem_set:
+    for needle, first, phrase in item.needles:
+        if not first or first in stem_set:
             at = canon.find(needle)
             if at >= 0:
-                first_token = bisect_right(answer.starts, at + 1) - 1
-                span = answer.span(first_token, count)
+                span = answer.locate(at, needle)
                 return _hit(answer, item.concept, phrase, span, exact=True)
     if not item.fuzzy:
         return None

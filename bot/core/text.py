@@ -6,7 +6,8 @@ Answers arrive in any mix of scripts and widths. Both answers and concept phrase
 - identifiers split at `_ - . /` and camelCase, so `max_queue_delay`, `max-queue-delay`,
   `maxQueueDelay` and `max queue delay` are the same three words;
 - Latin words are lower-cased and lightly stemmed (batching, batches, batched -> batch);
-- each CJK character is a token, so Chinese without spaces matches phrase by phrase;
+- a run of CJK characters is one token, and a Chinese phrase matches anywhere inside a run,
+  so Chinese without spaces matches phrase by phrase;
 - everything else (markup, emoji, punctuation, zero-width characters) separates tokens.
 
 Matching on whole tokens is what keeps `oom` from being found inside `room`.
@@ -42,23 +43,31 @@ _ZERO_WIDTH_RE = re.compile("[\u200b\u200c\u200d\u2060\ufeff\u00ad]")
 class Tokens:
     """A token stream as parallel lists (cheaper than one object per token).
 
-    `raw` is the lower-cased token, `stem` its matching form, `start`/`end` its span in the
-    original text, `cjk` whether it is one CJK character; `cjk_runs` are the CJK stretches.
+    A token is a Latin word (lower-cased in `raw`, stemmed in `stem`), a number, or a whole
+    run of CJK characters (Chinese needs no word boundaries: phrases match inside runs).
+    `fstart`/`fend` are offsets in the normalised text; `span()` maps them to the original.
     """
 
-    __slots__ = ("cjk", "cjk_runs", "end", "latin", "raw", "start", "stem")
+    __slots__ = ("cjk", "cjk_runs", "fend", "fstart", "latin", "origin", "raw", "stem")
 
     def __init__(self) -> None:
         self.raw: list[str] = []
         self.stem: list[str] = []
-        self.start: list[int] = []
-        self.end: list[int] = []
+        self.fstart: list[int] = []
+        self.fend: list[int] = []
         self.cjk: list[bool] = []
         self.cjk_runs: list[str] = []
         self.latin: list[str] = []  # the non-CJK tokens (raw), in order
+        self.origin: list[int] | None = None
 
     def __len__(self) -> int:
         return len(self.raw)
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """Normalised-text offsets -> offsets in the original text."""
+        if self.origin is None:
+            return start, end
+        return self.origin[start], self.origin[end - 1] + 1
 
 
 @lru_cache(maxsize=1 << 16)
@@ -98,39 +107,22 @@ def _normalise(text: str) -> tuple[str, list[int] | None]:
 
 
 def tokenize(text: str) -> Tokens:
-    """Split text into matching tokens with spans pointing into the original `text`."""
+    """Split text into matching tokens, keeping where each one stands."""
     folded, origin = _normalise(text)
+    # The hot path of scoring: list comprehensions over the matches, no per-token objects.
+    matches = list(_TOKEN_RE.finditer(folded))
+    words = [m.group() for m in matches]
+    cjk = [m.lastgroup == "cjk" for m in matches]
+    raw = [w if c else w.lower() for w, c in zip(words, cjk, strict=True)]
     tokens = Tokens()
-    raw, stems, starts, ends, cjk, latin = (
-        tokens.raw,
-        tokens.stem,
-        tokens.start,
-        tokens.end,
-        tokens.cjk,
-        tokens.latin,
-    )
-    # The hot path of scoring: CJK runs are added in bulk, one list operation per run.
-    for m in _TOKEN_RE.finditer(folded):
-        start, end = m.span()
-        if m.lastgroup == "cjk":
-            run = m.group()
-            tokens.cjk_runs.append(run)
-            raw.extend(run)
-            stems.extend(run)
-            cjk.extend([True] * (end - start))
-            starts.extend(range(start, end))
-            ends.extend(range(start + 1, end + 1))
-        else:
-            word = m.group().lower()
-            raw.append(word)
-            latin.append(word)
-            stems.append(stem(word))
-            cjk.append(False)
-            starts.append(start)
-            ends.append(end)
-    if origin is not None:
-        tokens.start = [origin[i] for i in starts]
-        tokens.end = [origin[i - 1] + 1 for i in ends]
+    tokens.raw = raw
+    tokens.cjk = cjk
+    tokens.stem = [w if c else stem(w) for w, c in zip(raw, cjk, strict=True)]
+    tokens.fstart = [m.start() for m in matches]
+    tokens.fend = [m.end() for m in matches]
+    tokens.cjk_runs = [w for w, c in zip(raw, cjk, strict=True) if c]
+    tokens.latin = [w for w, c in zip(raw, cjk, strict=True) if not c]
+    tokens.origin = origin
     return tokens
 
 

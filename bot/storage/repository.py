@@ -242,11 +242,20 @@ class Storage:
         )
 
     async def forget_user(self, user_id: int) -> None:
-        """Delete everything stored about a user (answers and open questions cascade)."""
+        """Delete everything stored about a user, private chat and group answers included.
+
+        Answers, open questions and review cards go with the user row (foreign keys).
+        """
         async with self.transaction() as db:
-            await db.execute("DELETE FROM asked WHERE chat_id = ?", (user_id,))
-            await db.execute("DELETE FROM chats WHERE chat_id = ?", (user_id,))
-            await db.execute("DELETE FROM users WHERE user_id = ?", (user_id,))
+            for sql in (
+                "DELETE FROM asked WHERE chat_id = ?",
+                "DELETE FROM daily_sends WHERE chat_id = ?",
+                "DELETE FROM reminders_sent WHERE user_id = ?",
+                "DELETE FROM round_answers WHERE user_id = ?",
+                "DELETE FROM chats WHERE chat_id = ?",
+                "DELETE FROM users WHERE user_id = ?",
+            ):
+                await db.execute(sql, (user_id,))
 
     async def mark_inactive(self, chat_id: int) -> None:
         """The user blocked the bot, or the bot left the chat: stop sending there."""
