@@ -169,10 +169,9 @@ class ScoreResult:
 @dataclass(frozen=True, slots=True)
 class _Phrase:
     text: str
-    # (needle, first stem) for substring search in the answer's canonical string. Latin ends
-    # carry a space (whole words only); CJK ends do not (a phrase may sit inside a run). The
-    # first stem, when the phrase starts with a word, rules most phrases out with one set
-    # lookup before any search ("" = always search).
+    # (needle, key) for substring search in the answer's canonical string. Latin ends carry a
+    # space (whole words only); CJK ends do not (a phrase may sit inside a run). The key (first
+    # stem, or first CJK bigram; "" = none) must be among the answer's keys for a match.
     needles: tuple[tuple[str, str], ...]
     words: tuple[str, ...]  # raw lower-case tokens, for the typo-tolerant pass
     fuzzy_budget: int  # total edits allowed; 0 = exact only
@@ -181,20 +180,25 @@ class _Phrase:
 @dataclass(frozen=True, slots=True)
 class _CompiledConcept:
     concept: Concept
-    # Flattened for the hot loop: (needle, first stem, phrase), duplicates
-    # removed; and the typo-tolerant phrases with their first word and its stem.
-    needles: tuple[tuple[str, str, _Phrase], ...]
+    # For the hot loop: needles grouped by key (one C-level set intersection with the
+    # answer's keys picks the groups worth searching), needles without a key, and the
+    # typo-tolerant phrases with their first word and its stem.
+    keys: frozenset[str]
+    by_key: dict[str, tuple[tuple[str, _Phrase], ...]]
+    keyless: tuple[tuple[str, _Phrase], ...]
     fuzzy: tuple[tuple[_Phrase, str, str], ...]
 
     @classmethod
     def build(cls, concept: Concept) -> _CompiledConcept:
         phrases = [p for p in map(_compile_phrase, concept.phrases) if p is not None]
-        needles: dict[str, tuple[str, str, _Phrase]] = {}
+        groups: dict[str, dict[str, _Phrase]] = {}
         for phrase in phrases:
-            for needle, first in phrase.needles:
-                needles.setdefault(needle, (needle, first, phrase))
+            for needle, key in phrase.needles:
+                groups.setdefault(key, {}).setdefault(needle, phrase)
+        by_key = {k: tuple(g.items()) for k, g in groups.items() if k}
+        keyless = tuple(groups.get("", {}).items())
         fuzzy = tuple((p, p.words[0], stem(p.words[0])) for p in phrases if p.fuzzy_budget)
-        return cls(concept, tuple(needles.values()), fuzzy)
+        return cls(concept, frozenset(by_key), by_key, keyless, fuzzy)
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,8 +210,11 @@ class _Compiled:
     # or two typos in a long word leave one of them intact).
     fuzzy_by_edge: dict[str, list[str]]
     fuzzy_stems: frozenset[str]
-    # Answer word -> phrase words it is a typo of. Answers reuse words, so this is mostly hits.
+    # Answer word -> phrase words it is a typo of. Answers reuse words, so this is mostly hits;
+    # words known to be nobody's typo are also kept in a set, so whole answers are screened
+    # with one C-level set difference.
     typo_memo: dict[str, tuple[str, ...]]
+    no_typo: set[str]
 
     def typos_of(self, raw: str) -> tuple[str, ...]:
         """Phrase words that `raw` (an answer word) is a likely typo of."""
@@ -229,8 +236,22 @@ class _Compiled:
             )
         if len(self.typo_memo) >= _TYPO_MEMO_MAX:
             self.typo_memo.clear()
+            self.no_typo.clear()
         self.typo_memo[raw] = found
+        if not found:
+            self.no_typo.add(raw)
         return found
+
+
+def answer_terms(tokens: Tokens) -> set[str]:
+    """All Latin stems and CJK bigrams of an answer, built in C (map, set).
+
+    Unfiltered: it is only intersected with a reference `vocabulary`, which has no stop words.
+    """
+    terms = set(tokens.latin_stem)
+    for run in tokens.cjk_runs:
+        terms.update(map(str.__add__, run, run[1:]))
+    return terms
 
 
 def vocabulary(tokens: Tokens) -> set[str]:
@@ -253,7 +274,13 @@ def _compile_phrase(text: str) -> _Phrase | None:
         return None
     lead = "" if tokens.cjk[0] else " "
     tail = "" if tokens.cjk[-1] else " "
-    needles = [(lead + " ".join(tokens.stem) + tail, "" if tokens.cjk[0] else tokens.stem[0])]
+    # The key: a word every match must contain (the first stem), or the first two characters
+    # of a leading CJK run; answers are screened by their keys before any search.
+    first = tokens.stem[0]
+    key = first[:2] if tokens.cjk[0] else first
+    needles = [
+        (lead + " ".join(tokens.stem) + tail, key if len(key) > 1 or not tokens.cjk[0] else "")
+    ]
     latin = [raw for raw in tokens.raw if raw.isascii()]
     if len(tokens) > 1 and len(latin) == len(tokens):
         # People also write identifiers run together: maxqueuedelay, kserve, vllm.
@@ -293,6 +320,7 @@ def _compile(question: Question) -> _Compiled:
         by_edge,
         frozenset(map(stem, words)),
         {},
+        set(),
     )
     if len(_COMPILED) >= _COMPILED_MAX:
         _COMPILED.clear()
@@ -303,18 +331,20 @@ def _compile(question: Question) -> _Compiled:
 class _Answer:
     """An answer prepared for matching: tokens, the canonical string and its offsets."""
 
-    __slots__ = ("canon", "starts", "stem_set", "text", "tokens", "typos")
+    __slots__ = ("canon", "keys", "positions", "starts", "text", "tokens", "typos")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.tokens = tokenize(text)
         self.canon = canonical(self.tokens)
         stems = self.tokens.stem
-        self.stem_set = set(stems)
+        # Latin stems and CJK bigrams: what needles are keyed by, and the answer's vocabulary.
+        self.keys = answer_terms(self.tokens)
         # Offset of each token in `canon`: 1, then each stem's length plus its space.
         self.starts = list(accumulate([1] + [len(st) + 1 for st in stems[:-1]])) if stems else []
         # Built on the first typo-tolerant search only (most answers never need one).
         self.typos: dict[str, set[str]] | None = None
+        self.positions: dict[str, list[int]] | None = None
 
     def locate(self, at: int, needle: str) -> tuple[int, int]:
         """Where in the original text the needle found at canonical offset `at` stands."""
@@ -336,7 +366,7 @@ class _Answer:
     def index_typos(self, compiled: _Compiled) -> None:
         """Map answer words that look like typos of phrase words to those words."""
         self.typos = {}
-        for raw in set(self.tokens.latin):
+        for raw in set(self.tokens.latin) - compiled.no_typo:
             for word in compiled.typos_of(raw):
                 self.typos.setdefault(word, set()).add(raw)
 
@@ -344,10 +374,20 @@ class _Answer:
         """Positions of answer tokens that may stand for `word`: same stem, or a typo of it."""
         target = stem(word)
         typos = self.typos.get(word, ()) if self.typos else ()
-        if target not in self.stem_set and not typos:
+        if target not in self.keys and not typos:
             return []
-        raws, stems = self.tokens.raw, self.tokens.stem
-        return [i for i, st in enumerate(stems) if st == target or raws[i] in typos]
+        if self.positions is None:  # Latin words only: typo-tolerant phrases are all Latin
+            self.positions = {}
+            tokens = self.tokens
+            for i in tokens.latin_index:
+                raw, st = tokens.raw[i], tokens.stem[i]
+                self.positions.setdefault(st, []).append(i)
+                if raw != st:
+                    self.positions.setdefault(raw, []).append(i)
+        found = set(self.positions.get(target, ()))
+        for typo in typos:
+            found.update(self.positions.get(typo, ()))
+        return sorted(found)
 
     def find_fuzzy(self, phrase: _Phrase) -> tuple[int, int] | None:
         words = phrase.words
@@ -402,7 +442,7 @@ def score_answer(question: Question, text: str) -> ScoreResult:
     coverage = min(1.0, max(0.0, gained / total)) if total > 0 else 0.0
     relevance = 0.0
     if compiled.vocabulary and answer.tokens:
-        shared = compiled.vocabulary & vocabulary(answer.tokens)
+        shared = compiled.vocabulary & answer.keys
         relevance = len(shared) / len(compiled.vocabulary)
     score = min(1.0, coverage + (1.0 - coverage) * RELEVANCE_SHARE * relevance)
     return ScoreResult(
@@ -418,20 +458,23 @@ def score_answer(question: Question, text: str) -> ScoreResult:
 def _match_concept(
     answer: _Answer, item: _CompiledConcept, compiled: _Compiled
 ) -> ConceptHit | None:
-    stem_set, canon = answer.stem_set, answer.canon
-    for needle, first, phrase in item.needles:
-        if not first or first in stem_set:
+    keys, canon = answer.keys, answer.canon
+    for key in item.keys & keys:
+        for needle, phrase in item.by_key[key]:
             at = canon.find(needle)
             if at >= 0:
-                span = answer.locate(at, needle)
-                return _hit(answer, item.concept, phrase, span, exact=True)
+                return _hit(answer, item.concept, phrase, answer.locate(at, needle), exact=True)
+    for needle, phrase in item.keyless:
+        at = canon.find(needle)
+        if at >= 0:
+            return _hit(answer, item.concept, phrase, answer.locate(at, needle), exact=True)
     if not item.fuzzy:
         return None
     if answer.typos is None:
         answer.index_typos(compiled)
     typos = answer.typos or {}
     for phrase, first_word, first_stem in item.fuzzy:
-        if first_stem in stem_set or first_word in typos:
+        if first_stem in keys or first_word in typos:
             found = answer.find_fuzzy(phrase)
             if found is not None:
                 return _hit(answer, item.concept, phrase, found, exact=False)
