@@ -15,6 +15,7 @@ from fontTools.ttLib import TTFont
 from fsrs import Rating
 from PIL import Image
 
+from bot.core.content import Library
 from bot.core.levels import Level
 from bot.core.review import level_up, rating_for, review, weak_concepts
 from bot.export import read_answers_csv
@@ -173,3 +174,12 @@ async def test_export_round_trips(bot: BotHarness, api: FakeBotAPI, tmp_path: Pa
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert read_answers_csv(out.read_text(encoding="utf-8-sig")) == rows
+
+
+def test_weak_spots_are_found_across_questions_by_topic(library: Library) -> None:
+    # Missing observability in q1 and monitoring in q8 is one weak spot, not two near-misses.
+    q1_label, q8_label = "可观测性", "Prometheus 监控队列、计算与显存"
+    assert library.topic_of[q1_label] == library.topic_of[q8_label] == "observability"
+    answers = [([], [q8_label]), ([], [q1_label])]  # newest first
+    assert weak_concepts(answers) == []  # by label alone: one miss each
+    assert weak_concepts(answers, library.topic_of) == [q8_label]  # shown by the latest miss

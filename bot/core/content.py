@@ -30,6 +30,9 @@ class Concept(BaseModel):
     label: Annotated[str, Field(min_length=1, max_length=120)]
     aliases: tuple[NonEmpty, ...] = ()
     weight: float = Field(default=1.0, gt=0, le=10)
+    # Optional: the same idea in several questions (e.g. "observability"), so a learner's
+    # weak spots are found across questions, not only within one.
+    topic: Annotated[str, Field(pattern=ID_PATTERN)] | None = None
 
     @field_validator("label", "aliases", mode="before")
     @classmethod
@@ -194,10 +197,14 @@ class Library:
         self.packs: dict[str, Pack] = {p.id: p for p in packs}
         self.questions: dict[str, Question] = {}
         self.pack_of: dict[str, str] = {}
+        self.topic_of: dict[str, str] = {}  # concept label -> its topic, where one is set
         for pack in packs:
             for q in pack.questions:
                 self.questions[q.id] = q
                 self.pack_of[q.id] = pack.id
+                for concept in q.concepts:
+                    if concept.topic:
+                        self.topic_of.setdefault(concept.label, concept.topic)
 
     def question(self, question_id: str) -> Question | None:
         return self.questions.get(question_id)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -63,19 +63,28 @@ def review(previous: str | None, rating: Rating, at: datetime) -> ReviewState:
 
 
 def weak_concepts(
-    answers: Iterable[tuple[Sequence[str], Sequence[str]]], limit: int = 3
+    answers: Iterable[tuple[Sequence[str], Sequence[str]]],
+    topic_of: Mapping[str, str] | None = None,
+    limit: int = 3,
 ) -> list[str]:
     """Concepts missed at least twice and more often than covered, most missed first.
 
-    `answers` are (covered labels, missed labels) pairs, across questions.
+    `answers` are (covered labels, missed labels) pairs, newest first. Concepts that share a
+    topic (`topic_of`: label -> topic) count together across questions; each weak spot is
+    shown by the label of its most recent miss.
     """
+    topic_of = topic_of or {}
     missed: Counter[str] = Counter()
     covered: Counter[str] = Counter()
+    shown: dict[str, str] = {}
     for got, lost in answers:
-        covered.update(got)
-        missed.update(lost)
+        covered.update(topic_of.get(label, label) for label in got)
+        for label in lost:
+            key = topic_of.get(label, label)
+            missed[key] += 1
+            shown.setdefault(key, label)
     weak = [
-        label for label, n in missed.most_common() if n >= WEAK_MIN_MISSES and n > covered[label]
+        shown[key] for key, n in missed.most_common() if n >= WEAK_MIN_MISSES and n > covered[key]
     ]
     return weak[:limit]
 

@@ -272,7 +272,7 @@ async def stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
                 )
             )
     recent = await svc.storage.recent_answers(user.user_id, 50)
-    weak = weak_concepts((a["covered"], a["missed"]) for a in recent)
+    weak = weak_concepts(((a["covered"], a["missed"]) for a in recent), svc.library.topic_of)
     if weak:
         lines.append(t(lang, "stats_weak", concepts="; ".join(weak)))
     current = user.level or Level.BEGINNER
