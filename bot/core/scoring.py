@@ -184,6 +184,7 @@ class _CompiledConcept:
     # answer's keys picks the groups worth searching), needles without a key, and the
     # typo-tolerant phrases with their first word and its stem.
     keys: frozenset[str]
+    rank: dict[str, int]  # a key's place in the concept's phrase order
     by_key: dict[str, tuple[tuple[str, _Phrase], ...]]
     keyless: tuple[tuple[str, _Phrase], ...]
     fuzzy: tuple[tuple[_Phrase, str, str], ...]
@@ -198,7 +199,8 @@ class _CompiledConcept:
         by_key = {k: tuple(g.items()) for k, g in groups.items() if k}
         keyless = tuple(groups.get("", {}).items())
         fuzzy = tuple((p, p.words[0], stem(p.words[0])) for p in phrases if p.fuzzy_budget)
-        return cls(concept, frozenset(by_key), by_key, keyless, fuzzy)
+        rank = {k: i for i, k in enumerate(by_key)}
+        return cls(concept, frozenset(by_key), rank, by_key, keyless, fuzzy)
 
 
 @dataclass(frozen=True, slots=True)
@@ -459,7 +461,10 @@ def _match_concept(
     answer: _Answer, item: _CompiledConcept, compiled: _Compiled
 ) -> ConceptHit | None:
     keys, canon = answer.keys, answer.canon
-    for key in item.keys & keys:
+    present = item.keys & keys
+    # In the author's phrase order, so the same answer always reports the same match (set
+    # order changes with the hash seed of each process).
+    for key in sorted(present, key=item.rank.__getitem__) if len(present) > 1 else present:
         for needle, phrase in item.by_key[key]:
             at = canon.find(needle)
             if at >= 0:
