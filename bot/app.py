@@ -199,6 +199,11 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         CommandHandler("level", groups.group_level, in_group),
         CommandHandler("roundlength", groups.round_length, in_group),
         CommandHandler(("help", "start"), groups.group_help, in_group),
+        CommandHandler(
+            ("stats", "hint", "skip", "export", "forget", "lang", "timezone", "reminders"),
+            groups.private_only,
+            in_group,
+        ),
         MessageHandler(
             filters.UpdateType.MESSAGES
             & in_group

@@ -275,3 +275,8 @@ async def test_forget_removes_group_answers_too(bot: BotHarness, api: FakeBotAPI
     (board,) = await bot.say(BEN, "/top", chat_id=GROUP)
     assert "Ana" not in board.visible
     assert await bot.storage.answers_for(ANA.id) == []
+
+
+async def test_personal_commands_in_a_group_point_to_the_private_chat(bot: BotHarness) -> None:
+    (reply,) = await bot.say(ANA, "/stats", chat_id=GROUP)
+    assert "private chat" in reply.visible and "@interview_test_bot" in reply.visible

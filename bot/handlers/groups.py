@@ -379,6 +379,16 @@ async def group_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
         await send(context, chat.id, [svc.strings(lang, "group_help")])
 
 
+async def private_only(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Personal commands sent in a group: point to the private chat instead of staying silent."""
+    svc = services(context)
+    chat, message = update.effective_chat, update.effective_message
+    if chat is not None and message is not None:
+        lang = ui_language(await current_user(update, svc), update)
+        text = svc.strings(lang, "private_only", bot=context.bot.username or "")
+        await send(context, chat.id, [text], reply_to=message.message_id)
+
+
 async def introduce(bot: Bot, svc: Services, chat_id: int, title: str, lang: str) -> None:
     """A few lines when the bot is added to a group."""
     try:
