@@ -8,7 +8,6 @@ on its own, so no message ever cuts a tag or an entity in half.
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
 
 from bot.core.levels import Level
 from bot.core.scoring import ScoreResult
@@ -16,8 +15,6 @@ from bot.core.streaks import StreakState
 from bot.i18n import Html, Strings
 
 MESSAGE_LIMIT = 4096  # Telegram: characters per message (we count UTF-16 units of the HTML)
-CAPTION_LIMIT = 1024
-CALLBACK_DATA_LIMIT = 64  # bytes
 EXCERPT_CHARS = 40
 
 
@@ -175,7 +172,3 @@ def split_head(text: str, limit: int = MESSAGE_LIMIT) -> list[Html]:
             current = line
     out.append(current)
     return [Html(m) for m in out]
-
-
-def join_lines(lines: Sequence[str]) -> Html:
-    return Html("\n".join(lines))

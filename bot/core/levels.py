@@ -10,10 +10,6 @@ class Level(StrEnum):
     INTERMEDIATE = "intermediate"
     ADVANCED = "advanced"
 
-    @property
-    def rank(self) -> int:
-        return LEVEL_ORDER.index(self)
-
 
 LEVEL_ORDER: tuple[Level, ...] = (Level.BEGINNER, Level.INTERMEDIATE, Level.ADVANCED)
 

@@ -294,11 +294,6 @@ def _compile_phrase(text: str) -> _Phrase | None:
     return _Phrase(text, tuple(needles), tuple(tokens.raw), budget)
 
 
-def phrase_is_matchable(text: str) -> bool:
-    """Whether a concept phrase has anything to match (content validation uses this)."""
-    return bool(tokenize(text))
-
-
 # Keyed by id(): hashing a frozen pydantic model walks all its fields on every call. The
 # question is kept in the value so its id cannot be reused while the entry lives.
 _COMPILED: dict[int, tuple[Question, _Compiled]] = {}

@@ -44,6 +44,7 @@ from bot.core.schedule import (
 )
 from bot.core.streaks import at_risk, visible_streak
 from bot.handlers.common import Services, ui_language
+from bot.handlers.groups import close_round, open_round
 from bot.handlers.keyboards import question_keyboard
 from bot.i18n import Html
 from bot.practice import Clock
@@ -180,8 +181,6 @@ class DailySender:
         """
         svc = self.svc
         if kind != "private":
-            from bot.handlers.groups import open_round  # groups build on private practice
-
             return await open_round(
                 self.bot, svc, chat_id, level=None, daily=True, before_send=before_send
             )
@@ -208,8 +207,6 @@ class DailySender:
 
     async def _close_rounds(self) -> None:
         """Close every group round whose deadline (stored with the round) has passed."""
-        from bot.handlers.groups import close_round
-
         for round_ in await self.svc.storage.due_rounds(self.clock()):
             chat = await self.svc.storage.get_chat(round_.chat_id)
             try:

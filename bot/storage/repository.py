@@ -138,11 +138,6 @@ class Storage:
                     f"BEGIN;\n{sql}\nPRAGMA user_version = {int(version)};\nCOMMIT;"
                 )
 
-    async def schema_version(self) -> int:
-        async with self.db.execute("PRAGMA user_version") as cur:
-            row = await cur.fetchone()
-        return int(row[0]) if row else 0
-
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
         """One serialised write transaction; rolled back if the body raises."""
@@ -383,12 +378,6 @@ class Storage:
             "UPDATE chats SET next_due_at = ?, next_due_day = ? WHERE chat_id = ?",
             (_iso(next_due.at), next_due.day.isoformat(), chat_id),
         )
-
-    async def daily_sent_count(self, chat_id: int) -> int:
-        row = await self._one(
-            "SELECT COUNT(*) FROM daily_sends WHERE chat_id = ? AND status = 'sent'", (chat_id,)
-        )
-        return int(row[0]) if row else 0
 
     async def unsubscribe(self, chat_id: int) -> None:
         """Blocked or kicked: no more prompts, and the chat counts as unreachable."""
