@@ -5,8 +5,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
-from telegram import InlineKeyboardMarkup, InputFile, Message, ReplyParameters, Update
+from telegram import Chat, InlineKeyboardMarkup, InputFile, Message, ReplyParameters, Update
 from telegram.constants import ChatMemberStatus
 from telegram.error import BadRequest, Forbidden
 from telegram.ext import ContextTypes
@@ -51,6 +52,25 @@ async def current_user(update: Update, svc: Services) -> UserProfile | None:
             tg.id, tg.first_name or "", language_for(tg.language_code), private=private
         )
     return user
+
+
+class Turn(NamedTuple):
+    """What a handler of a user's message needs: services, the user, the chat, the language."""
+
+    svc: Services
+    user: UserProfile
+    chat: Chat
+    lang: str
+
+
+async def begin(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Turn | None:
+    """The turn of an update from a user in a chat; None for updates without either."""
+    svc = services(context)
+    user = await current_user(update, svc)
+    chat = update.effective_chat
+    if user is None or chat is None:
+        return None
+    return Turn(svc, user, chat, ui_language(user, update))
 
 
 def ui_language(user: UserProfile | None, update: Update | None = None) -> str:
@@ -121,28 +141,32 @@ async def send_photo(
     context: ContextTypes.DEFAULT_TYPE, chat_id: int, png: bytes, caption: Html
 ) -> bool:
     """Send a picture; False (nothing sent) if the chat is gone or Telegram refused it."""
-    try:
-        await context.bot.send_photo(chat_id, InputFile(png, filename="stats.png"), caption=caption)
-    except Forbidden:
-        await services(context).storage.mark_inactive(chat_id)
-        return False
-    except BadRequest:
-        log.exception("Telegram rejected a picture for chat %s", chat_id)
-        return False
-    return True
+    return await _send_file(
+        context, chat_id, "photo", InputFile(png, filename="stats.png"), caption
+    )
 
 
 async def send_document(
     context: ContextTypes.DEFAULT_TYPE, chat_id: int, data: bytes, filename: str, caption: Html
 ) -> bool:
+    """Send a file; False (nothing sent) if the chat is gone or Telegram refused it."""
+    return await _send_file(
+        context, chat_id, "document", InputFile(data, filename=filename), caption
+    )
+
+
+async def _send_file(
+    context: ContextTypes.DEFAULT_TYPE, chat_id: int, kind: str, file: InputFile, caption: Html
+) -> bool:
     try:
-        await context.bot.send_document(
-            chat_id, InputFile(data, filename=filename), caption=caption
-        )
+        if kind == "photo":
+            await context.bot.send_photo(chat_id, file, caption=caption)
+        else:
+            await context.bot.send_document(chat_id, file, caption=caption)
     except Forbidden:
         await services(context).storage.mark_inactive(chat_id)
         return False
     except BadRequest:
-        log.exception("Telegram rejected a document for chat %s", chat_id)
+        log.exception("Telegram rejected a %s for chat %s", kind, chat_id)
         return False
     return True

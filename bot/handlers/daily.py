@@ -10,7 +10,7 @@ from telegram.ext import ContextTypes
 
 from bot.core.models import ChatRecord, UserProfile
 from bot.core.schedule import DailySchedule, Days, next_occurrence, parse_daily, parse_time
-from bot.handlers.common import Services, current_user, is_admin, send, services, ui_language
+from bot.handlers.common import Services, begin, current_user, is_admin, send, services, ui_language
 from bot.i18n import Html
 
 
@@ -141,20 +141,18 @@ async def daily_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
 
 
 async def reminders(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    svc = services(context)
-    user = await current_user(update, svc)
-    chat = update.effective_chat
-    if user is None or chat is None:
+    turn = await begin(update, context)
+    if turn is None:
         return
-    lang = ui_language(user, update)
+    svc, user, chat, lang = turn
     word = " ".join(context.args or []).strip().lower()
+    enabled = user.reminders
     if word in ("on", "开启", "开"):
-        await svc.storage.update_user(user.user_id, reminders=1)
-        user = await svc.storage.get_user(user.user_id)
+        enabled = True
     elif word in ("off", "关闭", "关"):
-        await svc.storage.update_user(user.user_id, reminders=0)
-        user = await svc.storage.get_user(user.user_id)
-    assert user is not None
+        enabled = False
+    if enabled != user.reminders:
+        await svc.storage.update_user(user.user_id, reminders=int(enabled))
     await send(
-        context, chat.id, [svc.strings(lang, "reminders_on" if user.reminders else "reminders_off")]
+        context, chat.id, [svc.strings(lang, "reminders_on" if enabled else "reminders_off")]
     )

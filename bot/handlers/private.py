@@ -16,6 +16,7 @@ from bot.core.streaks import at_risk, visible_streak
 from bot.export import answers_csv
 from bot.handlers.common import (
     Services,
+    begin,
     current_user,
     send,
     send_document,
@@ -47,12 +48,10 @@ DEFAULT_DAILY_TIME = "09:00"
 
 
 async def start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    svc = services(context)
-    user = await current_user(update, svc)
-    chat = update.effective_chat
-    if user is None or chat is None:
+    turn = await begin(update, context)
+    if turn is None:
         return
-    lang = ui_language(user, update)
+    svc, user, chat, lang = turn
     text = svc.strings(lang, "welcome", name=user.first_name or "👋")
     keyboard = start_keyboard(svc.strings, lang, user.level, DEFAULT_DAILY_TIME)
     await send(context, chat.id, [text], keyboard)
@@ -112,12 +111,10 @@ async def ask(
 
 
 async def quiz(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    svc = services(context)
-    user = await current_user(update, svc)
-    chat = update.effective_chat
-    if user is None or chat is None:
+    turn = await begin(update, context)
+    if turn is None:
         return
-    lang = ui_language(user, update)
+    svc, user, chat, lang = turn
     level, pack, problem = _parse_quiz_args(svc, list(context.args or []))
     if problem is not None:
         word = next((a for a in (context.args or []) if parse_level(a) is None), "")
@@ -239,12 +236,10 @@ async def _reveal(context: ContextTypes.DEFAULT_TYPE, chat_id: int, lang: str) -
 
 async def stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """A picture (12-week heat map, streaks, coverage per level) and the numbers as text."""
-    svc = services(context)
-    user = await current_user(update, svc)
-    chat = update.effective_chat
-    if user is None or chat is None:
+    turn = await begin(update, context)
+    if turn is None:
         return
-    lang = ui_language(user, update)
+    svc, user, chat, lang = turn
     t = svc.strings
     summary = await svc.storage.user_stats(user.user_id)
     today = svc.practice.today(user).date()
@@ -417,12 +412,10 @@ async def rate_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
 
 async def export(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """The user's answer history as a CSV document."""
-    svc = services(context)
-    user = await current_user(update, svc)
-    chat = update.effective_chat
-    if user is None or chat is None:
+    turn = await begin(update, context)
+    if turn is None:
         return
-    lang = ui_language(user, update)
+    svc, user, chat, lang = turn
     rows = await svc.storage.answers_for(user.user_id)
     if not rows:
         await send(context, chat.id, [svc.strings(lang, "export_empty")])

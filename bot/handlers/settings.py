@@ -10,19 +10,17 @@ from telegram.ext import ContextTypes
 
 from bot.core.levels import parse_level
 from bot.core.timezones import resolve_timezone, suggest_timezones
-from bot.handlers.common import current_user, send, services, ui_language
+from bot.handlers.common import begin, current_user, send, services, ui_language
 from bot.handlers.keyboards import forget_keyboard, level_keyboard
 from bot.i18n import LANGUAGES, Html
 from bot.render import level_name
 
 
 async def level(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    svc = services(context)
-    user = await current_user(update, svc)
-    chat = update.effective_chat
-    if user is None or chat is None:
+    turn = await begin(update, context)
+    if turn is None:
         return
-    lang = ui_language(user, update)
+    svc, user, chat, lang = turn
     t = svc.strings
     args = context.args or []
     if not args:
@@ -63,12 +61,10 @@ def _local_time(zone: str) -> str:
 
 
 async def timezone(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    svc = services(context)
-    user = await current_user(update, svc)
-    chat = update.effective_chat
-    if user is None or chat is None:
+    turn = await begin(update, context)
+    if turn is None:
         return
-    lang = ui_language(user, update)
+    svc, user, chat, lang = turn
     t = svc.strings
     wanted = " ".join(context.args or []).strip()
     if not wanted:
@@ -91,12 +87,10 @@ async def timezone(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 
 
 async def language(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    svc = services(context)
-    user = await current_user(update, svc)
-    chat = update.effective_chat
-    if user is None or chat is None:
+    turn = await begin(update, context)
+    if turn is None:
         return
-    lang = ui_language(user, update)
+    svc, user, chat, lang = turn
     args = context.args or []
     if not args:
         name = svc.strings(lang, "language_name")
@@ -114,12 +108,10 @@ async def language(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 
 
 async def forget(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    svc = services(context)
-    user = await current_user(update, svc)
-    chat = update.effective_chat
-    if user is None or chat is None:
+    turn = await begin(update, context)
+    if turn is None:
         return
-    lang = ui_language(user, update)
+    svc, _, chat, lang = turn
     await send(
         context, chat.id, [svc.strings(lang, "forget_confirm")], forget_keyboard(svc.strings, lang)
     )
