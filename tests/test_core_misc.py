@@ -64,7 +64,7 @@ def test_resolve_timezone(name: str, zone: str | None) -> None:
 
 
 def test_timezone_suggestions() -> None:
-    assert "Asia/Shanghai" in suggest_timezones("Shanghai")
+    assert "Asia/Shanghai" in suggest_timezones("Shanghia")
     assert "Europe/Berlin" in suggest_timezones("Europe/Berln")
     assert suggest_timezones("qqqqqqqq") == []
 

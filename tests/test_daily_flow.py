@@ -47,6 +47,17 @@ async def test_daily_command_sets_shows_and_turns_off(bot: BotHarness) -> None:
     assert "08:30 on weekdays" in reply.visible
 
 
+async def test_changing_the_time_zone_moves_the_daily_question(bot: BotHarness) -> None:
+    (reply,) = await bot.say(ADA, "/daily 08:30")
+    assert "That is UTC time" in reply.visible  # no zone set yet: the bot says whose 08:30
+    await bot.say(ADA, "/timezone Asia/Tokyo")
+    chat = await bot.storage.get_chat(ADA.id)
+    assert chat is not None and chat.next_due_at is not None
+    assert chat.next_due_at.isoformat() == "2026-03-02T23:30:00+00:00"  # 08:30 Tue in Tokyo
+    (reply,) = await bot.say(ADA, "/daily")
+    assert "08:30 every day (Asia/Tokyo)" in reply.visible and "That is" not in reply.visible
+
+
 async def test_bad_daily_arguments_get_examples(bot: BotHarness) -> None:
     for text, expected in (
         ("/daily 25:99", "couldn't read the time “25:99”"),

@@ -239,8 +239,10 @@ async def test_quick_messages_from_one_chat_are_handled_in_order(
 
 
 async def test_settings_commands(bot: BotHarness) -> None:
-    (reply,) = await bot.say(ADA, "/timezone Shanghai")
+    (reply,) = await bot.say(ADA, "/timezone Shanghia")
     assert "Asia/Shanghai" in reply.visible and "Did you mean" in reply.visible
+    (reply,) = await bot.say(ADA, "/timezone 东京")
+    assert "Time zone set to Asia/Tokyo" in reply.visible
     (reply,) = await bot.say(ADA, "/timezone asia/shanghai")
     assert "Time zone set to Asia/Shanghai" in reply.visible
     (reply,) = await bot.say(ADA, "/level expert-ish")

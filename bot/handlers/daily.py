@@ -13,9 +13,15 @@ from bot.core.schedule import DailySchedule, Days, next_occurrence, parse_daily,
 from bot.handlers.common import Services, begin, current_user, is_admin, send, services, ui_language
 from bot.i18n import Html
 
+_ZH_WEEKDAYS = "一二三四五六日"
 
-def _next_text(at: datetime, zone: str) -> str:
-    return at.astimezone(ZoneInfo(zone)).strftime("%a %d %b %H:%M")
+
+def _next_text(at: datetime, zone: str, lang: str) -> str:
+    """The next prompt's local date and time, written the way the user's language does."""
+    local = at.astimezone(ZoneInfo(zone))
+    if lang == "zh":
+        return f"{local.month}月{local.day}日（周{_ZH_WEEKDAYS[local.weekday()]}）{local:%H:%M}"
+    return local.strftime("%a %d %b %H:%M")
 
 
 def _zone_for(svc: Services, chat: ChatRecord, user: UserProfile | None) -> str:
@@ -67,7 +73,9 @@ async def daily(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     assert at is not None
     days = command.days or Days(record.daily_days)
     enabled = record.daily_enabled if command.enabled is None else command.enabled
-    await _save(svc, record, user, enabled=enabled, at=at.strftime("%H:%M"), days=days, zone=zone)
+    await save_schedule(
+        svc, record, user, enabled=enabled, at=at.strftime("%H:%M"), days=days, zone=zone
+    )
     if command.zone and chat.type == chat.PRIVATE and user is not None:
         await svc.storage.update_user(user.user_id, timezone=command.zone)
     updated = await svc.storage.get_chat(chat.id)
@@ -75,7 +83,7 @@ async def daily(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     await send(context, chat.id, [_confirmation(svc, updated, user, lang)])
 
 
-async def _save(
+async def save_schedule(
     svc: Services,
     record: ChatRecord,
     user: UserProfile | None,
@@ -108,14 +116,18 @@ def _describe(
     if not record.daily_enabled or record.next_due_at is None:
         return svc.strings(lang, off)
     zone = _zone_for(svc, record, user)
-    return svc.strings(
+    text = svc.strings(
         lang,
         on,
         time=record.daily_time,
         days=svc.strings(lang, f"days_{record.daily_days}"),
         zone=zone,
-        next=_next_text(record.next_due_at, zone),
+        next=_next_text(record.next_due_at, zone, lang),
     )
+    if record.kind == "private" and not (user and user.timezone):
+        # Still on the bot's default zone: say so, or 08:30 may arrive at the wrong hour.
+        text = Html(f"{text}\n{svc.strings(lang, 'daily_zone_hint', zone=zone)}")
+    return text
 
 
 async def daily_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -134,7 +146,7 @@ async def daily_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     record = await _chat_record(svc, chat)
     zone = _zone_for(svc, record, user)
     days = Days(record.daily_days)
-    await _save(svc, record, user, enabled=True, at=record.daily_time, days=days, zone=zone)
+    await save_schedule(svc, record, user, enabled=True, at=record.daily_time, days=days, zone=zone)
     updated = await svc.storage.get_chat(chat.id)
     assert updated is not None
     await send(context, chat.id, [_confirmation(svc, updated, user, lang)])

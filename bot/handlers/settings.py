@@ -9,8 +9,10 @@ from telegram import Update
 from telegram.ext import ContextTypes
 
 from bot.core.levels import parse_level
+from bot.core.schedule import Days
 from bot.core.timezones import resolve_timezone, suggest_timezones
 from bot.handlers.common import begin, current_user, send, services, ui_language
+from bot.handlers.daily import save_schedule
 from bot.handlers.keyboards import forget_keyboard, level_keyboard
 from bot.i18n import LANGUAGES, Html
 from bot.render import level_name
@@ -82,7 +84,17 @@ async def timezone(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         await send(context, chat.id, [Html("\n".join(lines))])
         return
     await svc.storage.update_user(user.user_id, timezone=zone)
-    await svc.storage.set_chat_timezone(chat.id, zone)
+    record = await svc.storage.get_chat(chat.id)
+    if record is not None:  # the daily question moves with the zone: 08:30 stays 08:30 local
+        await save_schedule(
+            svc,
+            record,
+            user,
+            enabled=record.daily_enabled,
+            at=record.daily_time,
+            days=Days(record.daily_days),
+            zone=zone,
+        )
     await send(context, chat.id, [t(lang, "timezone_set", zone=zone, time=_local_time(zone))])
 
 

@@ -272,12 +272,6 @@ class Storage:
             (chat_id, kind, title[:128], language, _now()),
         )
 
-    async def set_chat_timezone(self, chat_id: int, zone: str) -> None:
-        async with self.transaction() as db:
-            await db.execute("UPDATE chats SET timezone = ? WHERE chat_id = ?", (zone, chat_id))
-
-    # -- daily prompts -----------------------------------------------------------------------
-
     async def get_chat(self, chat_id: int) -> ChatRecord | None:
         row = await self._one("SELECT * FROM chats WHERE chat_id = ?", (chat_id,))
         return _chat(row) if row else None
