@@ -32,7 +32,7 @@ from bot.handlers.scheduled import DailySender
 from bot.i18n import LANGUAGES, Strings
 from bot.logs import configure_logging
 from bot.practice import Clock, Practice, utc_now
-from bot.ratelimit import PerChatRetryRateLimiter
+from bot.ratelimit import PerChatRetryRateLimiter, strict_window
 from bot.storage import Storage
 
 log = logging.getLogger(__name__)
@@ -141,6 +141,8 @@ def build_application(
         await asyncio.gather(*background, return_exceptions=True)
         await storage.close()
 
+    # Telegram allows 20 messages a minute into a group, strictly (then 429s): paced evenly.
+    group_rate, group_period = strict_window(round(settings.group_rate_limit_per_minute), 60)
     builder = (
         ApplicationBuilder()
         .token(settings.telegram_bot_token.get_secret_value())
@@ -149,8 +151,8 @@ def build_application(
             PerChatRetryRateLimiter(
                 overall_max_rate=settings.rate_limit_per_second,
                 overall_time_period=1,
-                group_max_rate=settings.group_rate_limit_per_minute,
-                group_time_period=60,
+                group_max_rate=group_rate,
+                group_time_period=group_period,
                 max_retries=max_retries,
             )
         )

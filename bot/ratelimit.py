@@ -33,6 +33,20 @@ logging.getLogger("telegram.ext.AIORateLimiter").addFilter(_ParentGaveUp())
 log = logging.getLogger(__name__)
 
 
+UNMETERED = frozenset({"setMessageReaction", "answerCallbackQuery"})
+
+
+def strict_window(max_messages: int, window: float) -> tuple[int, float]:
+    """(max_rate, time_period) for aiolimiter so no window of `window` s has more than N.
+
+    aiolimiter is a leaky bucket: with (N, T) it lets a burst of N through and then N per T,
+    so a window of T can see 2N. One at a time every T/(N-1) allows at most N in any T.
+    """
+    if max_messages <= 1:
+        return 1, window
+    return 1, window / (max_messages - 1)
+
+
 def retry_seconds(exc: RetryAfter) -> float:
     """The wait a 429 asks for, in seconds (PTB 22 keeps it as a timedelta internally)."""
     delay = getattr(exc, "_retry_after", None)
@@ -59,6 +73,9 @@ class PerChatRetryRateLimiter(AIORateLimiter):
     ) -> JSON:
         chat = data.get("chat_id")
         retries = self.retries if rate_limit_args is None else rate_limit_args
+        if endpoint in UNMETERED:
+            # Not messages: they do not spend the group's 20 a minute (callers cap them).
+            data = {k: v for k, v in data.items() if k != "chat_id"}
         loop = asyncio.get_running_loop()
         attempt = 0
         while True:

@@ -136,6 +136,8 @@ def bot_settings(api: FakeBotAPI, tmp_path: Path) -> Settings:
         database_path=tmp_path / "bot.sqlite3",
         content_dir=CONTENT,
         default_timezone="UTC",
+        # Group pacing (3 s between messages at 20 a minute) has its own test; flows run fast.
+        group_rate_limit_per_minute=100_000,
     )
 
 
