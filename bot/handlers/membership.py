@@ -28,7 +28,7 @@ async def my_chat_member(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
         if chat.type == chat.PRIVATE and adder:
             await svc.storage.ensure_user(adder.id, adder.first_name or "", lang)
         await svc.storage.ensure_chat(chat.id, chat.type, chat.title or "", lang)
-        if chat.type != chat.PRIVATE:
+        if chat.type in (chat.GROUP, chat.SUPERGROUP):  # not channels: no rounds there
             record = await svc.storage.get_chat(chat.id)
             await introduce(
                 context.bot, svc, chat.id, chat.title or "", (record and record.language) or lang
