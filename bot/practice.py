@@ -10,14 +10,14 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from zoneinfo import ZoneInfo
 
 from fsrs import Rating
 
 from bot.core.content import Library, Question
 from bot.core.levels import Level
-from bot.core.models import AnswerRecord, UserProfile
+from bot.core.models import AnswerRecord, UserProfile, UserStats
 from bot.core.review import (
     LEVEL_UP_ANSWERS,
     OVERRIDES,
@@ -25,10 +25,11 @@ from bot.core.review import (
     level_up,
     rating_for,
     review,
+    weak_concepts,
 )
 from bot.core.scoring import ScoreResult, score_answer
 from bot.core.selection import pick_question
-from bot.core.streaks import StreakState, local_day, record_answer
+from bot.core.streaks import StreakState, at_risk, local_day, record_answer, visible_streak
 from bot.storage import Storage
 
 Clock = Callable[[], datetime]
@@ -43,6 +44,22 @@ class Asked:
     question: Question
     pack_title: str
     replaced: bool  # an unanswered question was open and is now closed
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """Everything /stats shows, computed from storage by the core rules."""
+
+    today: date
+    streak: StreakState  # as it stands today (0 once missed days exceed the freezes)
+    at_risk: bool
+    summary: UserStats
+    weak: list[str]
+    level: Level
+    level_up: Level | None
+    level_average: float
+    per_day: dict[date, int]  # answers per local day since `since`
+    since: date
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,6 +235,32 @@ class Practice:
             rating=int(rating),
         )
         return state
+
+    async def progress(self, user: UserProfile, since: Callable[[date], date]) -> Progress:
+        """The user's progress: streak, averages, weak spots, level suggestion, daily counts.
+
+        `since(today)` is the first day the caller wants counts for (the picture's 12 weeks).
+        """
+        today = self.today(user).date()
+        summary = await self.storage.user_stats(user.user_id)
+        recent = await self.storage.recent_answers(user.user_id, 50)
+        weak = weak_concepts(((a["covered"], a["missed"]) for a in recent), self.library.topic_of)
+        current = user.level or Level.BEGINNER
+        at_level = [a["score"] for a in recent if a["level"] == current][:LEVEL_UP_ANSWERS]
+        first = since(today)
+        counts = await self.storage.answers_per_day(user.user_id, first.isoformat())
+        return Progress(
+            today=today,
+            streak=visible_streak(user.streak, today),
+            at_risk=at_risk(user.streak, today),
+            summary=summary,
+            weak=weak,
+            level=current,
+            level_up=level_up(current, at_level),
+            level_average=sum(at_level) / len(at_level) if at_level else 0.0,
+            per_day={date.fromisoformat(day): n for day, n in counts.items()},
+            since=first,
+        )
 
     async def answer_round(
         self,

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from datetime import date
 
 from telegram import CallbackQuery, Update
 from telegram.ext import ContextTypes
 
 from bot.core.levels import LEVEL_ORDER, Level, parse_level
 from bot.core.models import UserProfile
-from bot.core.review import LEVEL_UP_ANSWERS, level_up, weak_concepts
 from bot.core.scoring import is_answerable
-from bot.core.streaks import at_risk, visible_streak
 from bot.export import answers_csv
 from bot.handlers.common import (
     Services,
@@ -241,10 +238,8 @@ async def stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     svc, user, chat, lang = turn
     t = svc.strings
-    summary = await svc.storage.user_stats(user.user_id)
-    today = svc.practice.today(user).date()
-    streak = visible_streak(user.streak, today)
-    averages = {row.level: row for row in summary.by_level}
+    p = await svc.practice.progress(user, since=first_day)
+    summary, streak = p.summary, p.streak
     lines = [
         t(lang, "stats_title"),
         t(lang, "stats_streak", current=streak.current, best=streak.best),
@@ -266,45 +261,32 @@ async def stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
                     bar=bar(row.average),
                 )
             )
-    recent = await svc.storage.recent_answers(user.user_id, 50)
-    weak = weak_concepts(((a["covered"], a["missed"]) for a in recent), svc.library.topic_of)
-    if weak:
-        lines.append(t(lang, "stats_weak", concepts="; ".join(weak)))
-    current = user.level or Level.BEGINNER
-    at_level = [a["score"] for a in recent if a["level"] == current]
-    suggestion = level_up(current, at_level)
-    if suggestion is not None:
-        window = at_level[:LEVEL_UP_ANSWERS]
+    if p.weak:
+        lines.append(t(lang, "stats_weak", concepts="; ".join(p.weak)))
+    if p.level_up is not None:
         lines.append(
             t(
                 lang,
                 "level_up",
-                percent=percent(sum(window) / len(window)),
-                level=level_name(t, lang, current),
-                next=level_name(t, lang, suggestion),
+                percent=percent(p.level_average),
+                level=level_name(t, lang, p.level),
+                next=level_name(t, lang, p.level_up),
             )
         )
-    if at_risk(user.streak, today):
+    if p.at_risk:
         lines.append(t(lang, "stats_at_risk"))
-    since = first_day(today)
-    per_day = {
-        date.fromisoformat(day): n
-        for day, n in (await svc.storage.answers_per_day(user.user_id, since.isoformat())).items()
-    }
+    averages = {row.level: row.average for row in summary.by_level}
     # ~60 ms of drawing: off the event loop, so other chats are not held up.
     picture = await asyncio.to_thread(
         render_stats_picture,
         strings=t,
         lang=lang,
         fonts=svc.settings.content_dir / "fonts",
-        today=today,
-        per_day=per_day,
+        today=p.today,
+        per_day=p.per_day,
         current=streak.current,
         best=streak.best,
-        levels=[
-            LevelBar(level_name(t, lang, lv), averages[lv].average if lv in averages else None)
-            for lv in LEVEL_ORDER
-        ],
+        levels=[LevelBar(level_name(t, lang, lv), averages.get(lv)) for lv in LEVEL_ORDER],
     )
     level_text = ", ".join(
         f"{level_name(t, lang, row.level)} {percent(row.average)}%" for row in summary.by_level
