@@ -5,8 +5,11 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import socket
 import sys
 from pathlib import Path
+
+import aiohttp
 
 from tests.conftest import CONTENT
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser
@@ -45,3 +48,61 @@ async def test_the_bot_runs_answers_and_stops_cleanly(api: FakeBotAPI, tmp_path:
     assert "starting: 1 packs, 12 questions" in logs
     assert api.token not in logs and api.token.split(":")[1] not in logs
     assert (tmp_path / "data" / "bot.sqlite3").exists()
+
+
+async def test_webhook_mode_takes_updates_only_with_the_secret(
+    api: FakeBotAPI, tmp_path: Path
+) -> None:
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}/telegram"
+    env = {
+        **os.environ,
+        "TELEGRAM_BOT_TOKEN": api.token,
+        "TELEGRAM_API_BASE_URL": api.base_url,
+        "DATABASE_PATH": str(tmp_path / "bot.sqlite3"),
+        "CONTENT_DIR": str(CONTENT),
+        "TELEGRAM_WEBHOOK_URL": url,
+        "WEBHOOK_LISTEN": "127.0.0.1",
+        "WEBHOOK_PORT": str(port),
+        "WEBHOOK_SECRET_TOKEN": "s3cret-Token_1",
+    }
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", "run",
+        cwd=tmp_path, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    update = {
+        "update_id": 1,
+        "message": {
+            "message_id": 1, "date": 0, "text": "/start",
+            "chat": {"id": NEW_USER.id, "type": "private", "first_name": "Neo"},
+            "from": NEW_USER.to_dict(),
+            "entities": [{"type": "bot_command", "offset": 0, "length": 6}],
+        },
+    }  # fmt: skip
+    try:
+        async with aiohttp.ClientSession() as session:
+            for _ in range(100):  # until the listener is up
+                try:
+                    async with session.post(url, json=update) as response:
+                        assert response.status == 403  # no secret: refused
+                        break
+                except aiohttp.ClientConnectionError:
+                    await asyncio.sleep(0.1)
+            assert api.webhook is not None and api.webhook["url"] == url
+            assert api.webhook["secret_token"] == "s3cret-Token_1"
+            headers = {"X-Telegram-Bot-Api-Secret-Token": "s3cret-Token_1"}
+            async with session.post(url, json=update, headers=headers) as response:
+                assert response.status == 200
+        (welcome,) = await api.wait_for(NEW_USER.id, 1, timeout=30)
+        assert "Hi Neo" in welcome.visible
+    finally:
+        process.send_signal(signal.SIGINT)
+        _, stderr = await asyncio.wait_for(process.communicate(), 30)
+    assert process.returncode == 0, stderr.decode()[-2000:]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port

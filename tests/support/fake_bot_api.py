@@ -154,6 +154,7 @@ class FakeBotAPI:
         self._runner: web.AppRunner | None = None
         self.port = 0
         self.requests = 0
+        self.webhook: dict[str, Any] | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -509,6 +510,11 @@ class FakeBotAPI:
         return self._bot_user()
 
     def _m_deleteWebhook(self, params: dict[str, Any]) -> bool:
+        self.webhook = None
+        return True
+
+    def _m_setWebhook(self, params: dict[str, Any]) -> bool:
+        self.webhook = {k: v for k, v in params.items() if k != "certificate"}
         return True
 
     def _m_setMyCommands(self, params: dict[str, Any]) -> bool:
