@@ -280,3 +280,19 @@ async def test_forget_removes_group_answers_too(bot: BotHarness, api: FakeBotAPI
 async def test_personal_commands_in_a_group_point_to_the_private_chat(bot: BotHarness) -> None:
     (reply,) = await bot.say(ANA, "/stats", chat_id=GROUP)
     assert "private chat" in reply.visible and "@interview_test_bot" in reply.visible
+
+
+async def test_the_daily_round_closes_a_round_left_open(bot: BotHarness, api: FakeBotAPI) -> None:
+    api.admins[GROUP] = {ADMIN.id}
+    await bot.say(ADMIN, "/daily 09:05", chat_id=GROUP)
+    question = await open_beginner_q3(bot)
+    await answer(bot, ANA, STRONG, question)
+    seen = len(messages(api))
+    bot.clock.advance(minutes=5)
+    assert (await bot.sender.tick()).outcomes["sent"] == 1
+    new = [m.visible for m in messages(api)[seen:]]
+    assert "Round closed" in new[0] and "🥇 Ana" in new[0]  # the open round's results first
+    assert "Round" in new[1] and "Reply to this message" in new[1]  # then the daily round
+    daily = await bot.storage.open_round_of(GROUP)
+    assert daily is not None and daily.daily
+    assert daily.closes_at.isoformat() == "2026-03-02T20:00:00+00:00"  # open until evening

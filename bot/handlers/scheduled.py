@@ -181,6 +181,10 @@ class DailySender:
         """
         svc = self.svc
         if kind != "private":
+            still_open = await svc.storage.open_round_of(chat_id)
+            if still_open is not None:  # the daily round's time has come: results first
+                chat = await svc.storage.get_chat(chat_id)
+                await close_round(self.bot, svc, still_open, (chat and chat.language) or "en")
             return await open_round(
                 self.bot, svc, chat_id, level=None, daily=True, before_send=before_send
             )
