@@ -220,6 +220,7 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         CallbackQueryHandler(settings_handlers.level_button, pattern=r"^level:"),
         CallbackQueryHandler(settings_handlers.forget_button, pattern=r"^forget:"),
         CallbackQueryHandler(daily.daily_button, pattern=r"^daily:"),
+        CallbackQueryHandler(private.stale_button),  # anything else: an outdated button
         # 7. Private chats: edits are not re-scored; plain text answers the open question.
         MessageHandler(filters.UpdateType.EDITED_MESSAGE & in_private, private.edited),
         MessageHandler(

@@ -301,3 +301,15 @@ async def test_token_never_reaches_the_logs(api: FakeBotAPI, bot_settings, libra
     assert "getUpdates" in logs or "sendMessage" in logs  # DEBUG logging really was on
     assert api.token not in logs
     assert api.token.split(":")[1] not in logs
+
+
+async def test_unknown_buttons_are_answered(bot: BotHarness, api: FakeBotAPI) -> None:
+    (welcome,) = await bot.say(ADA, "/start")
+    before = api.calls["answerCallbackQuery"]
+    api.callback(ADA, "v0-legacy:123", welcome)
+    for _ in range(100):
+        if api.calls["answerCallbackQuery"] > before:
+            break
+        await asyncio.sleep(0.02)
+    assert api.calls["answerCallbackQuery"] == before + 1
+    assert "expired" in api.callback_answers[-1]

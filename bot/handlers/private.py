@@ -405,3 +405,12 @@ async def export(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     data = answers_csv(rows).encode("utf-8-sig")  # BOM: spreadsheets read the Chinese right
     caption = svc.strings(lang, "export_caption", count=len(rows))
     await send_document(context, chat.id, data, "interview-answers.csv", caption)
+
+
+async def stale_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """A button whose data no handler knows (an older version's): say so, stop the spinner."""
+    query = update.callback_query
+    if query is not None:
+        svc = services(context)
+        user = await current_user(update, svc)
+        await query.answer(svc.strings(ui_language(user, update), "button_expired"))

@@ -155,6 +155,7 @@ class FakeBotAPI:
         self.port = 0
         self.requests = 0
         self.webhook: dict[str, Any] | None = None
+        self.callback_answers: list[str] = []  # texts of answerCallbackQuery (toasts)
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -537,6 +538,7 @@ class FakeBotAPI:
         return self._record("editMessageReplyMarkup", int(params["chat_id"]), "", params)
 
     def _m_answerCallbackQuery(self, params: dict[str, Any]) -> bool:
+        self.callback_answers.append(str(params.get("text", "")))
         return True
 
     def _m_setMessageReaction(self, params: dict[str, Any]) -> bool:
