@@ -22,12 +22,13 @@ from telegram.ext import ContextTypes
 
 from bot.core.levels import Level, parse_level
 from bot.core.models import RoundRecord
-from bot.core.rounds import MemberResult, closes_at, rank, week_start
+from bot.core.rounds import POINTS_PER_ANSWER, MemberResult, closes_at, rank, week_start
 from bot.core.scoring import is_answerable
 from bot.core.selection import pick_question
 from bot.core.streaks import visible_streak
 from bot.handlers.common import (
     Services,
+    begin,
     current_user,
     is_admin,
     send,
@@ -293,11 +294,10 @@ async def reveal(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 
 async def top(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """/top: this week's and all-time points (score x 100 per round), answers and streaks."""
-    svc = services(context)
-    chat = update.effective_chat
-    if chat is None:
+    turn = await begin(update, context)
+    if turn is None:
         return
-    lang = ui_language(await current_user(update, svc), update)
+    svc, _, chat, lang = turn
     t = svc.strings
     record = await svc.storage.get_chat(chat.id)
     zone = (record.timezone if record else None) or svc.settings.default_timezone
@@ -320,7 +320,7 @@ async def top(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
                     "top_line",
                     place=place,
                     name=row.first_name or "?",
-                    points=round(row.total_score * 100),
+                    points=round(row.total_score * POINTS_PER_ANSWER),
                     answers=row.answers,
                     streak=visible_streak(row.streak, today).current,
                 )
@@ -329,11 +329,10 @@ async def top(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 
 
 async def group_level(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    svc = services(context)
-    chat = update.effective_chat
-    if chat is None:
+    turn = await begin(update, context)
+    if turn is None:
         return
-    lang = ui_language(await current_user(update, svc), update)
+    svc, _, chat, lang = turn
     word = " ".join(context.args or [])
     chosen = parse_level(word) if word else None
     if chosen is None:
@@ -349,11 +348,10 @@ async def group_level(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
 
 
 async def round_length(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    svc = services(context)
-    chat = update.effective_chat
-    if chat is None:
+    turn = await begin(update, context)
+    if turn is None:
         return
-    lang = ui_language(await current_user(update, svc), update)
+    svc, _, chat, lang = turn
     args = context.args or []
     record = await svc.storage.get_chat(chat.id)
     if not args:

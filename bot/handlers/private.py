@@ -168,12 +168,8 @@ async def answer(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 
 
 async def hint(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    svc = services(context)
-    user = await current_user(update, svc)
-    chat = update.effective_chat
-    if chat is None:
-        return
-    await _hint(context, chat.id, ui_language(user, update))
+    if (turn := await begin(update, context)) is not None:
+        await _hint(context, turn.chat.id, turn.lang)
 
 
 async def _hint(context: ContextTypes.DEFAULT_TYPE, chat_id: int, lang: str) -> None:
@@ -190,12 +186,8 @@ async def _hint(context: ContextTypes.DEFAULT_TYPE, chat_id: int, lang: str) -> 
 
 
 async def skip(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    svc = services(context)
-    user = await current_user(update, svc)
-    chat = update.effective_chat
-    if user is None or chat is None:
-        return
-    await _skip(context, chat.id, user, ui_language(user, update))
+    if (turn := await begin(update, context)) is not None:
+        await _skip(context, turn.chat.id, turn.user, turn.lang)
 
 
 async def _skip(
@@ -211,12 +203,8 @@ async def _skip(
 
 
 async def reveal(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    svc = services(context)
-    user = await current_user(update, svc)
-    chat = update.effective_chat
-    if chat is None:
-        return
-    await _reveal(context, chat.id, ui_language(user, update))
+    if (turn := await begin(update, context)) is not None:
+        await _reveal(context, turn.chat.id, turn.lang)
 
 
 async def _reveal(context: ContextTypes.DEFAULT_TYPE, chat_id: int, lang: str) -> None:

@@ -58,8 +58,8 @@ async def level_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     await send(context, query.message.chat.id, [svc.strings(lang, "level_set", level=name)])
 
 
-def _local_time(zone: str) -> str:
-    return datetime.now(ZoneInfo(zone)).strftime("%H:%M")
+def _local_time(now: datetime, zone: str) -> str:
+    return now.astimezone(ZoneInfo(zone)).strftime("%H:%M")
 
 
 async def timezone(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -70,8 +70,9 @@ async def timezone(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     t = svc.strings
     wanted = " ".join(context.args or []).strip()
     if not wanted:
-        now = user.timezone or svc.settings.default_timezone
-        current = t(lang, "timezone_current", zone=now, time=_local_time(now))
+        zone_now = user.timezone or svc.settings.default_timezone
+        local = _local_time(svc.practice.clock(), zone_now)
+        current = t(lang, "timezone_current", zone=zone_now, time=local)
         await send(context, chat.id, [current])
         return
     zone = resolve_timezone(wanted)
@@ -95,7 +96,11 @@ async def timezone(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
             days=Days(record.daily_days),
             zone=zone,
         )
-    await send(context, chat.id, [t(lang, "timezone_set", zone=zone, time=_local_time(zone))])
+    await send(
+        context,
+        chat.id,
+        [t(lang, "timezone_set", zone=zone, time=_local_time(svc.practice.clock(), zone))],
+    )
 
 
 async def language(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
