@@ -33,8 +33,18 @@ class Concept(BaseModel):
     # Optional: the same idea in several questions (e.g. "observability"), so a learner's
     # weak spots are found across questions, not only within one.
     topic: Annotated[str, Field(pattern=ID_PATTERN)] | None = None
+    # Optional: what the claim is about (`prefill` in "prefill is compute-bound"). An alias
+    # only counts when the nearest subject named around it is this one, so a claim said of
+    # another subject of the question ("decode is compute-bound") does not cover it.
+    subject: tuple[NonEmpty, ...] = ()
+    # Optional: further parts that must be said in the same sentence as an alias, each part
+    # a list of ways to say it (`max_batch_size` + `0` for "set max_batch_size to 0").
+    requires: tuple[tuple[NonEmpty, ...], ...] = ()
+    # Optional, instead of or besides aliases: the claim's key terms, each a list of ways to
+    # say it. Stating two of them (or all, if fewer) states the claim; one earns its share.
+    terms: tuple[tuple[NonEmpty, ...], ...] = ()
 
-    @field_validator("label", "aliases", mode="before")
+    @field_validator("label", "aliases", "subject", mode="before")
     @classmethod
     def _strip(cls, value: Any) -> Any:
         if isinstance(value, str):
@@ -43,9 +53,17 @@ class Concept(BaseModel):
             return tuple(str(v).strip() if isinstance(v, str | int | float) else v for v in value)
         return value
 
+    @field_validator("requires", "terms", mode="before")
+    @classmethod
+    def _strip_parts(cls, value: Any) -> Any:
+        if isinstance(value, list | tuple):
+            return tuple(cls._strip(part) for part in value)
+        return value
+
     @model_validator(mode="after")
     def _matchable(self) -> Concept:
-        for phrase in self.phrases:
+        parts = (*self.requires, *self.terms)
+        for phrase in (*self.phrases, *self.subject, *(p for part in parts for p in part)):
             tokens = tokenize(phrase)
             if not tokens:
                 raise ValueError(f"phrase {phrase!r} has no letters, digits or CJK characters")
@@ -57,8 +75,12 @@ class Concept(BaseModel):
 
     @property
     def phrases(self) -> tuple[str, ...]:
-        """The label and the aliases: everything that counts as saying this concept."""
-        return (self.label, *self.aliases)
+        """The label and the aliases: everything that counts as naming this concept.
+
+        A concept given as key terms has a sentence for a label, not a name: only its
+        aliases (if any) name it.
+        """
+        return self.aliases if self.terms else (self.label, *self.aliases)
 
 
 class Question(BaseModel):
@@ -109,6 +131,9 @@ class Pack(BaseModel):
     language: Annotated[str, Field(pattern=r"^[a-z]{2}(-[A-Za-z]{2,4})?$")]
     tags: tuple[str, ...] = ()
     description: str = ""
+    # Written by `content import`: the concepts are the importer's, not yet a person's.
+    # `content check` warns until the reviewer removes it.
+    draft: bool = False
     questions: tuple[Question, ...] = Field(min_length=1)
 
     @model_validator(mode="after")

@@ -1,24 +1,46 @@
-"""Keyword-coverage scoring: which of a question's concepts an answer covers, and where.
+"""Keyword-coverage scoring: which of a question's concepts an answer *states*, and where.
 
 `score_answer(question, text)` is pure and total: any string in, a `ScoreResult` out, score in
-[0, 1]. A concept is covered when any of its phrases appears as a run of whole tokens (see
-`bot.core.text`); long English words and identifiers also match with small typos.
+[0, 1]. A concept is named when one of its phrases appears as a run of whole tokens (see
+`bot.core.text`; long English words and identifiers also match with small typos). Naming is
+not stating: `bot.core.claims` reads the text around each place a concept is named, and the
+concept counts as
 
-The score is the covered share of the concepts' weights (`coverage`), plus a small share of
-the *uncovered* remainder for using the reference answer's vocabulary (`relevance`, at most
-`RELEVANCE_SHARE` of the gap). Full coverage is 100%; with no concept covered, an on-topic
-answer still ranks above an off-topic one, as a person grading would rank them. Both parts
-only grow when text is added, so adding to an answer never lowers its score.
+- **covered** (full weight) when it is named in a sentence that says something of it, not
+  denied, and said of the right subject;
+- **listed** (`LIST_CREDIT` of its weight) when it is only named in a bare list of terms;
+- **contradicted** (no credit) when every place denies it ("Triton 不支持 ensemble", "does not
+  need a KV cache") while the reference does not, or says it of another subject of the
+  question ("prefill 是 memory-bound，decode 是 compute-bound" for "prefill is compute-bound").
+
+Words of the question itself never count: an alias found in the question text is dropped, so
+pasting the question back scores nothing.
+
+The score is the credited share of the concepts' weights (`coverage`), plus a small share of
+the *uncovered* remainder for using the reference answer's vocabulary beyond the question's
+(`relevance`, at most `RELEVANCE_SHARE` of the gap, and none for an answer that predicates
+nothing). Full coverage is 100%; with no concept covered, an on-topic answer still ranks above
+an off-topic one, as a person grading would rank them.
 """
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from dataclasses import dataclass
+from enum import StrEnum
 from itertools import accumulate, pairwise
 
 from rapidfuzz.distance import OSA
 
+from bot.core.claims import (
+    Layout,
+    asks_to_enumerate,
+    denies_or_avoids,
+    is_statement,
+    masked,
+    predicates,
+)
 from bot.core.content import Concept, Question
 from bot.core.text import Tokens, canonical, stem, tokenize
 
@@ -33,7 +55,17 @@ FUZZY_EDITS = (1, 2)
 FUZZY_CHARS_PER_EDIT = 8
 
 RELEVANCE_SHARE = 0.15
-# Words that carry no topic: left out of the reference vocabulary.
+# A concept only named in a list of terms earns this share of its weight: knowing the word
+# is worth something, explaining it is worth the rest.
+LIST_CREDIT = 0.3
+# ... unless the question asks to name things ("有哪些参数", "which two modes").
+LIST_CREDIT_ENUMERATION = 0.6
+# A claim given as key terms (`terms:`) is stated when this many of them are (or all, if it
+# has fewer): one term of a two-term claim earns half.
+TERMS_NEEDED = 2
+# What a claim said wrongly (denied, or said of another subject) costs, as a share of its
+# weight: a grader marks a false statement down, not just uncredited.
+CONTRADICTION_COST = 0.5
 _STOP_WORDS = frozenset(
     [
         "a",
@@ -121,9 +153,28 @@ _STOP_CHARS = frozenset(
 )
 
 
+class Status(StrEnum):
+    """How an answer dealt with a concept it named."""
+
+    COVERED = "covered"  # stated: full credit
+    LISTED = "listed"  # only named in a bare list of terms: LIST_CREDIT
+    NEGATED = "negated"  # denied where the reference affirms it: no credit
+    MISATTRIBUTED = "misattributed"  # said of another subject of the question: no credit
+
+
+_CREDIT = {
+    Status.COVERED: 1.0,
+    Status.LISTED: LIST_CREDIT,
+    Status.NEGATED: 0.0,
+    Status.MISATTRIBUTED: 0.0,
+}
+# When a concept is named several times, the most favourable reading is kept.
+_RANK = {Status.COVERED: 3, Status.LISTED: 2, Status.MISATTRIBUTED: 1, Status.NEGATED: 0}
+
+
 @dataclass(frozen=True, slots=True)
 class ConceptHit:
-    """A covered concept: the phrase that matched and where in the answer it stands."""
+    """A place where a concept was named, what the answer did with it, and its credit."""
 
     label: str
     weight: float
@@ -131,7 +182,16 @@ class ConceptHit:
     start: int
     end: int
     text: str
-    exact: bool
+    status: Status = Status.COVERED
+    # For MISATTRIBUTED: the subject the answer said it of (as the answer wrote it).
+    said_of: str = ""
+    # Share of the concept's weight earned: 1 when stated; less when only listed, or when
+    # only some of a claim's key terms were stated.
+    credit: float = 1.0
+
+    @property
+    def partial(self) -> bool:
+        return 0 < self.credit < 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,16 +200,22 @@ class ScoreResult:
     score: float
     coverage: float
     relevance: float
-    covered: list[ConceptHit]
-    missed: list[Concept]
+    covered: list[ConceptHit]  # credited: COVERED, then LISTED (partial credit)
+    missed: list[Concept]  # everything not credited, contradicted ones included
+    contradicted: list[ConceptHit]  # NEGATED or MISATTRIBUTED: named, but said wrongly
 
     @property
     def covered_labels(self) -> list[str]:
-        return [h.label for h in self.covered]
+        """Concepts stated in full (what a learner has shown they know)."""
+        return [h.label for h in self.covered if h.credit >= 1]
 
     @property
     def missed_labels(self) -> list[str]:
-        return [c.label for c in self.missed]
+        """Concepts not stated in full: missed, only listed, or contradicted."""
+        full = set(self.covered_labels)
+        return [c.label for c in self.missed] + [
+            h.label for h in self.covered if h.label not in full
+        ]
 
     def summary(self) -> dict[str, object]:
         """The JSON shape of `interview-bot score`."""
@@ -158,10 +224,19 @@ class ScoreResult:
             "score": round(self.score, 4),
             "coverage": round(self.coverage, 4),
             "covered": self.covered_labels,
-            "missed": self.missed_labels,
+            "partly": [h.label for h in self.covered if h.credit < 1],
+            "contradicted": {h.label: h.status.value for h in self.contradicted},
+            "missed": [c.label for c in self.missed],
             "matches": [
-                {"concept": h.label, "phrase": h.phrase, "start": h.start, "end": h.end}
-                for h in self.covered
+                {
+                    "concept": h.label,
+                    "status": h.status.value,
+                    "credit": round(h.credit, 3),
+                    "phrase": h.phrase,
+                    "start": h.start,
+                    "end": h.end,
+                }
+                for h in (*self.covered, *self.contradicted)
             ],
         }
 
@@ -175,23 +250,29 @@ class _Phrase:
     needles: tuple[tuple[str, str], ...]
     words: tuple[str, ...]  # raw lower-case tokens, for the typo-tolerant pass
     fuzzy_budget: int  # total edits allowed; 0 = exact only
+    # A name, not a statement: blanked out when a sentence is tested for saying something.
+    # A phrase with a verb of its own ("不会阻塞", "platform 是早期的写法") stays, so a
+    # sentence that contains it still predicates.
+    is_term: bool = True
 
 
 @dataclass(frozen=True, slots=True)
-class _CompiledConcept:
-    concept: Concept
-    # For the hot loop: needles grouped by key (one C-level set intersection with the
-    # answer's keys picks the groups worth searching), needles without a key, and the
-    # typo-tolerant phrases with their first word and its stem.
+class _Group:
+    """Phrases that say one thing, compiled for the hot loop.
+
+    Needles grouped by key (one C-level set intersection with the answer's keys picks the
+    groups worth searching), needles without a key, and the typo-tolerant phrases with their
+    first word and its stem.
+    """
+
     keys: frozenset[str]
-    rank: dict[str, int]  # a key's place in the concept's phrase order
+    rank: dict[str, int]  # a key's place in the author's phrase order
     by_key: dict[str, tuple[tuple[str, _Phrase], ...]]
     keyless: tuple[tuple[str, _Phrase], ...]
     fuzzy: tuple[tuple[_Phrase, str, str], ...]
 
     @classmethod
-    def build(cls, concept: Concept) -> _CompiledConcept:
-        phrases = [p for p in map(_compile_phrase, concept.phrases) if p is not None]
+    def build(cls, phrases: list[_Phrase]) -> _Group:
         groups: dict[str, dict[str, _Phrase]] = {}
         for phrase in phrases:
             for needle, key in phrase.needles:
@@ -200,49 +281,58 @@ class _CompiledConcept:
         keyless = tuple(groups.get("", {}).items())
         fuzzy = tuple((p, p.words[0], stem(p.words[0])) for p in phrases if p.fuzzy_budget)
         rank = {k: i for i, k in enumerate(by_key)}
-        return cls(concept, frozenset(by_key), rank, by_key, keyless, fuzzy)
+        return cls(frozenset(by_key), rank, by_key, keyless, fuzzy)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.by_key or self.keyless or self.fuzzy)
+
+    def words(self) -> set[str]:
+        return {w for p, _, _ in self.fuzzy for w in p.words if _max_edits(w)}
+
+
+@dataclass(frozen=True, slots=True)
+class _CompiledConcept:
+    concept: Concept
+    aliases: _Group  # label and aliases, less those the question itself contains
+    subject: int  # index into _Compiled.subjects, or -1
+    requires: tuple[_Group, ...]
+    terms: tuple[_Group, ...]  # the claim's key terms: stating `need` of them states it
+    need: int
+    # The reference answer denies it ("不会阻塞 core"): a denial in the answer then agrees.
+    negative: bool
 
 
 @dataclass(frozen=True, slots=True)
 class _Compiled:
     concepts: tuple[_CompiledConcept, ...]
-    vocabulary: frozenset[str]  # topic words and CJK bigrams of the reference answer
+    subjects: tuple[_Group, ...]  # the distinct subjects of the question's claims
+    vocabulary: frozenset[str]  # topic words and CJK bigrams of the reference, not the question
     # Words of typo-tolerant phrases by first letter and by last two letters: an answer word
     # that is none of them exactly is compared with those sharing its start or its end (one
     # or two typos in a long word leave one of them intact).
     fuzzy_by_edge: dict[str, list[str]]
     fuzzy_stems: frozenset[str]
-    # Answer word -> phrase words it is a typo of. Answers reuse words, so this is mostly hits;
-    # words known to be nobody's typo are also kept in a set, so whole answers are screened
-    # with one C-level set difference.
-    typo_memo: dict[str, tuple[str, ...]]
-    no_typo: set[str]
+    list_credit: float = LIST_CREDIT
+    # Phrases that claims about different subjects share (`调度` said of static and of
+    # continuous batching): they tell nothing about which subject a claim is of.
+    unbound: frozenset[str] = frozenset()
 
     def typos_of(self, raw: str) -> tuple[str, ...]:
         """Phrase words that `raw` (an answer word) is a likely typo of."""
-        found = self.typo_memo.get(raw)
-        if found is not None:
-            return found
-        found = ()
         if (
-            len(raw) >= FUZZY_MIN_WORD - FUZZY_EDITS[1]
-            and raw.isascii()
-            and stem(raw) not in self.fuzzy_stems
+            len(raw) < FUZZY_MIN_WORD - FUZZY_EDITS[1]
+            or not raw.isascii()
+            or stem(raw) in self.fuzzy_stems
         ):
-            edges = self.fuzzy_by_edge
-            found = tuple(
-                word
-                for word in {*edges.get(raw[0], ()), *edges.get(raw[-2:], ())}
-                if abs(len(word) - len(raw)) <= (cut := _max_edits(word))
-                and OSA.distance(raw, word, score_cutoff=cut) <= cut
-            )
-        if len(self.typo_memo) >= _TYPO_MEMO_MAX:
-            self.typo_memo.clear()
-            self.no_typo.clear()
-        self.typo_memo[raw] = found
-        if not found:
-            self.no_typo.add(raw)
-        return found
+            return ()
+        edges = self.fuzzy_by_edge
+        return tuple(
+            word
+            for word in {*edges.get(raw[0], ()), *edges.get(raw[-2:], ())}
+            if abs(len(word) - len(raw)) <= (cut := _max_edits(word))
+            and OSA.distance(raw, word, score_cutoff=cut) <= cut
+        )
 
 
 def answer_terms(tokens: Tokens) -> set[str]:
@@ -291,33 +381,101 @@ def _compile_phrase(text: str) -> _Phrase | None:
     letters = sum(len(raw) for raw in latin if raw.isalpha())
     fuzzable = len(latin) == len(tokens) and any(len(raw) >= FUZZY_MIN_WORD for raw in latin)
     budget = letters // FUZZY_CHARS_PER_EDIT if fuzzable else 0
-    return _Phrase(text, tuple(needles), tuple(tokens.raw), budget)
+    return _Phrase(text, tuple(needles), tuple(tokens.raw), budget, not is_statement(text))
+
+
+def _phrases(texts: tuple[str, ...], *, unless_in: str = "") -> list[_Phrase]:
+    """Compile phrases, leaving out those whose every needle occurs in `unless_in`."""
+    out = []
+    for text in texts:
+        phrase = _compile_phrase(text)
+        if phrase is None:
+            continue
+        if unless_in and all(needle in unless_in for needle, _ in phrase.needles[:1]):
+            continue
+        out.append(phrase)
+    return out
 
 
 # Keyed by id(): hashing a frozen pydantic model walks all its fields on every call. The
 # question is kept in the value so its id cannot be reused while the entry lives.
 _COMPILED: dict[int, tuple[Question, _Compiled]] = {}
 _COMPILED_MAX = 10_000
-_TYPO_MEMO_MAX = 50_000
+# One memo of answer words to the phrase words they are typos of, shared by every question
+# and bounded: typos repeat across answers, and a bank of any size costs the same memory.
+_TYPO_MEMO: dict[tuple[int, str], tuple[str, ...]] = {}
+_TYPO_MEMO_MAX = 20_000
 
 
 def _compile(question: Question) -> _Compiled:
     cached = _COMPILED.get(id(question))
     if cached is not None and cached[0] is question:
         return cached[1]
-    concepts = tuple(_CompiledConcept.build(c) for c in question.concepts)
-    words = {w for c in concepts for p, _, _ in c.fuzzy for w in p.words if _max_edits(w)}
+    asked = canonical(tokenize(question.question))
+    subjects: list[_Group] = []
+    subject_ids: dict[tuple[str, ...], int] = {}
+    concepts: list[_CompiledConcept] = []
+    for concept in question.concepts:
+        subject = -1
+        if concept.subject:
+            key = tuple(sorted(p.casefold() for p in concept.subject))
+            if key not in subject_ids:
+                subject_ids[key] = len(subjects)
+                subjects.append(_Group.build(_phrases(concept.subject)))
+            subject = subject_ids[key]
+        concepts.append(
+            _CompiledConcept(
+                concept,
+                _Group.build(_phrases(concept.phrases, unless_in=asked)),
+                subject,
+                tuple(_Group.build(_phrases(part)) for part in concept.requires),
+                terms := tuple(
+                    g
+                    for g in (_Group.build(_phrases(t, unless_in=asked)) for t in concept.terms)
+                    if not g.empty
+                ),
+                min(TERMS_NEEDED, len(terms)),
+                negative=False,
+            )
+        )
+    words = set().union(*(c.aliases.words() for c in concepts), *(g.words() for g in subjects))
+    words.update(w for c in concepts for g in (*c.requires, *c.terms) for w in g.words())
     by_edge: dict[str, list[str]] = {}
     for w in sorted(words):
         by_edge.setdefault(w[0], []).append(w)
         by_edge.setdefault(w[-2:], []).append(w)
+    asked_terms = vocabulary(tokenize(question.question))
     compiled = _Compiled(
-        concepts,
-        frozenset(vocabulary(tokenize(question.answer))),
+        tuple(concepts),
+        tuple(subjects),
+        frozenset(vocabulary(tokenize(question.answer)) - asked_terms),
         by_edge,
         frozenset(map(stem, words)),
-        {},
-        set(),
+    )
+    # The reference's own polarity: a concept it names in a denial or an avoidance ("避免重复
+    # 计算") is a negative claim, and an answer that denies it agrees with it.
+
+    reference = _Reading(question.answer, compiled)
+    negative = tuple(
+        _states_negatively(c.concept.label)
+        if c.concept.terms
+        else bool(found)
+        and all(reference.layout.is_negative(s, e, tuple(reference.spans)) for _, s, e in found)
+        for c, found in zip(concepts, [reference.find(c.aliases) for c in concepts], strict=True)
+    )
+    compiled = _Compiled(
+        tuple(
+            _CompiledConcept(c.concept, c.aliases, c.subject, c.requires, c.terms, c.need, neg)
+            for c, neg in zip(concepts, negative, strict=True)
+        ),
+        *(
+            compiled.subjects,
+            compiled.vocabulary,
+            compiled.fuzzy_by_edge,
+            compiled.fuzzy_stems,
+        ),
+        LIST_CREDIT_ENUMERATION if asks_to_enumerate(question.question) else LIST_CREDIT,
+        _shared_between_subjects(question),
     )
     if len(_COMPILED) >= _COMPILED_MAX:
         _COMPILED.clear()
@@ -325,26 +483,78 @@ def _compile(question: Question) -> _Compiled:
     return compiled
 
 
-class _Answer:
-    """An answer prepared for matching: tokens, the canonical string and its offsets."""
+_CLAUSE_OPENING_RE = re.compile(
+    r"[\s\W]*(?:(?:而|但|但是|对于|对|至于|其中|and|but|while|whereas|so|for|with|the|a|an)\s*)*",
+    re.IGNORECASE,
+)
 
-    __slots__ = ("canon", "keys", "positions", "starts", "text", "tokens", "typos")
 
-    def __init__(self, text: str) -> None:
+def _states_negatively(claim: str) -> bool:
+    """Whether a claim (a concept given as key terms: its label is the claim) is a denial."""
+    return denies_or_avoids(claim)
+
+
+def _shared_between_subjects(question: Question) -> frozenset[str]:
+    subjects_of: dict[str, set[tuple[str, ...]]] = {}
+    for concept in question.concepts:
+        if not concept.subject:
+            continue
+        key = tuple(sorted(p.casefold() for p in concept.subject))
+        for phrase in (*concept.phrases, *(p for part in concept.terms for p in part)):
+            subjects_of.setdefault(phrase.casefold(), set()).add(key)
+    return frozenset(p for p, keys in subjects_of.items() if len(keys) > 1)
+
+
+class _Reading:
+    """An answer prepared for matching against one question: tokens, offsets, layout."""
+
+    __slots__ = (
+        "_layout",
+        "_subjects",
+        "canon",
+        "compiled",
+        "folded",
+        "keys",
+        "positions",
+        "predicating",
+        "spans",
+        "starts",
+        "term_spans",
+        "text",
+        "tokens",
+        "typos",
+    )
+
+    def __init__(self, text: str, compiled: _Compiled) -> None:
         self.text = text
+        self.compiled = compiled
         self.tokens = tokenize(text)
+        self.folded = self.tokens.folded
         self.canon = canonical(self.tokens)
         stems = self.tokens.stem
         # Latin stems and CJK bigrams: what needles are keyed by, and the answer's vocabulary.
         self.keys = answer_terms(self.tokens)
         # Offset of each token in `canon`: 1, then each stem's length plus its space.
         self.starts = list(accumulate([1] + [len(st) + 1 for st in stems[:-1]])) if stems else []
-        # Built on the first typo-tolerant search only (most answers never need one).
+        # Built on first use only (most answers never need a typo search).
         self.typos: dict[str, set[str]] | None = None
         self.positions: dict[str, list[int]] | None = None
+        self._layout: Layout | None = None
+        self._subjects: list[tuple[int, int, int]] | None = None
+        self.spans: list[tuple[int, int]] = []  # every place a phrase was named (folded)
+        self.term_spans: list[tuple[int, int]] = []  # ... of those that are only names
+        self.predicating: dict[int, bool] = {}  # sentence index -> says something
+
+    @property
+    def layout(self) -> Layout:
+        if self._layout is None:
+            self._layout = Layout(self.folded)
+        return self._layout
+
+    # -- finding phrases -------------------------------------------------------------------
 
     def locate(self, at: int, needle: str) -> tuple[int, int]:
-        """Where in the original text the needle found at canonical offset `at` stands."""
+        """Where in the folded text the needle found at canonical offset `at` stands."""
         tokens, starts = self.tokens, self.starts
         if needle.startswith(" "):  # starts at a word: the token after the space
             first = bisect_right(starts, at + 1) - 1
@@ -358,13 +568,52 @@ class _Answer:
             end = tokens.fend[last]
         else:
             end = tokens.fstart[last] + (stop - starts[last])
-        return tokens.span(begin, end)
+        return begin, end
 
-    def index_typos(self, compiled: _Compiled) -> None:
+    def find(self, group: _Group) -> list[tuple[_Phrase, int, int]]:
+        """Every place a phrase of the group is named: (phrase, folded start, folded end)."""
+        if not self.tokens:
+            return []
+        keys, canon = self.keys, self.canon
+        found: list[tuple[_Phrase, int, int]] = []
+        present = group.keys & keys
+        # In the author's phrase order, so the same answer always reports the same match (set
+        # order changes with the hash seed of each process).
+        ordered = sorted(present, key=group.rank.__getitem__) if len(present) > 1 else present
+        for needle, phrase in [n for key in ordered for n in group.by_key[key]] + list(
+            group.keyless
+        ):
+            at = canon.find(needle)
+            while at >= 0:
+                begin, end = self.locate(at, needle)
+                found.append((phrase, begin, end))
+                at = canon.find(needle, at + 1)
+        if not found and group.fuzzy:
+            if self.typos is None:
+                self.index_typos()
+            typos = self.typos or {}
+            for phrase, first_word, first_stem in group.fuzzy:
+                if first_stem in keys or first_word in typos:
+                    span = self.find_fuzzy(phrase)
+                    if span is not None:
+                        found.append((phrase, *span))
+        self.spans.extend((b, e) for _, b, e in found)
+        self.term_spans.extend((b, e) for p, b, e in found if p.is_term)
+        return found
+
+    def index_typos(self) -> None:
         """Map answer words that look like typos of phrase words to those words."""
         self.typos = {}
-        for raw in set(self.tokens.latin) - compiled.no_typo:
-            for word in compiled.typos_of(raw):
+        compiled = self.compiled
+        tag = id(compiled)
+        for raw in set(self.tokens.latin):
+            found = _TYPO_MEMO.get((tag, raw))
+            if found is None:
+                found = compiled.typos_of(raw)
+                if len(_TYPO_MEMO) >= _TYPO_MEMO_MAX:
+                    _TYPO_MEMO.clear()
+                _TYPO_MEMO[(tag, raw)] = found
+            for word in found:
                 self.typos.setdefault(word, set()).add(raw)
 
     def _starts(self, word: str) -> list[int]:
@@ -400,8 +649,166 @@ class _Answer:
                 if edits < 0 or used > phrase.fuzzy_budget:
                     break
             else:
-                return self.tokens.span(self.tokens.fstart[i], self.tokens.fend[i + n - 1])
+                return self.tokens.fstart[i], self.tokens.fend[i + n - 1]
         return None
+
+    # -- reading what is said --------------------------------------------------------------
+
+    def subject_mentions(self) -> list[tuple[int, int, int]]:
+        """Every place a subject of the question is named: (start, end, subject index)."""
+        if self._subjects is None:
+            found = sorted(
+                {
+                    (b, e, i)
+                    for i, group in enumerate(self.compiled.subjects)
+                    for _, b, e in self.find(group)
+                }
+            )
+            # `Dynamo` inside `Dynamo-Triton` names Dynamo-Triton: drop mentions that sit
+            # inside a longer mention of another subject.
+            self._subjects = [
+                m
+                for m in found
+                if not any(
+                    o[2] != m[2] and o[0] <= m[0] and m[1] <= o[1] and o[1] - o[0] > m[1] - m[0]
+                    for o in found
+                )
+            ]
+        return self._subjects
+
+    def said_of(self, start: int, end: int, subject: int) -> tuple[int, int, int] | None:
+        """The subject a claim named at [start, end) is said of: the nearest one around it.
+
+        Nearest within its clause (either side), else the last one before it in its sentence,
+        else the first after it in its sentence, else the last one before its sentence (a
+        pronoun's antecedent); None when the answer names no subject around it.
+        """
+        mentions = self.subject_mentions()
+        if not mentions:
+            return None
+        inside = [m for m in mentions if m[0] < end and start < m[1]]
+        if inside:
+            own = [m for m in inside if m[2] == subject]
+            if own:
+                return own[0]
+            # The term is itself the name of another subject: it is not said of that one.
+            mentions = [m for m in mentions if m not in inside]
+        layout = self.layout
+        c_start, c_end = layout.clause_span(start)
+        s_start, s_end = layout.sentence_span(layout.sentence(start))
+        in_clause = [m for m in mentions if c_start <= m[0] and m[1] <= c_end]
+        if in_clause:
+            return min(in_clause, key=lambda m: min(abs(m[1] - start), abs(m[0] - end)))
+        # Outside its own clause, a claim is said of a clause's topic: a subject that opens a
+        # clause ("…，decode 是 …"), not one named as an object ("归入 NVIDIA Dynamo 平台").
+        topics = [m for m in mentions if self._opens_clause(m[0])]
+        before = [m for m in topics if s_start <= m[0] and m[1] <= start]
+        if before:
+            return before[-1]
+        after = [m for m in topics if end <= m[0] and m[1] <= s_end]
+        if after:
+            return after[0]
+        earlier = [m for m in topics if m[1] <= s_start]
+        return earlier[-1] if earlier else None
+
+    def _opens_clause(self, pos: int) -> bool:
+        c_start, _ = self.layout.clause_span(pos)
+        return _CLAUSE_OPENING_RE.fullmatch(self.folded[c_start:pos]) is not None
+
+    def negated(self, start: int, end: int) -> bool:
+        """Whether the clause around a named term denies it (named terms are not negators:
+        无状态 "stateless" or an alias like 不阻塞 deny nothing)."""
+        return self.layout.is_negated(start, end, tuple(self.spans))
+
+    def predicates_at(self, pos: int) -> bool:
+        """Whether the sentence at `pos` says something beyond naming terms."""
+        layout = self.layout
+        index = layout.sentence(pos)
+        found = self.predicating.get(index)
+        if found is None:
+            s_start, s_end = layout.sentence_span(index)
+            blanked = masked(self.folded, s_start, s_end, tuple(self.term_spans))
+            found = predicates(blanked, self.folded[s_start:s_end])
+            self.predicating[index] = found
+        return found
+
+    def says_anything(self) -> bool:
+        """Whether any sentence of the answer predicates (for the relevance share)."""
+        return predicates(self.folded)
+
+    def judge(
+        self, item: _CompiledConcept, found: list[tuple[_Phrase, int, int]]
+    ) -> ConceptHit | None:
+        """The most favourable reading of the places the concept is named, or None."""
+        best: ConceptHit | None = None
+        for phrase, start, end in found:
+            status, said_of = Status.COVERED, ""
+            if item.requires and not all(
+                self._in_sentence(group, start, item.subject) for group in item.requires
+            ):
+                continue
+            bound = (
+                self.said_of(start, end, item.subject)
+                if item.subject >= 0 and phrase.text.casefold() not in self.compiled.unbound
+                else None
+            )
+            if bound is not None and bound[2] != item.subject:
+                status, said_of = Status.MISATTRIBUTED, self.folded[bound[0] : bound[1]]
+            elif not item.negative and self.negated(start, end):
+                status = Status.NEGATED
+            elif not self.predicates_at(start):
+                status = Status.LISTED
+            if best is None or _RANK[status] > _RANK[best.status]:
+                o_start, o_end = self.tokens.span(start, end)
+                best = ConceptHit(
+                    label=item.concept.label,
+                    weight=item.concept.weight,
+                    phrase=phrase.text,
+                    start=o_start,
+                    end=o_end,
+                    text=self.text[o_start:o_end],
+                    status=status,
+                    said_of=said_of,
+                    credit=self.compiled.list_credit
+                    if status is Status.LISTED
+                    else _CREDIT[status],
+                )
+                if status is Status.COVERED:
+                    break
+        return best
+
+    def judge_terms(
+        self, item: _CompiledConcept, found: list[list[tuple[_Phrase, int, int]]]
+    ) -> ConceptHit | None:
+        """A claim given as key terms: credit for the share of them it states."""
+        hits = [h for h in (self.judge(item, places) for places in found if places) if h]
+        if not hits:
+            return None
+        hits.sort(key=lambda h: (-h.credit, -_RANK[h.status]))
+        earned = sum(h.credit for h in hits[: item.need]) / item.need
+        best = hits[0]
+        return ConceptHit(
+            label=best.label,
+            weight=best.weight,
+            phrase=best.phrase,
+            start=best.start,
+            end=best.end,
+            text=best.text,
+            status=best.status,
+            said_of=best.said_of,
+            credit=min(1.0, earned),
+        )
+
+    def _in_sentence(self, group: _Group, pos: int, subject: int) -> bool:
+        """Whether a required part is said in the sentence at `pos`, and of this subject."""
+        sentence = self.layout.sentence(pos)
+        for _, b, e in self.find(group):
+            if self.layout.sentence(b) != sentence:
+                continue
+            bound = self.said_of(b, e, subject) if subject >= 0 else None
+            if bound is None or bound[2] == subject:
+                return True
+        return False
 
 
 def _max_edits(word: str) -> int:
@@ -422,24 +829,43 @@ def _edits(raw: str, stemmed: str, word: str) -> int:
 
 
 def score_answer(question: Question, text: str) -> ScoreResult:
-    """Score an answer by the weighted share of the question's concepts it covers."""
-    answer = _Answer(text)
+    """Score an answer by the weighted share of the question's concepts it states."""
     compiled = _compile(question)
+    reading = _Reading(text, compiled)
     covered: list[ConceptHit] = []
+    listed: list[ConceptHit] = []
+    contradicted: list[ConceptHit] = []
     missed: list[Concept] = []
     gained = 0.0
-    for item in compiled.concepts:
-        hit = _match_concept(answer, item, compiled) if answer.tokens else None
-        if hit is None:
+    # Find every named term first: the bare-list and negation tests blank them all out.
+    found = [reading.find(item.aliases) for item in compiled.concepts]
+    found_terms = [[reading.find(g) for g in item.terms] for item in compiled.concepts]
+    if compiled.subjects and (any(found) or any(map(any, found_terms))):
+        reading.subject_mentions()
+    hits = [
+        (item, _best(reading.judge(item, places), reading.judge_terms(item, term_places)))
+        for item, places, term_places in zip(compiled.concepts, found, found_terms, strict=True)
+    ]
+    for item, hit in hits:
+        if hit is None or hit.credit == 0:
             missed.append(item.concept)
-        else:
-            covered.append(hit)
-            gained += item.concept.weight
+            if hit is not None:
+                # A false claim is worse than silence: it cancels a true one.
+                contradicted.append(hit)
+                gained -= item.concept.weight * CONTRADICTION_COST
+            continue
+        (covered if hit.credit >= 1 else listed).append(hit)
+        gained += item.concept.weight * hit.credit
     total = question.total_weight
     coverage = min(1.0, max(0.0, gained / total)) if total > 0 else 0.0
     relevance = 0.0
-    if compiled.vocabulary and answer.tokens:
-        shared = compiled.vocabulary & answer.keys
+    if (
+        compiled.vocabulary
+        and reading.tokens
+        and not contradicted
+        and (covered or reading.says_anything())
+    ):
+        shared = compiled.vocabulary & reading.keys
         relevance = len(shared) / len(compiled.vocabulary)
     score = min(1.0, coverage + (1.0 - coverage) * RELEVANCE_SHARE * relevance)
     return ScoreResult(
@@ -447,53 +873,16 @@ def score_answer(question: Question, text: str) -> ScoreResult:
         score=score,
         coverage=coverage,
         relevance=relevance,
-        covered=covered,
+        covered=covered + listed,
         missed=missed,
+        contradicted=contradicted,
     )
 
 
-def _match_concept(
-    answer: _Answer, item: _CompiledConcept, compiled: _Compiled
-) -> ConceptHit | None:
-    keys, canon = answer.keys, answer.canon
-    present = item.keys & keys
-    # In the author's phrase order, so the same answer always reports the same match (set
-    # order changes with the hash seed of each process).
-    for key in sorted(present, key=item.rank.__getitem__) if len(present) > 1 else present:
-        for needle, phrase in item.by_key[key]:
-            at = canon.find(needle)
-            if at >= 0:
-                return _hit(answer, item.concept, phrase, answer.locate(at, needle), exact=True)
-    for needle, phrase in item.keyless:
-        at = canon.find(needle)
-        if at >= 0:
-            return _hit(answer, item.concept, phrase, answer.locate(at, needle), exact=True)
-    if not item.fuzzy:
-        return None
-    if answer.typos is None:
-        answer.index_typos(compiled)
-    typos = answer.typos or {}
-    for phrase, first_word, first_stem in item.fuzzy:
-        if first_stem in keys or first_word in typos:
-            found = answer.find_fuzzy(phrase)
-            if found is not None:
-                return _hit(answer, item.concept, phrase, found, exact=False)
-    return None
-
-
-def _hit(
-    answer: _Answer, concept: Concept, phrase: _Phrase, span: tuple[int, int], *, exact: bool
-) -> ConceptHit:
-    start, end = span
-    return ConceptHit(
-        label=concept.label,
-        weight=concept.weight,
-        phrase=phrase.text,
-        start=start,
-        end=end,
-        text=answer.text[start:end],
-        exact=exact,
-    )
+def _best(a: ConceptHit | None, b: ConceptHit | None) -> ConceptHit | None:
+    if a is None or b is None:
+        return a or b
+    return a if (a.credit, _RANK[a.status]) >= (b.credit, _RANK[b.status]) else b
 
 
 def is_answerable(text: str) -> bool:

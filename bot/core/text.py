@@ -60,6 +60,7 @@ class Tokens:
         "cjk",
         "cjk_runs",
         "fend",
+        "folded",
         "fstart",
         "latin",
         "latin_index",
@@ -70,6 +71,7 @@ class Tokens:
     )
 
     def __init__(self) -> None:
+        self.folded = ""  # the normalised text the offsets refer to
         self.raw: list[str] = []
         self.stem: list[str] = []
         self.fstart: list[int] = []
@@ -145,6 +147,7 @@ def tokenize(text: str) -> Tokens:
     forms = [(w, w) if c else _word_forms(w) for w, c in zip(words, cjk, strict=True)]
     raw = [f[0] for f in forms]
     tokens = Tokens()
+    tokens.folded = folded
     tokens.raw = raw
     tokens.cjk = cjk
     tokens.stem = [f[1] for f in forms]

@@ -1,0 +1,227 @@
+"""The shape of what an answer says: sentences, clauses, negation and bare term lists.
+
+Keyword matching finds *where* a concept is named; this module says whether the text around
+that place states it. It works on the normalised text of `bot.core.text` (full-width folded),
+by character offset, in three nested units:
+
+- a **sentence** ends at 。！？；!?; a line break, or a full stop before a space: a claim's
+  parts (a subject and what is said of it) must stand in one sentence;
+- a **clause** is a sentence cut further at commas, colons and connectives (because, but,
+  so, 因为, 但是, 所以 …): negation reaches to the end of its clause and no further;
+- a sentence **predicates** when it has a verb, a copula or a relation mark (`X：…`,
+  `A -> B`, a gloss in parentheses) outside the terms it names. A sentence that only names
+  terms (`PagedAttention, KV cache, 显存碎片`) lists them without saying anything of them.
+
+Cues are word lists, not a parser: they are cheap (scoring runs thousands of answers a
+second) and they fail soft, towards crediting the answer.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+
+_SENTENCE_END_RE = re.compile(r"[。！？；!?;\n]+|\.(?=\s|$|[\u3400-\u9fff])")
+_CLAUSE_MARK_RE = re.compile(
+    r"[,，:：]|\s[-–—]\s"
+    # Connectives that open a new clause (negation stops before them).
+    r"|\b(?:because|since|but|however|although|though|whereas|while|so|therefore|thus|hence"
+    r"|which|where|otherwise|unless|instead|rather|then|and then)\b"
+    r"|因为|由于|所以|因此|从而|于是|但是|但|不过|然而|而是|而非|而不是|否则|如果|假如|除非"
+    r"|然后|以便|以免|使得|这样|导致",
+    re.IGNORECASE,
+)
+# Clauses opened by these deny what they say: "X instead of Y", "用 X 而不是 Y".
+_NEGATING_OPENERS = ("instead", "rather", "而不是", "而非")
+
+# Negators, with the words that merely contain them listed out (不同 "different", 无状态
+# "stateless", 是否 "whether" are not denials). "not only" / 不仅 add, they do not deny.
+_NEGATION_RE = re.compile(
+    r"\b(?:not(?!\s+only)|no|never|none|neither|nor|without|cannot|nothing|nobody|nowhere"
+    r"|lacks?|unable)\b|n[’']t\b"
+    r"|不(?![同断仅只光但少过久如然停论管足错止均变])|(?<=[\u4e00-\u9fff])不(?=[下了动完够住及起来])"
+    r"|没|未(?!来|知)|无(?![状论关损锁服感限穷数])|(?<![除常])非(?![常阻线结同对])|别(?=[用开再去])|勿|禁止",
+    re.IGNORECASE,
+)
+
+# Predicate cues. Chinese: verbs, copulas, modal and aspect words that say something of a
+# term; the lookarounds skip nouns that contain them (性能 "performance", 用户 "user",
+# 有状态 "stateful", 路由 "routing"). English: auxiliaries, common verbs and connectives.
+_ZH_PREDICATE_RE = re.compile(
+    r"是|会(?!话)|(?<![性功智效])能(?![力耗源])|可以|可能|需要|需(?!求)|要(?!求|素|点)|把|被|让|将(?!来)"
+    r"|(?<![利费通作应])用(?![户量率])|通过|负责|支持|提供|实现|导致|造成|影响|决定|控制|保证|确保|避免"
+    r"|减少|降低|提高|提升|增加|增大|减小|适合|适用|表示|意味|代表|包括|包含|采用|调用|执行|运行|处理"
+    r"|生成|计算|加载|卸载|发送|返回|传给|传入|写回|读取|放到|放在|交给|拆成|合并|凑|等待|占用|占满"
+    r"|受|限制|取决|依赖|来自|属于|等于|相当|对应|就|才|再|先|然后|否则|也|都|还|已|只|直接|自动|分别"
+    r"|各自|同时|按|根据|给|从|到|做|让|靠|变|成为|作为|叫|称|指|看|查|扫描|检查|管理|调度|编排|触发"
+    r"|开启|关闭|打开|关掉|启用|禁用|设置|设为|配置|切换|扩缩|扩容|缩容|替代|代替|取代|转发|分发|缓存"
+    r"|复用|共享|隔离|阻塞|修复|新增|移除|附带|更名|改名|引入|升级|迁移|拆分|切分|分配|释放|预留|保存|存放|丢弃"
+    r"|[两二三四五六七八九几多]种|更|很|太|越|因为|所以|如果|但|而|并|且|即|则|若|当|在(?!线)|有(?!状态|效)"
+)
+_EN_PREDICATES = frozenset(
+    """
+    is are was were be been being am isn aren wasn weren do does did doesn don didn done can
+    could will would should must may might shall has have had need needs needed lets let
+    allows allow makes make made gives give keeps keep handles handle runs run splits split
+    sends send reads read writes write loads load means mean avoids avoid prevents prevent
+    reduces reduce increases increase improves improve controls control decides decide
+    depends depend uses use used using takes take becomes become stays stay goes go comes
+    come puts put gets get sets set turns turn fills fill waits wait blocks block breaks break
+    causes cause leads lead affects affect supports support provides provide requires require
+    returns return passes pass combines combine merges merge groups group schedules schedule
+    routes route serves serve manages manage exposes expose scales scale moves move stores
+    store caches cache holds hold frees free saves save lowers lower raises raise boosts boost
+    hurts hurt wastes waste limits limit bounds bound matters matter works work happens happen
+    because since so if when while whereas although though unless until after before by via
+    through into onto than instead rather therefore thus hence which who whose whom that
+    where why how what also only just already still then even both either each per
+    """.split()
+)
+# A gloss or a relation: "X：说明", "A -> B", "X (what it does)".
+_RELATION_RE = re.compile(r"[:：=]\s*[^\W\d_]{2}|->|=>|→|[(（][^)）]{2,}[)）]")
+_LATIN_WORD_RE = re.compile(r"[A-Za-z]{2,}")
+_ITEM_SPLIT_RE = re.compile(r"[,，、/;；\n]|\band\b|\bor\b|和|与|及")
+# Items of a term list are short: an item longer than this (characters) is a statement.
+_TERM_ITEM_CHARS = 22
+# Past this many unmatched Latin words a sentence is prose even without a listed verb.
+_PROSE_WORDS = 6
+_FILLER = frozenset("a an the of in on at for to and or with its it this that as by from".split())
+
+
+class Layout:
+    """Sentence and clause boundaries of a (normalised) text, by character offset."""
+
+    __slots__ = ("_clause_starts", "_negated", "_negating_clauses", "_sentence_starts", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._sentence_starts = [0, *(m.end() for m in _SENTENCE_END_RE.finditer(text))]
+        starts = set(self._sentence_starts)
+        negating: set[int] = set()
+        for m in _CLAUSE_MARK_RE.finditer(text):
+            word = m.group().strip().lower()
+            # A connective opens a clause at its own start (it belongs to what follows);
+            # punctuation opens one after itself.
+            at = m.start() if word[:1].isalnum() or "\u4e00" <= word[:1] <= "\u9fff" else m.end()
+            starts.add(at)
+            if word in _NEGATING_OPENERS:
+                negating.add(at)
+        self._clause_starts = sorted(starts)
+        self._negating_clauses = negating
+        self._negated: dict[int, bool] = {}  # clause start -> denies (masks are per answer)
+
+    def sentence(self, pos: int) -> int:
+        """Index of the sentence holding offset `pos`."""
+        return bisect_right(self._sentence_starts, pos) - 1
+
+    def sentence_span(self, index: int) -> tuple[int, int]:
+        starts = self._sentence_starts
+        end = starts[index + 1] if index + 1 < len(starts) else len(self.text)
+        return starts[index], end
+
+    def clause_span(self, pos: int) -> tuple[int, int]:
+        starts = self._clause_starts
+        i = bisect_right(starts, pos) - 1
+        end = starts[i + 1] if i + 1 < len(starts) else len(self.text)
+        return starts[i], end
+
+    def is_negative(self, start: int, end: int, masks: tuple[tuple[int, int], ...] = ()) -> bool:
+        """Whether the clause around [start, end) denies or avoids it (the reference's side:
+        a claim it states as a denial or an avoidance may be stated either way)."""
+        if self.is_negated(start, end, masks):
+            return True
+        c_start, c_end = self.clause_span(start)
+        return _AVOIDING_RE.search(masked(self.text, c_start, c_end, masks)) is not None
+
+    def is_negated(self, start: int, end: int, masks: tuple[tuple[int, int], ...] = ()) -> bool:
+        """Whether the clause around [start, end) denies it (the span itself not counted).
+
+        Cached per clause: within one answer the masks are every term it names, the same
+        for each call once all terms are found.
+        """
+        c_start, c_end = self.clause_span(start)
+        found = self._negated.get(c_start)
+        if found is None:
+            if c_start in self._negating_clauses:
+                found = True
+            else:
+                text = masked(self.text, c_start, max(c_end, end), ((start, end), *masks))
+                found = _NEGATION_RE.search(text) is not None
+            self._negated[c_start] = found
+        return found
+
+
+def masked(text: str, start: int, end: int, spans: tuple[tuple[int, int], ...]) -> str:
+    """text[start:end] with the given spans blanked out."""
+    chars = list(text[start:end])
+    for s, e in spans:
+        if s < end and start < e:
+            lo, hi = max(s, start) - start, min(e, end) - start
+            chars[lo:hi] = " " * (hi - lo)
+    return "".join(chars)
+
+
+# The strongest cues: copulas, auxiliaries and function words that no term contains. A
+# phrase with one of these is a statement, not a name (`不会阻塞`, `platform 是早期的写法`).
+_ZH_STATEMENT_RE = re.compile(
+    r"是|会(?!话)|可以|需要|要(?!求|素|点)|把|被|让|将(?!来)|就|才|也|都|还|已|只|因为|所以|如果"
+)
+_EN_STATEMENT = frozenset(
+    "is are was were be been am isn aren do does did doesn don can could will would should "
+    "must may might has have had lets makes so because if when which".split()
+)
+
+
+def is_statement(phrase: str) -> bool:
+    """Whether a concept phrase says something itself (a copula, an auxiliary, a negator)."""
+    if _ZH_STATEMENT_RE.search(phrase) or _NEGATION_RE.search(phrase):
+        return True
+    return any(w.lower() in _EN_STATEMENT for w in _LATIN_WORD_RE.findall(phrase))
+
+
+def predicates(text: str, original: str = "") -> bool:
+    """Whether a sentence says something: `text` has its named terms blanked out.
+
+    A sentence predicates when what is left has a verb, copula, negator or relation mark,
+    or when one of its comma-separated items is too long to be a term (telegraphic statements like
+    "26.08 修复 dynamic batcher 饥饿问题，新增日志回调 API" name no verb we list).
+    """
+    if _RELATION_RE.search(text) or _ZH_PREDICATE_RE.search(text) or _NEGATION_RE.search(text):
+        return True
+    if any(len(i.strip()) > _TERM_ITEM_CHARS for i in _ITEM_SPLIT_RE.split(original or text)):
+        return True
+    words = [w.lower() for w in _LATIN_WORD_RE.findall(text)]
+    if any(w in _EN_PREDICATES for w in words):
+        return True
+    return sum(w not in _FILLER for w in words) >= _PROSE_WORDS
+
+
+_ENUMERATION_RE = re.compile(
+    r"有哪些|哪些|哪几|哪[两二三四五六]|列举|列出|分别是什么"
+    r"|\bwhich\b|\bname\b|\blist\b|what are the",
+    re.IGNORECASE,
+)
+
+
+def asks_to_enumerate(question: str) -> bool:
+    """Whether a question asks to name things (`有哪些参数`, `which two modes`): then naming
+    them is half the answer, and a bare list earns more than a list nobody asked for."""
+    return _ENUMERATION_RE.search(question) is not None
+
+
+# Words that put a claim in the negative without a negator: the reference saying "避免重复
+# 计算" agrees with an answer saying "不用再算一遍".
+_AVOIDING_RE = re.compile(
+    r"避免|跳过|省去|省掉|免去|无需|不必|防止|\b(?:avoid\w*|skip\w*|prevent\w*|eliminat\w*)\b",
+    re.IGNORECASE,
+)
+
+
+def denies_or_avoids(text: str) -> bool:
+    """Whether a claim is stated as a denial or an avoidance ("没有显存隔离", "避免重复计算")."""
+    return _NEGATION_RE.search(text) is not None or _AVOIDING_RE.search(text) is not None
+
+
+def negation_in(text: str) -> bool:
+    """Whether a piece of text contains a negator."""
+    return _NEGATION_RE.search(text) is not None
