@@ -15,7 +15,17 @@ import yaml
 from pydantic import ValidationError
 
 from bot.config import Settings
-from bot.core.content import Library, PackError, load_library, pack_files, parse_pack
+from bot.core.content import (
+    Library,
+    Pack,
+    PackError,
+    load_library,
+    load_pack,
+    pack_files,
+    parse_pack,
+)
+from bot.core.evaluation import GradedError, agreement, parse_graded, report
+from bot.core.glossary import GlossaryError, load_glossary
 from bot.core.importer import ImportError_, import_document
 from bot.core.levels import LEVEL_CHOICES, Level, parse_level
 from bot.core.scoring import score_answer
@@ -103,15 +113,25 @@ def cmd_content_import(args: argparse.Namespace) -> int:
         print(f"Cannot read {source}: {exc}", file=sys.stderr)
         return 1
     try:
-        pack, warnings = import_document(text, args.pack, title=args.title, language=args.language)
-    except ImportError_ as exc:
+        glossary = load_glossary([settings.content_dir / "glossary", *map(Path, args.glossary)])
+        pack, warnings = import_document(
+            text,
+            args.pack,
+            title=args.title,
+            language=args.language,
+            glossary=glossary,
+            source_name=source.name,
+        )
+    except (ImportError_, GlossaryError) as exc:
         print(f"{source}: {exc}", file=sys.stderr)
         return 1
     out = Path(args.out) if args.out else settings.content_dir / f"{args.pack}.yaml"
     header = (
         f"# Imported from {source.name} by `interview-bot content import`.\n"
-        "# The concepts are suggestions: review labels, add aliases (Chinese, English,\n"
-        "# identifiers, abbreviations) and weights, then run `interview-bot content check`.\n"
+        "# A draft: each concept is one claim of the reference answer, with the key terms a\n"
+        "# good answer states (aliases, both languages via the glossary) and, for `X：…`\n"
+        "# claims, the subject they are said of. Review labels, aliases and weights, remove\n"
+        "# `draft: true`, then run `interview-bot content check`.\n"
     )
     body = yaml.dump(pack, Dumper=_LiteralDumper, allow_unicode=True, sort_keys=False, width=100)
     try:
@@ -129,6 +149,40 @@ def cmd_content_import(args: argparse.Namespace) -> int:
     levels = Counter(q["level"] for q in pack["questions"])
     detail = ", ".join(f"{levels[lv.value]} {lv.value}" for lv in Level if levels[lv.value])
     print(f"Wrote {out}: {len(pack['questions'])} questions ({detail}). Review its concepts.")
+    return 0
+
+
+def _pack_arg(settings: Settings, name: str) -> Pack | None:
+    """A pack by file path, or by id among the packs in CONTENT_DIR."""
+    path = Path(name)
+    if path.suffix in (".yaml", ".yml") or path.exists():
+        return load_pack(path)
+    return _library(settings).packs.get(name)
+
+
+def cmd_content_eval(args: argparse.Namespace) -> int:
+    settings = _settings()
+    try:
+        pack = _pack_arg(settings, args.pack)
+    except PackError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    if pack is None:
+        print(
+            f"No pack {args.pack!r}: give a pack file or the id of a pack in "
+            f"{settings.content_dir}",
+            file=sys.stderr,
+        )
+        return 1
+    try:
+        data = yaml.safe_load(Path(args.graded).read_text(encoding="utf-8"))
+        graded = parse_graded(data, args.graded)
+        result = agreement({q.id: q for q in pack.questions}, graded, worst=args.worst)
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, GradedError) as exc:
+        print(f"Cannot evaluate {args.graded}: {exc}", file=sys.stderr)
+        return 1
+    print(f"pack {pack.id} ({len(pack.questions)} questions) against {args.graded}")
+    print(report(result))
     return 0
 
 
@@ -263,14 +317,29 @@ def build_parser() -> argparse.ArgumentParser:
     check = content_sub.add_parser("check", help="validate pack files")
     check.add_argument("paths", nargs="*", help="files or folders (default: CONTENT_DIR)")
     check.set_defaults(func=cmd_content_check)
-    imp = content_sub.add_parser("import", help="turn a Q&A document into a draft pack")
+    imp = content_sub.add_parser(
+        "import", help="turn a Q&A document (seed text, Markdown, CSV/TSV) into a draft pack"
+    )
     imp.add_argument("file")
     imp.add_argument("--pack", required=True, help="id of the new pack (a-z, 0-9, - and _)")
     imp.add_argument("--out", help="output file (default: CONTENT_DIR/<pack>.yaml)")
     imp.add_argument("--title", help="pack title (default: the document's first line)")
-    imp.add_argument("--language", default="zh", help="language of the questions (default zh)")
+    imp.add_argument("--language", help="language of the questions (default: detected)")
+    imp.add_argument(
+        "--glossary",
+        action="append",
+        default=[],
+        help="extra glossary file or folder (besides CONTENT_DIR/glossary); may repeat",
+    )
     imp.add_argument("--force", action="store_true", help="overwrite an existing file")
     imp.set_defaults(func=cmd_content_import)
+    ev = content_sub.add_parser(
+        "eval", help="measure how a pack's scores agree with graded answers (rho, pairwise)"
+    )
+    ev.add_argument("pack", help="a pack file, or the id of a pack in CONTENT_DIR")
+    ev.add_argument("graded", help="YAML file: question id -> [{grade, answer, kind}]")
+    ev.add_argument("--worst", type=int, default=5, help="disagreements to show (default 5)")
+    ev.set_defaults(func=cmd_content_eval)
     return parser
 
 

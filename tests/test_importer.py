@@ -42,16 +42,25 @@ def test_seed_line_wraps_are_repaired() -> None:
             assert not line.startswith(("nv_", "backend优先", "input_map")), line
 
 
+def _phrases(concept: dict[str, object]) -> list[str]:
+    """What names a suggested concept: aliases and key terms (not its subject)."""
+    aliases = list(concept.get("aliases", []))  # type: ignore[call-overload]
+    terms = [t for group in concept.get("terms", []) for t in group]  # type: ignore[attr-defined]
+    return aliases + terms
+
+
 def test_suggested_concepts_include_identifiers_and_terms() -> None:
     pack, _ = import_document(SEED.read_text(encoding="utf-8"), "seed")
-    labels = {q["id"]: [c["label"] for c in q["concepts"]] for q in pack["questions"]}
-    assert {"preferred_batch_size", "max_queue_delay_microseconds", "max_batch_size"} <= set(
-        labels["seed-q3"]
-    )
-    assert "Continuous Batching" in labels["seed-q5"]
-    assert any("\u4e00" <= ch <= "\u9fff" for label in labels["seed-q1"] for ch in label)
+    named = {q["id"]: [p for c in q["concepts"] for p in _phrases(c)] for q in pack["questions"]}
+    subjects = {
+        q["id"]: [s for c in q["concepts"] for s in c.get("subject", [])] for q in pack["questions"]
+    }
+    q3 = set(named["seed-q3"]) | set(subjects["seed-q3"])
+    assert {"preferred_batch_size", "max_queue_delay_microseconds", "max_batch_size"} <= q3
+    assert "Continuous Batching" in named["seed-q5"]
+    assert any("\u4e00" <= ch <= "\u9fff" for term in named["seed-q1"] for ch in term)
     # Words of the question itself are no evidence of knowing the answer.
-    assert "TRITONBACKEND_ModelExecute" not in labels["seed-q6"]
+    assert "TRITONBACKEND_ModelExecute" not in named["seed-q6"]
 
 
 def test_repair_wraps_joins_latin_with_a_space() -> None:

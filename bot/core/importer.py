@@ -1,22 +1,31 @@
-"""Turn an interview-guide document (the seed's plain-text format) into a draft pack.
+"""Turn a question bank document into a draft pack: the seed's format, Markdown, CSV/TSV.
 
-The format: level headings (初级 / 中级 / 高级, or English), questions as `Q1：…`, answers
-after `参考答案：`. Such documents often come from web pages that lost their inline code
-formatting, which leaves identifiers on lines of their own; `repair_wraps` joins those lines
-back and restores CJK/Latin spacing. Concepts are only suggested here, for a person to review.
+- The seed's plain text: level headings (初级 / 中级 / 高级, or English), questions as `Q1：…`,
+  answers after `参考答案：`. Such documents often come from web pages that lost their inline
+  code formatting, which leaves identifiers on lines of their own; `repair_wraps` joins those
+  lines back and restores CJK/Latin spacing.
+- Markdown Q&A: questions as headings or bold lines, answers below; levels from level
+  headings or tags (`[advanced]`, `难度：高级`).
+- CSV/TSV with question, answer and optional level columns (a header row names them); Anki's
+  plain-text export is TSV with `#` header lines and HTML in its fields.
+
+Concepts come from `bot.core.suggest`; the pack is marked `draft: true` until a person has
+reviewed it (`content check` says so).
 """
 
 from __future__ import annotations
 
+import csv
+import html
+import io
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import pangu
-import rjieba
-
+from bot.core.glossary import Glossary
 from bot.core.levels import Level, parse_level
+from bot.core.suggest import Analyser, shared_terms, suggest_concepts
 
 _QUESTION_RE = re.compile(r"^\s*(?:#+\s*)?Q(\d+)\s*[：:.、．)]\s*(.*)$", re.IGNORECASE)
 _ANSWER_RE = re.compile(
@@ -27,27 +36,12 @@ _BULLET_RE = re.compile(r"^\s*(?:[-*•·]\s+|\d+[.)、]\s+)")
 _SENTENCE_END = tuple("。！？；：.!?;:）)」』")
 # A list item that lost its line break: "…。 - 通过 …" -> new line.
 _INLINE_BULLET_RE = re.compile(r"(?<=[。；！？.;!?])\s*-\s+(?=\S)")
-_IDENTIFIER_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+(?:/[A-Za-z0-9_.]+)*")
-_ENGLISH_TERM_RE = re.compile(r"\b[A-Z][A-Za-z0-9-]*(?:\s+[A-Z][A-Za-z0-9-]*)+")
-_SPECIAL_WORD_RE = re.compile(
-    r"\b(?:[A-Z]{2,}[A-Za-z0-9]*|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z]+[A-Z]\w*)\b"
-)
 _CJK_RE = re.compile(r"[\u4e00-\u9fff]")
-_NOUN_TAGS = {"n", "nz", "vn", "nt", "nl", "ng", "an"}
-_CHINESE_STOP = {
-    "问题",
-    "方式",
-    "时候",
-    "作用",
-    "场景",
-    "能力",
-    "情况",
-    "方法",
-    "东西",
-    "部分",
-    "内部",
-}
-MAX_SUGGESTED = 10
+_GENERIC_TITLE_RE = re.compile(
+    r"^(?:\d+[.、]\s*)?"
+    r"(?:面试题|面试|题库|问答|interview(?: questions?)?|questions?|q\s*&\s*a|faq)$",
+    re.IGNORECASE,
+)
 
 
 class ImportError_(ValueError):
@@ -88,6 +82,8 @@ def repair_wraps(lines: Sequence[str]) -> str:
     text = "\n".join(out).strip()
     text = _INLINE_BULLET_RE.sub("\n- ", text)
     text = re.sub(r"^-(?=\S)", "- ", text, flags=re.MULTILINE)
+    import pangu  # only the importer needs it: kept off the bot's start-up
+
     return "\n".join(pangu.space_text(line).rstrip() for line in text.split("\n"))
 
 
@@ -123,58 +119,226 @@ def parse_document(text: str) -> list[DraftQuestion]:
     return drafts
 
 
-def suggest_concepts(question: str, answer: str) -> list[dict[str, Any]]:
-    """Suggest concepts from an answer: identifiers, English terms, Chinese key nouns."""
-    asked = question.casefold()
-    found: list[str] = []
+_MD_HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*$")
+_MD_BOLD_LINE_RE = re.compile(r"^\s*(?:[-*]\s+)?\*\*(.+?)\*\*\s*[:：]?\s*(.*)$")
+_MD_QUESTION_PREFIX_RE = re.compile(
+    r"^(?:Q\s*\d*|问题?\s*\d*|题目?\s*\d*|\d+)\s*[.:：、)．]\s*|^Q\s*\d+\s+", re.IGNORECASE
+)
+_MD_ANSWER_PREFIX_RE = re.compile(
+    r"^\s*(?:\*\*)?(?:A|Answer|答案|参考答案|答)\s*(?:\*\*)?\s*[:：]\s*(?:\*\*)?\s*", re.IGNORECASE
+)
+_LEVEL_TAG_RE = re.compile(
+    r"\s*(?:[\[(（【]\s*(?P<a>[^\])）】]{1,16})\s*[\])）】]|#(?P<b>[\w-]{2,16})"
+    r"|(?:level|difficulty|难度|级别)\s*[:：]\s*(?P<c>\S{1,16}))",
+    re.IGNORECASE,
+)
 
-    def add(term: str) -> None:
-        term = term.strip(" -/.,")
-        key = term.casefold()
-        if len(term) < 2 or key in asked or any(key == f.casefold() for f in found):
-            return
-        if any(key in f.casefold() for f in found):
-            return
-        found.append(term)
 
-    for m in _IDENTIFIER_RE.finditer(answer):
-        add(m.group())
-    for m in _ENGLISH_TERM_RE.finditer(answer):
-        add(m.group())
-    for m in _SPECIAL_WORD_RE.finditer(answer):
-        add(m.group())
-    counts: dict[str, int] = {}
-    order: list[str] = []
-    for word, tag in rjieba.tag(answer):
-        if (
-            tag in _NOUN_TAGS
-            and len(word) >= 2
-            and _CJK_RE.search(word)
-            and word not in _CHINESE_STOP
-        ):
-            if word not in counts:
-                order.append(word)
-            counts[word] = counts.get(word, 0) + 1
-    for word in sorted(order, key=lambda w: (-counts[w], order.index(w)))[:6]:
-        add(word)
-    concepts = [{"label": term, "aliases": [], "weight": 1.0} for term in found[:MAX_SUGGESTED]]
-    if not concepts:
-        concepts = [{"label": answer[:20].strip() or "TODO", "aliases": [], "weight": 1.0}]
-    return concepts
+def _level_tag(text: str) -> tuple[str, Level | None]:
+    """Strip a level tag (`[advanced]`, `(中级)`, `#beginner`, `难度：高级`) from a line."""
+    for m in _LEVEL_TAG_RE.finditer(text):
+        word = m.group("a") or m.group("b") or m.group("c")
+        level = parse_level(word) if word else None
+        if level is not None:
+            return (text[: m.start()] + text[m.end() :]).strip(), level
+    return text, None
+
+
+def _is_level_heading(text: str) -> Level | None:
+    heading = re.sub(r"[：:]$|题$|\s*questions?$|\s*level$", "", text.strip(), flags=re.I)
+    return parse_level(heading) if heading and len(text) <= 20 else None
+
+
+def parse_markdown(text: str) -> tuple[list[DraftQuestion], str | None]:
+    """Markdown Q&A: questions as headings or bold lines; return drafts and the title."""
+    level: Level | None = None
+    drafts: list[DraftQuestion] = []
+    current: DraftQuestion | None = None
+    title: str | None = None
+    for raw in text.splitlines():
+        line = raw.rstrip()
+        heading = _MD_HEADING_RE.match(line)
+        bold = None if heading else _MD_BOLD_LINE_RE.match(line)
+        candidate = heading.group(2) if heading else bold.group(1) if bold else None
+        if candidate is not None:
+            candidate = candidate.replace("**", "").strip()
+            if (found := _is_level_heading(candidate)) is not None:
+                level, current = found, None
+                continue
+            if _MD_ANSWER_PREFIX_RE.match(line.strip()) and current is not None:
+                current.seen_answer = True
+                rest = _MD_ANSWER_PREFIX_RE.sub("", line.strip()).replace("**", "")
+                if rest:
+                    current.answer_lines.append(rest)
+                continue
+            looks_like_question = bool(
+                _MD_QUESTION_PREFIX_RE.match(candidate)
+                or candidate.endswith(("?", "？"))
+                or (heading and len(heading.group(1)) >= 2)
+            )
+            if heading and len(heading.group(1)) == 1 and not looks_like_question:
+                title = title or candidate
+                continue
+            if _END_RE.match(candidate):
+                current = None
+                continue
+            if looks_like_question or heading:
+                question, tagged = _level_tag(_MD_QUESTION_PREFIX_RE.sub("", candidate))
+                current = DraftQuestion(len(drafts) + 1, tagged or level)
+                current.question_lines.append(question)
+                if bold and bold.group(2):  # "**Q?** answer on the same line"
+                    current.seen_answer = True
+                    current.answer_lines.append(bold.group(2))
+                drafts.append(current)
+                continue
+        if current is None:
+            continue
+        stripped, tagged = _level_tag(line) if not current.answer_lines else (line, None)
+        if tagged is not None and not stripped.strip():
+            current.level = tagged
+            continue
+        if _MD_ANSWER_PREFIX_RE.match(line):
+            current.seen_answer = True
+            line = _MD_ANSWER_PREFIX_RE.sub("", line)
+        elif line.strip():
+            current.seen_answer = True
+        if line.strip() or current.answer_lines:
+            current.answer_lines.append(line.replace("**", "**"))
+    return drafts, title
+
+
+def _strip_html(text: str) -> str:
+    text = re.sub(r"<br\s*/?>|</p>|</div>|</li>", "\n", text, flags=re.IGNORECASE)
+    text = re.sub(r"<li[^>]*>", "- ", text, flags=re.IGNORECASE)
+    return html.unescape(re.sub(r"<[^>]+>", "", text))
+
+
+_QUESTION_COLUMNS = ("question", "front", "q", "问题", "题目")
+_ANSWER_COLUMNS = ("answer", "back", "a", "答案", "参考答案")
+_LEVEL_COLUMNS = ("level", "difficulty", "难度", "级别")
+
+
+def parse_table(text: str, delimiter: str | None = None) -> list[DraftQuestion]:
+    """CSV/TSV rows of question, answer and an optional level (or tags) column."""
+    lines = text.lstrip("\ufeff").splitlines()
+    html_fields = any(ln.lower().startswith("#html:true") for ln in lines[:10])
+    if delimiter is None:
+        header = next((ln for ln in lines if ln and not ln.startswith("#")), "")
+        marked = next((ln for ln in lines[:10] if ln.lower().startswith("#separator:")), "")
+        delimiter = (
+            "\t"
+            if "tab" in marked.lower() or "\t" in header
+            else ";"
+            if header.count(";") > header.count(",")
+            else ","
+        )
+    body = "\n".join(ln for ln in lines if not ln.startswith("#"))
+    rows = [
+        r for r in csv.reader(io.StringIO(body), delimiter=delimiter) if any(c.strip() for c in r)
+    ]
+    if not rows:
+        return []
+    names = [c.strip().casefold() for c in rows[0]]
+    columns = {"q": 0, "a": 1, "level": 2}
+    if any(n in _QUESTION_COLUMNS for n in names) and any(n in _ANSWER_COLUMNS for n in names):
+        columns = {
+            "q": next(i for i, n in enumerate(names) if n in _QUESTION_COLUMNS),
+            "a": next(i for i, n in enumerate(names) if n in _ANSWER_COLUMNS),
+            "level": next((i for i, n in enumerate(names) if n in _LEVEL_COLUMNS), -1),
+        }
+        rows = rows[1:]
+    drafts = []
+    for number, row in enumerate(rows, 1):
+
+        def cell(i: int, row: list[str] = row) -> str:
+            value = row[i].strip() if 0 <= i < len(row) else ""
+            return _strip_html(value) if html_fields or "<br" in value else value
+
+        level = None
+        for i in range(len(row)):
+            if i not in (columns["q"], columns["a"]) and (i == columns["level"] or i >= 2):
+                for word in re.split(r"[\s,;]+", cell(i)):
+                    level = level or parse_level(word.strip("#"))
+        question, tagged = _level_tag(cell(columns["q"]))
+        draft = DraftQuestion(number, tagged or level)
+        draft.question_lines = question.splitlines()
+        draft.answer_lines = cell(columns["a"]).splitlines()
+        draft.seen_answer = bool(draft.answer_lines)
+        drafts.append(draft)
+    return drafts
+
+
+def detect_format(text: str, name: str = "") -> str:
+    """'table', 'markdown' or 'seed', from the file name and then the content."""
+    suffix = name.rsplit(".", 1)[-1].lower() if "." in name else ""
+    if suffix in ("csv", "tsv"):
+        return "table"
+    if suffix in ("md", "markdown"):
+        return "markdown"
+    head = text.lstrip("\ufeff")[:4000]
+    if re.search(r"^#(?:separator|html|tags column|notetype|deck):", head, re.MULTILINE):
+        return "table"
+    if any(_QUESTION_RE.match(ln) for ln in head.splitlines()) and any(
+        _ANSWER_RE.match(ln) for ln in head.splitlines()
+    ):
+        return "seed"
+    if re.search(r"^#{1,6}\s|^\s*\*\*.+\*\*", head, re.MULTILINE):
+        return "markdown"
+    first = next((ln for ln in head.splitlines() if ln.strip()), "")
+    if "\t" in first:
+        return "table"
+    return "seed"
+
+
+def _language(texts: list[str]) -> str:
+    joined = "".join(texts)
+    cjk = len(_CJK_RE.findall(joined))
+    latin = len(re.findall(r"[A-Za-z]", joined))
+    return "zh" if cjk * 3 >= latin else "en"
+
+
+def _title(raw: str | None, topic: str | None, language: str, pack_id: str) -> str:
+    title = re.sub(r"^\d+[.、]\s*", "", (raw or "").strip().lstrip("#").strip())[:80]
+    if title and not _GENERIC_TITLE_RE.match(title):
+        return title
+    if topic:
+        return f"{topic} 面试题" if language == "zh" else f"{topic} interview questions"
+    return title or pack_id
+
+
+def _tagger() -> Any:
+    import rjieba  # only the importer needs it: kept off the bot's start-up
+
+    return rjieba.tag
 
 
 def import_document(
-    text: str, pack_id: str, *, title: str | None = None, language: str = "zh"
+    text: str,
+    pack_id: str,
+    *,
+    title: str | None = None,
+    language: str | None = None,
+    glossary: Glossary | None = None,
+    source_name: str = "",
 ) -> tuple[dict[str, Any], list[str]]:
-    """Build a pack mapping from a guide; return it with warnings for the reviewer."""
-    drafts = parse_document(text)
+    """Build a draft pack mapping from a document; return it with warnings for the reviewer."""
+    kind = detect_format(text, source_name)
+    doc_title: str | None = None
+    if kind == "table":
+        drafts = parse_table(text, "\t" if source_name.lower().endswith(".tsv") else None)
+        expected = "rows of question, answer and level (CSV or TSV)"
+    elif kind == "markdown":
+        drafts, doc_title = parse_markdown(text)
+        expected = "questions as headings or bold lines with answers below"
+    else:
+        drafts = parse_document(text)
+        doc_title = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+        expected = "lines like 'Q1：…' followed by '参考答案：'"
     if not drafts:
-        raise ImportError_(
-            "no questions found: expected lines like 'Q1：…' followed by '参考答案：'"
-        )
+        raise ImportError_(f"no questions found: expected {expected}")
     warnings: list[str] = []
-    questions: list[dict[str, Any]] = []
     numbers: set[int] = set()
+    rows: list[tuple[str, str, Level, int]] = []
     for d in drafts:
         name = f"Q{d.number}"
         if d.number in numbers:
@@ -185,26 +349,56 @@ def import_document(
         if not question:
             raise ImportError_(f"{name} has no question text")
         if not d.seen_answer or not answer:
-            raise ImportError_(f"{name} has no reference answer (a line starting '参考答案：')")
+            raise ImportError_(f"{name} has no reference answer")
         level = d.level
         if level is None:
-            warnings.append(f"{name}: no level heading before it; set to intermediate")
+            warnings.append(f"{name}: no level given; set to intermediate")
             level = Level.INTERMEDIATE
+        rows.append((question, answer, level, d.number))
+    lang = language or _language([q + a for q, a, _, _ in rows])
+    analyser = Analyser(
+        glossary or Glossary(), _tagger() if lang == "zh" or _CJK_RE.search(text) else None
+    )
+    analyser.shared = shared_terms(analyser, [a for _, a, _, _ in rows])
+    questions = []
+    for question, answer, level, number in rows:
         questions.append(
             {
-                "id": f"{pack_id}-q{d.number}",
+                "id": f"{pack_id}-q{number}",
                 "level": level.value,
                 "question": question,
                 "answer": answer,
-                "concepts": suggest_concepts(question, answer),
+                "concepts": suggest_concepts(question, answer, analyser),
             }
         )
-    first_line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    topic = _topic(analyser, [q for q, _, _, _ in rows], [a for _, a, _, _ in rows])
     pack = {
         "id": pack_id,
-        "title": title or re.sub(r"^\d+[.、]\s*", "", first_line)[:80] or pack_id,
-        "language": language,
-        "tags": [],
+        "title": title or _title(doc_title, topic, lang, pack_id),
+        "language": lang,
+        "draft": True,
+        "tags": _tags(analyser),
         "questions": questions,
     }
     return pack, warnings
+
+
+def _topic(analyser: Analyser, questions: list[str], answers: list[str]) -> str | None:
+    """The term most questions are about: the pack's subject, for a title."""
+    counts: dict[str, int] = {}
+    spelled: dict[str, str] = {}
+    for q, a in zip(questions, answers, strict=True):
+        for term in {t.casefold(): t for t in analyser.terms(q + "\n" + a)}.items():
+            counts[term[0]] = counts.get(term[0], 0) + 1
+            spelled.setdefault(term[0], term[1])
+    if not counts:
+        return None
+    best = max(counts, key=lambda t: (counts[t], bool(re.match(r"[A-Za-z]", t)), len(t)))
+    return spelled[best] if counts[best] >= max(2, len(questions) // 3) else None
+
+
+def _tags(analyser: Analyser) -> list[str]:
+    tags = sorted(
+        {re.sub(r"[^a-z0-9]+", "-", t.casefold()).strip("-") for t in analyser.shared} - {""}
+    )
+    return [t for t in tags if re.match(r"^[a-z0-9]", t)][:6]

@@ -1,0 +1,320 @@
+"""Concepts from a reference answer, with no hand-tuning: one concept per claim.
+
+A reference answer is cut into claims: a bullet, a sentence of a paragraph, or a clause of a
+long sentence; an enumeration of short items (`负责模型管理、请求路由、调度`) gives one claim per
+item. Each claim's key terms are what a good answer must say:
+
+- identifiers and command-line flags, kept whole (`max_batch_size`, `--max-model-len`);
+- terms of the field's glossary (both languages), English terms of any case
+  (`continuous batching`, `TensorRT-LLM`), and Chinese nouns;
+- less the question's own words, generic words, and words most of the pack's answers share
+  (the topic itself: they tell answers apart by nothing).
+
+A claim of the form `X：…` or `X 是 …` is *about* X: X becomes the concept's subject, so the
+same words said of another subject do not count. Weights come from emphasis (bold, 关键,
+key) and position; examples (`如 …`, `e.g.`) weigh half. The result is a draft for a person
+to review, but one that scores answers sensibly as it is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.core.glossary import Glossary
+from bot.core.text import canonical, tokenize
+
+MAX_CONCEPTS = 12
+MAX_ALIASES = 12
+MAX_TERMS = 6
+# A term used in more than this share of the pack's answers names the topic, not a point.
+SHARED_SHARE = 0.7
+
+_CLAIM_SPLIT_RE = re.compile(r"(?<=[。！？；!?;])|\n+|(?<=\.)\s+(?=[A-Z\u4e00-\u9fff])")
+_BULLET_RE = re.compile(r"^\s*(?:[-*•·]|\d+[.)、])\s*")
+_EXAMPLE_RE = re.compile(r"^(?:如|例如|比如|譬如|像|e\.g\.|such as|for example|for instance)", re.I)
+_EMPHASIS_RE = re.compile(
+    r"\*\*[^*]+\*\*|关键|核心|重点|最重要|必须|务必|\b(?:key point|crucial|must)\b"
+)
+_HEAD_RE = re.compile(
+    r"^(?P<head>[^：:，,。]{1,40}?)\s*(?:[：:]|(?:阶段|模式|方式)?(?:是|负责|用于|适合|指)|\s(?:is|are|means)\s)"
+)
+_FLAG_RE = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*[\w](?:=\S+)?")
+_IDENTIFIER_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+(?:/[A-Za-z0-9_.]+)*")
+_CODE_RE = re.compile(r"`([^`\n]{2,60})`")
+# Latin runs: words joined by spaces or hyphens, as terms appear inside Chinese text.
+_LATIN_RUN_RE = re.compile(r"[A-Za-z][A-Za-z0-9+#]*(?:[- ][A-Za-z0-9][A-Za-z0-9+#]*)*")
+_CJK_RE = re.compile(r"[\u4e00-\u9fff]")
+_NOUN_TAGS = frozenset({"n", "nz", "vn", "nt", "nl", "ng", "an", "eng", "l", "i"})
+
+# Words that name nothing in particular (they fit any answer in any field).
+GENERIC_WORDS = frozenset(
+    """
+    问题 方式 方法 时候 作用 场景 能力 情况 东西 部分 内部 外部 传统 框架 原理 成本 模型 系统
+    数据 服务 过程 结果 效果 功能 特点 优点 缺点 区别 关系 目的 原因 影响 方面 层面 层 类型
+    种类 形式 机制 策略 方案 设计 实现 处理 使用 需要 支持 提供 进行 相关 主要 重要 一般 通常
+    默认 具体 整体 整个 多个 一个 每个 所有 其他 不同 相同 更多 更好 场合 情形 时间 阶段 步骤
+    操作 工作 任务 内容 信息 对象 概念 含义 定义 逻辑 代码 程序 工具 平台 环境 版本 选择 方向
+    角度 基础 核心 关键 重点 本身 自身 左右 以上 以下 面试 面试题 回答 答案 参考 章节 小结 总结
+    通过 实际 比较 可以 能够 不会 就是 只是 还是 这样 那样 这个 that this these those thing
+    things way ways kind part parts case cases example examples use uses used using make makes
+    made need needs work works system systems model models data service services method methods
+    approach result results problem problems issue issues time level levels type types value
+    values number numbers main key important general common usually default specific different
+    same other more better good best new old first second one two question questions answer
+    answers
+    """.split()
+)
+_EN_STOP = frozenset(
+    """
+    a an the of to in on at by for from with as and or not no is are was were be been being it
+    its this that these those which who what when how why can could will would should may might
+    do does did so if then than into over under about also just very more most such their they
+    them there here we you your our i me my he she his her has have had each per via vs etc
+    """.split()
+)
+
+
+@dataclass
+class Claim:
+    text: str
+    weight: float
+    subject: str | None = None
+    terms: list[str] = field(default_factory=list)
+
+
+def _clean(text: str) -> str:
+    return _BULLET_RE.sub("", text).strip(" -–—*")
+
+
+def split_claims(answer: str) -> list[tuple[str, float]]:
+    """Cut a reference answer into claims (a bullet, or a sentence) with base weights.
+
+    A subject is not carried from a bullet's first sentence to the next: measured on the
+    graded sets, it marked more correct answers as mixed up than it caught swapped ones.
+    """
+    claims: list[tuple[str, float]] = []
+    for line in answer.splitlines():
+        for piece in _CLAIM_SPLIT_RE.split(line):
+            piece = _clean(piece)
+            if not piece:
+                continue
+            weight = 2.0 if _EMPHASIS_RE.search(piece) else 1.0
+            piece = piece.replace("**", "").strip(" ，,。；;")
+            if piece:
+                claims.append((piece, 0.5 if _EXAMPLE_RE.match(piece) else weight))
+    return claims
+
+
+def _head(claim: str) -> str | None:
+    m = _HEAD_RE.match(claim)
+    if not m:
+        return None
+    head = m.group("head").strip(" -*")
+    # A head is a name: short, and not a sentence of its own.
+    return head if head and len(head) <= 40 and not re.search(r"[，,。]", head) else None
+
+
+@dataclass
+class Analyser:
+    """Term extraction for one pack: glossary, Chinese word tagger, shared-word counts."""
+
+    glossary: Glossary
+    tagger: Callable[[str], Sequence[tuple[str, str]]] | None = None
+    shared: frozenset[str] = frozenset()
+
+    def terms(self, text: str) -> list[str]:
+        """Key terms of a piece of text, in order, longer terms absorbing shorter ones."""
+        found: list[str] = []
+
+        def add(term: str) -> None:
+            term = term.strip(" /.,:;()（）“”\"'")
+            term = term if term.startswith("--") else term.strip("-")
+            if len(term) < 2 or not tokenize(term):
+                return
+            if term.casefold() in GENERIC_WORDS or term.casefold() in _EN_STOP:
+                return
+            found.append(term)
+
+        for m in _CODE_RE.finditer(text):
+            add(m.group(1))
+        for m in _FLAG_RE.finditer(text):
+            add(m.group())
+        for m in _IDENTIFIER_RE.finditer(text):
+            add(m.group())
+        for term in self.glossary.find_in(text):
+            add(term)
+        for m in _LATIN_RUN_RE.finditer(text):
+            words = [w for w in re.split(r"\s+", m.group()) if w.casefold() not in _EN_STOP]
+            # Inside Chinese text a Latin run is a term; in English text keep short runs only.
+            chunk = " ".join(words)
+            if chunk and len(words) <= 4:
+                add(chunk)
+            elif words:
+                for w in words:
+                    if w[:1].isupper() or any(c.isdigit() for c in w) or len(w) >= 6:
+                        add(w)
+        if self.tagger is not None and _CJK_RE.search(text):
+            for word, tag in self.tagger(text):
+                if len(word) >= 2 and _CJK_RE.search(word) and tag in _NOUN_TAGS:
+                    add(word)
+        return _absorb(found)
+
+    def keep(self, term: str, asked: str) -> bool:
+        """Whether a term tells answers apart: not the question's, not the pack's topic."""
+        key = canonical(tokenize(term))
+        inner = key.strip()
+        if inner and (key in asked or (not inner[:1].isascii() and inner in asked)):
+            return False
+        return term.casefold() not in self.shared
+
+
+def _absorb(terms: list[str]) -> list[str]:
+    """Drop terms inside a longer term of the list (keep `KV cache`, not also `cache`)."""
+    keys = [canonical(tokenize(t)) for t in terms]
+    out: list[str] = []
+    seen: set[str] = set()
+    for term, key in zip(terms, keys, strict=True):
+        if key in seen:
+            continue
+        inner = key.strip()
+        if any(
+            other != key
+            and (
+                (f" {inner} " in other)
+                if inner[:1].isascii()
+                else (inner in other and len(other.strip()) > len(inner))
+            )
+            for other in keys
+        ):
+            continue
+        seen.add(key)
+        out.append(term)
+    return out
+
+
+def shared_terms(analyser: Analyser, answers: Sequence[str]) -> frozenset[str]:
+    """Terms that most of a pack's answers use (document frequency above SHARED_SHARE)."""
+    if len(answers) < 4:
+        return frozenset()
+    counts: Counter[str] = Counter()
+    for answer in answers:
+        counts.update({t.casefold() for t in analyser.terms(answer)})
+    limit = max(2, int(len(answers) * SHARED_SHARE))
+    return frozenset(t for t, n in counts.items() if n > limit and not _looks_like_code(t))
+
+
+def _looks_like_code(term: str) -> bool:
+    return bool(_IDENTIFIER_RE.fullmatch(term) or _FLAG_RE.fullmatch(term))
+
+
+def suggest_concepts(question: str, answer: str, analyser: Analyser) -> list[dict[str, Any]]:
+    """Concepts for one question: a claim each, with subject, aliases and weight."""
+    asked = canonical(tokenize(question))
+    claims: list[Claim] = []
+    for index, (text, weight) in enumerate(split_claims(answer)):
+        all_terms = analyser.terms(text)
+        terms = [t for t in all_terms if analyser.keep(t, asked)]
+        subject = _subject(text, all_terms, asked, analyser)
+        if subject:
+            rest = [t for t in terms if not _same(t, subject)]
+            if rest:
+                terms = rest
+            else:
+                subject = None
+        if not terms:
+            continue
+        if index == 0 and weight == 1.0:
+            weight = 1.5  # the first claim usually answers the question head-on
+        items = _enumeration(text, terms)
+        if items and subject is None:
+            claims.extend(Claim(item, weight, None, [item]) for item in items)
+        else:
+            claims.append(Claim(text, weight, subject, terms))
+    claims = _merge_duplicates(claims)[:MAX_CONCEPTS]
+    concepts: list[dict[str, Any]] = []
+    labels: set[str] = set()
+    for claim in claims:
+        groups: list[list[str]] = []
+        for term in claim.terms[:MAX_TERMS]:
+            group = [a for a in analyser.glossary.synonyms(term) if analyser.keep(a, asked)]
+            if group and not any(_same(group[0], g[0]) for g in groups):
+                groups.append(group[:MAX_ALIASES])
+        if not groups:
+            continue
+        concept: dict[str, Any] = {"label": _label(claim.text, labels)}
+        if claim.subject:
+            concept["subject"] = analyser.glossary.synonyms(claim.subject)[:8]
+        if len(groups) == 1:
+            concept["aliases"] = groups[0]
+        else:
+            concept["terms"] = groups
+        concept["weight"] = claim.weight
+        concepts.append(concept)
+    if not concepts:
+        concepts = [{"label": _label(answer, labels), "aliases": [], "weight": 1.0}]
+    return concepts
+
+
+def _subject(claim: str, terms: list[str], asked: str, analyser: Analyser) -> str | None:
+    """What a claim is about: a technical term heading it (`X：…`, `Prefill 是 …`).
+
+    Only names that answers set side by side count: a term the question asks about
+    (`prefill 和 decode …`), or a technical name heading a `X：…` claim (a parameter, a
+    metric). A Chinese word heading a bullet (`原理：`, `代价：`) is a label, not a subject.
+    """
+    head = _head(claim)
+    opening = claim[: len(head)] if head else claim[:40]
+    for term in terms:
+        at = opening.casefold().find(term.casefold())
+        if at < 0 or (head is None and at > 2):
+            continue
+        technical = bool(re.match(r"[-A-Za-z]", term)) or term in analyser.glossary
+        in_question = not analyser.keep(term, asked)
+        if in_question and (technical or head is not None):
+            return term
+        if head is not None and technical and len(term) * 2 >= len(head.strip()):
+            return term
+        return None
+    return None
+
+
+def _same(a: str, b: str) -> bool:
+    return canonical(tokenize(a)) == canonical(tokenize(b))
+
+
+def _enumeration(text: str, terms: list[str]) -> list[str]:
+    """Items of a list of short terms (`模型管理、请求路由、调度`), or [] if it is not one."""
+    parts = [p.strip() for p in re.split(r"[、/]|(?:和|与|及|以及|and|or)(?=\S)", text)]
+    if len(parts) < 3:
+        return []
+    items = [t for t in terms if any(t in p and len(p) <= len(t) + 8 for p in parts)]
+    return items if len(items) >= 3 else []
+
+
+def _merge_duplicates(claims: list[Claim]) -> list[Claim]:
+    """Claims with the same terms are one claim (an answer that says a thing twice)."""
+    out: list[Claim] = []
+    for claim in claims:
+        key = {t.casefold() for t in claim.terms}
+        same = next((c for c in out if {t.casefold() for t in c.terms} == key), None)
+        if same is None:
+            out.append(claim)
+        else:
+            same.weight = max(same.weight, claim.weight)
+    return out
+
+
+def _label(text: str, taken: set[str]) -> str:
+    label = " ".join(text.split())
+    if len(label) > 60:
+        label = label[:59].rstrip() + "…"
+    base, n = label, 2
+    while label.casefold() in taken:
+        label = f"{base} ({n})"
+        n += 1
+    taken.add(label.casefold())
+    return label
