@@ -21,6 +21,8 @@ from bot.core.levels import LEVEL_CHOICES, Level, parse_level
 from bot.core.scoring import score_answer
 
 EXIT_USAGE = 2
+EXIT_DATABASE = 3  # the database file is unusable: the one-line reason is on stderr
+EXIT_TOKEN = 4  # Telegram rejected the token
 
 
 def _settings() -> Settings:
@@ -191,10 +193,32 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
         return EXIT_USAGE
     library = _library(settings)
+    # The database is checked (and migrated) before anything talks to Telegram, so a bad file
+    # stops the bot with its one-line reason and no network traffic.
+    asyncio.run(_check_database(settings))
+    from telegram.error import InvalidToken
+
     from bot.app import run_bot  # Telegram is only imported when the bot runs
 
-    run_bot(settings, library)
+    try:
+        run_bot(settings, library)
+    except InvalidToken:
+        # PTB's own message quotes the token: say what happened without it.
+        print(
+            "Telegram rejected TELEGRAM_BOT_TOKEN (getMe answered 401/404): check the token"
+            " with @BotFather and the TELEGRAM_API_BASE_URL.",
+            file=sys.stderr,
+        )
+        return EXIT_TOKEN
     return 0
+
+
+async def _check_database(settings: Settings) -> None:
+    from bot.storage import Storage
+
+    storage = Storage(settings.database_path)
+    await storage.open()
+    await storage.close()
 
 
 def cmd_practice(args: argparse.Namespace) -> int:
@@ -284,5 +308,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         if not re.match(ID_PATTERN, args.pack):
             parser.error(f"--pack {args.pack!r}: use lower-case letters, digits, - and _")
-    code: int = args.func(args)
+    from bot.logs import install_excepthook
+    from bot.storage.files import DatabaseFileError
+
+    install_excepthook()
+    try:
+        code: int = args.func(args)
+    except DatabaseFileError as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_DATABASE
     return code

@@ -34,6 +34,7 @@ from bot.core.models import (
 )
 from bot.core.schedule import Occurrence
 from bot.core.streaks import StreakState
+from bot.storage.files import DatabaseFileError, describe, open_database
 
 # Tables whose rows follow a group to its new id when it becomes a supergroup.
 MIGRATING_TABLES = ("open_questions", "asked", "answers", "daily_sends", "rounds")
@@ -92,6 +93,11 @@ def migrations() -> list[tuple[int, str]]:
     return sorted(found)
 
 
+def schema_version() -> int:
+    """The newest schema this code knows: a database beyond it is from a newer version."""
+    return max(version for version, _ in migrations())
+
+
 class Storage:
     """Async access to the bot's SQLite database."""
 
@@ -102,17 +108,16 @@ class Storage:
 
     # -- lifecycle ---------------------------------------------------------------------------
 
-    async def open(self) -> None:
-        if isinstance(self.path, Path):
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        db = await aiosqlite.connect(str(self.path), isolation_level=None)
+    async def open(self, *, verify: bool = True) -> None:
+        """Open, check (see `files.open_database`) and migrate; DatabaseFileError if unusable."""
+        db = await open_database(self.path, known_version=schema_version(), verify=verify)
         db.row_factory = aiosqlite.Row
-        await db.execute("PRAGMA journal_mode=WAL")
-        await db.execute("PRAGMA busy_timeout=5000")
-        await db.execute("PRAGMA foreign_keys=ON")
-        await db.execute("PRAGMA synchronous=NORMAL")
         self._db = db
-        await self._migrate()
+        try:
+            await self._migrate()
+        except sqlite3.Error as exc:
+            await self.close()
+            raise DatabaseFileError(self.path, describe(exc)) from None
 
     async def close(self) -> None:
         if self._db is not None:
@@ -146,7 +151,10 @@ class Storage:
             try:
                 yield self.db
             except BaseException:
-                await self.db.execute("ROLLBACK")
+                # SQLite itself rolls back on some errors (SQLITE_FULL, SQLITE_IOERR): a second
+                # ROLLBACK would fail and hide the error that matters.
+                if self.db.in_transaction:
+                    await self.db.execute("ROLLBACK")
                 raise
             await self.db.execute("COMMIT")
 
