@@ -500,17 +500,18 @@ class Storage:
         local_day: str,
         update_streak: Callable[[StreakState], StreakState],
     ) -> StreakState | None:
-        """Keep the member's latest answer while the round is open; None once it closed.
+        """Keep the member's latest answer while the round is open; None if nothing was stored.
 
         A later message, or an edit of the current one, replaces the answer; an edit of an
-        older message does not. The member's personal streak counts the day.
+        older message does not (None: the round closed, or the edit was of a replaced answer).
+        The member's personal streak counts the day.
         """
         async with self.transaction() as db:
             async with db.execute("SELECT closed_at FROM rounds WHERE id = ?", (round_id,)) as cur:
                 row = await cur.fetchone()
             if row is None or row[0] is not None:
                 return None
-            await db.execute(
+            cursor = await db.execute(
                 "INSERT INTO round_answers (round_id, user_id, first_name, message_id, answer,"
                 " score, covered, missed, answered_at, local_day)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -532,6 +533,8 @@ class Storage:
                     local_day,
                 ),
             )
+            if cursor.rowcount == 0:  # an edit of an answer a later message replaced
+                return None
             return await self._move_streak(db, user_id, update_streak)
 
     async def _move_streak(
