@@ -176,6 +176,25 @@ class Storage:
         async with self.db.execute(sql, tuple(params)) as cur:
             return list(await cur.fetchall())
 
+    async def ping(self) -> bool:
+        """The database answers a query (for health checks)."""
+        row = await self._one("SELECT 1")
+        return row is not None and row[0] == 1
+
+    # -- incoming updates --------------------------------------------------------------------
+
+    async def claim_update(self, update_id: int, now: datetime) -> bool:
+        """Record that an update is being handled; False if it was handled before."""
+        inserted = await self._write(
+            "INSERT OR IGNORE INTO processed_updates (update_id, seen_at) VALUES (?, ?)",
+            (update_id, _iso(now)),
+        )
+        return inserted == 1
+
+    async def forget_updates_before(self, before: datetime) -> int:
+        """Drop the record of updates seen before `before`; return how many."""
+        return await self._write("DELETE FROM processed_updates WHERE seen_at < ?", (_iso(before),))
+
     # -- users -------------------------------------------------------------------------------
 
     @staticmethod
