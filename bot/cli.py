@@ -192,6 +192,11 @@ def cmd_run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+    from bot.logs import install_excepthook, register_secrets
+
+    # From here on, a traceback nobody catches is printed with the token redacted.
+    register_secrets([settings.telegram_bot_token.get_secret_value()])
+    install_excepthook()
     library = _library(settings)
     # The database is checked (and migrated) before anything talks to Telegram, so a bad file
     # stops the bot with its one-line reason and no network traffic.
@@ -258,6 +263,70 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- operations: backup, health ---------------------------------------------------------------
+
+
+def cmd_backup(args: argparse.Namespace) -> int:
+    settings = _settings()
+    from bot.storage import backup_database, schema_version
+
+    source, target = settings.database_path, Path(args.file)
+    if not source.exists():
+        print(f"No database at {source} (DATABASE_PATH)", file=sys.stderr)
+        return 1
+    if target.exists() and target.resolve() == source.resolve():
+        print(f"{target} is the live database itself; choose another file", file=sys.stderr)
+        return EXIT_USAGE
+    if target.exists() and not args.force:
+        print(f"{target} exists; pass --force to overwrite it", file=sys.stderr)
+        return 1
+    pages = asyncio.run(backup_database(source, target, known_version=schema_version()))
+    size = target.stat().st_size
+    print(f"Backed up {source} to {target}: {pages} pages, {size / 1024:.0f} KB, checked")
+    return 0
+
+
+def cmd_health(args: argparse.Namespace) -> int:
+    """Exit 0 if the bot can serve (what the container's HEALTHCHECK runs).
+
+    Webhook mode asks the running listener's /healthz; polling mode opens the database
+    read-only and queries it.
+    """
+    settings = _settings()
+    if settings.telegram_webhook_url:
+        import urllib.request
+
+        host = settings.webhook_listen
+        if host in ("0.0.0.0", "::", ""):  # noqa: S104 - listening everywhere: ask locally
+            host = "127.0.0.1"
+        url = f"http://{host}:{settings.webhook_port}/healthz"
+        try:
+            with urllib.request.urlopen(url, timeout=5) as response:
+                healthy = response.status == 200
+        except OSError as exc:
+            print(f"unhealthy: {url}: {exc}", file=sys.stderr)
+            return 1
+        print(f"ok: {url}" if healthy else f"unhealthy: {url}")
+        return 0 if healthy else 1
+    from bot.storage import Storage
+
+    if not settings.database_path.exists():
+        print(f"unhealthy: no database at {settings.database_path}", file=sys.stderr)
+        return 1
+
+    async def check() -> bool:
+        storage = Storage(settings.database_path)
+        await storage.open_readonly()
+        try:
+            return await storage.ping()
+        finally:
+            await storage.close()
+
+    healthy = asyncio.run(check())
+    print(f"ok: database {settings.database_path} answers" if healthy else "unhealthy")
+    return 0 if healthy else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="interview-bot", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -281,6 +350,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     export.add_argument("--out", help="file to write (default: standard output)")
     export.set_defaults(func=cmd_export)
+
+    backup = sub.add_parser(
+        "backup", help="copy the live database safely (SQLite's online backup), e.g. from cron"
+    )
+    backup.add_argument("file", help="the copy to write, e.g. backups/bot-2026-03-02.sqlite3")
+    backup.add_argument("--force", action="store_true", help="overwrite an existing file")
+    backup.set_defaults(func=cmd_backup)
+
+    health = sub.add_parser("health", help="exit 0 if the bot can serve (for HEALTHCHECK)")
+    health.set_defaults(func=cmd_health)
 
     content = sub.add_parser("content", help="check or import question packs")
     content_sub = content.add_subparsers(dest="content_command", required=True)
@@ -308,10 +387,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         if not re.match(ID_PATTERN, args.pack):
             parser.error(f"--pack {args.pack!r}: use lower-case letters, digits, - and _")
-    from bot.logs import install_excepthook
     from bot.storage.files import DatabaseFileError
 
-    install_excepthook()
     try:
         code: int = args.func(args)
     except DatabaseFileError as exc:

@@ -174,3 +174,22 @@ async def test_polling_redelivery_is_processed_once_even_after_a_restart(
     await bot.say(NEO, "/help")
     welcomes = [s for s in api.to(NEO.id) if "Hi Neo" in s.visible]
     assert len(welcomes) == 1
+
+
+async def test_health_command_asks_the_listener(webhook_bot: int, tmp_path: Path) -> None:
+    async def health(port: int) -> int:
+        env = {
+            **os.environ,
+            "TELEGRAM_WEBHOOK_URL": f"http://127.0.0.1:{port}/telegram",
+            "WEBHOOK_LISTEN": "0.0.0.0",  # noqa: S104 - as in a container: health asks locally
+            "WEBHOOK_PORT": str(port),
+            "DATABASE_PATH": str(tmp_path / "unused.sqlite3"),
+        }
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot", "health", env=env, cwd=tmp_path,
+            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
+        )  # fmt: skip
+        return await asyncio.wait_for(process.wait(), 60)
+
+    assert await health(webhook_bot) == 0
+    assert await health(_free_port()) == 1  # nothing listening: unhealthy

@@ -119,6 +119,14 @@ class Storage:
             await self.close()
             raise DatabaseFileError(self.path, describe(exc)) from None
 
+    async def open_readonly(self) -> None:
+        """Open for reading only: no migration, no write; DatabaseFileError if unusable."""
+        db = await open_database(
+            self.path, known_version=schema_version(), readonly=True, verify=False
+        )
+        db.row_factory = aiosqlite.Row
+        self._db = db
+
     async def close(self) -> None:
         if self._db is not None:
             await self._db.close()
