@@ -195,7 +195,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from bot.logs import install_excepthook, register_secrets
 
     # From here on, a traceback nobody catches is printed with the token redacted.
-    register_secrets([settings.telegram_bot_token.get_secret_value()])
+    secrets = (settings.telegram_bot_token, settings.webhook_secret_token)
+    register_secrets([s.get_secret_value() for s in secrets if s is not None])
     install_excepthook()
     library = _library(settings)
     # The database is checked (and migrated) before anything talks to Telegram, so a bad file

@@ -108,9 +108,9 @@ class Storage:
 
     # -- lifecycle ---------------------------------------------------------------------------
 
-    async def open(self, *, verify: bool = True) -> None:
+    async def open(self) -> None:
         """Open, check (see `files.open_database`) and migrate; DatabaseFileError if unusable."""
-        db = await open_database(self.path, known_version=schema_version(), verify=verify)
+        db = await open_database(self.path, known_version=schema_version())
         db.row_factory = aiosqlite.Row
         self._db = db
         try:
