@@ -4,15 +4,34 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test lint bench practice clean
+# Installs come from the lock files, hash-checked: a fresh machine gets exactly the versions
+# the tests passed with. requirements.lock is the bot's own (the Dockerfile's),
+# requirements-dev.lock adds the test and lint tools.
+LOCK_FLAGS := --quiet --generate-hashes --universal --python-version 3.11 --no-annotate \
+	--custom-compile-command "make lock"
+TOOLS := $(VENV)-tools
+UV := $(TOOLS)/bin/uv
+
+.PHONY: install run test lint bench practice clean lock
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml requirements-dev.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --require-hashes -r requirements-dev.lock
+	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
+
+# After changing dependencies in pyproject.toml: re-resolve both lock files (versions already
+# pinned are kept where they still fit), then `make test` installs and tests exactly those.
+lock: $(UV)
+	$(UV) pip compile pyproject.toml --extra dev $(LOCK_FLAGS) -o requirements-dev.lock
+	$(UV) pip compile pyproject.toml $(LOCK_FLAGS) -c requirements-dev.lock -o requirements.lock
+
+$(UV):
+	$(PYTHON) -m venv $(TOOLS)
+	$(TOOLS)/bin/python -m pip install --quiet uv
 
 run: $(STAMP)
 	$(BIN)/interview-bot run
@@ -33,4 +52,4 @@ bench: $(STAMP)
 	$(BIN)/python -m bench $(ARGS)
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(TOOLS) .mypy_cache .pytest_cache .ruff_cache

@@ -20,12 +20,13 @@ from telegram.ext import (
     CommandHandler,
     Defaults,
     MessageHandler,
+    TypeHandler,
     filters,
 )
 
 from bot.config import Settings
 from bot.core.content import Library
-from bot.handlers import daily, errors, groups, membership, private
+from bot.handlers import daily, errors, groups, membership, private, updates
 from bot.handlers import settings as settings_handlers
 from bot.handlers.common import SERVICES_KEY, Services
 from bot.handlers.scheduled import DailySender
@@ -234,6 +235,9 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         MessageHandler(filters.UpdateType.MESSAGE & in_private, private.not_text),
     ]
     app.add_handlers(handlers)
+    # 0. Before all of the above: an update delivered twice (webhook retry, replay, polling
+    #    after a crash) is handled once.
+    app.add_handler(TypeHandler(Update, updates.first_delivery), group=-2)
     app.add_error_handler(errors.on_error)
 
 
@@ -288,14 +292,8 @@ def run_bot(settings: Settings, library: Library) -> None:
         settings.database_path,
     )
     if settings.telegram_webhook_url:
-        secret = settings.webhook_secret_token
-        app.run_webhook(
-            listen=settings.webhook_listen,
-            port=settings.webhook_port,
-            url_path="telegram",
-            webhook_url=settings.telegram_webhook_url,
-            secret_token=secret.get_secret_value() if secret else None,
-            allowed_updates=Update.ALL_TYPES,
-        )
+        from bot.webhook import serve_webhook  # our listener: limits before reading bodies
+
+        asyncio.run(serve_webhook(app, settings, app.bot_data[SERVICES_KEY].storage))
     else:
         app.run_polling(allowed_updates=Update.ALL_TYPES)

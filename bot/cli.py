@@ -31,6 +31,8 @@ from bot.core.levels import LEVEL_CHOICES, Level, parse_level
 from bot.core.scoring import score_answer
 
 EXIT_USAGE = 2
+EXIT_DATABASE = 3  # the database file is unusable: the one-line reason is on stderr
+EXIT_TOKEN = 4  # Telegram rejected the token
 
 
 def _settings() -> Settings:
@@ -244,11 +246,39 @@ def cmd_run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+    from bot.logs import install_excepthook, register_secrets
+
+    # From here on, a traceback nobody catches is printed with the token redacted.
+    secrets = (settings.telegram_bot_token, settings.webhook_secret_token)
+    register_secrets([s.get_secret_value() for s in secrets if s is not None])
+    install_excepthook()
     library = _library(settings)
+    # The database is checked (and migrated) before anything talks to Telegram, so a bad file
+    # stops the bot with its one-line reason and no network traffic.
+    asyncio.run(_check_database(settings))
+    from telegram.error import InvalidToken
+
     from bot.app import run_bot  # Telegram is only imported when the bot runs
 
-    run_bot(settings, library)
+    try:
+        run_bot(settings, library)
+    except InvalidToken:
+        # PTB's own message quotes the token: say what happened without it.
+        print(
+            "Telegram rejected TELEGRAM_BOT_TOKEN (getMe answered 401/404): check the token"
+            " with @BotFather and the TELEGRAM_API_BASE_URL.",
+            file=sys.stderr,
+        )
+        return EXIT_TOKEN
     return 0
+
+
+async def _check_database(settings: Settings) -> None:
+    from bot.storage import Storage
+
+    storage = Storage(settings.database_path)
+    await storage.open()
+    await storage.close()
 
 
 def cmd_practice(args: argparse.Namespace) -> int:
@@ -288,6 +318,70 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- operations: backup, health ---------------------------------------------------------------
+
+
+def cmd_backup(args: argparse.Namespace) -> int:
+    settings = _settings()
+    from bot.storage import backup_database, schema_version
+
+    source, target = settings.database_path, Path(args.file)
+    if not source.exists():
+        print(f"No database at {source} (DATABASE_PATH)", file=sys.stderr)
+        return 1
+    if target.exists() and target.resolve() == source.resolve():
+        print(f"{target} is the live database itself; choose another file", file=sys.stderr)
+        return EXIT_USAGE
+    if target.exists() and not args.force:
+        print(f"{target} exists; pass --force to overwrite it", file=sys.stderr)
+        return 1
+    pages = asyncio.run(backup_database(source, target, known_version=schema_version()))
+    size = target.stat().st_size
+    print(f"Backed up {source} to {target}: {pages} pages, {size / 1024:.0f} KB, checked")
+    return 0
+
+
+def cmd_health(args: argparse.Namespace) -> int:
+    """Exit 0 if the bot can serve (what the container's HEALTHCHECK runs).
+
+    Webhook mode asks the running listener's /healthz; polling mode opens the database
+    read-only and queries it.
+    """
+    settings = _settings()
+    if settings.telegram_webhook_url:
+        import urllib.request
+
+        host = settings.webhook_listen
+        if host in ("0.0.0.0", "::", ""):  # noqa: S104 - listening everywhere: ask locally
+            host = "127.0.0.1"
+        url = f"http://{host}:{settings.webhook_port}/healthz"
+        try:
+            with urllib.request.urlopen(url, timeout=5) as response:
+                healthy = response.status == 200
+        except OSError as exc:
+            print(f"unhealthy: {url}: {exc}", file=sys.stderr)
+            return 1
+        print(f"ok: {url}" if healthy else f"unhealthy: {url}")
+        return 0 if healthy else 1
+    from bot.storage import Storage
+
+    if not settings.database_path.exists():
+        print(f"unhealthy: no database at {settings.database_path}", file=sys.stderr)
+        return 1
+
+    async def check() -> bool:
+        storage = Storage(settings.database_path)
+        await storage.open_readonly()
+        try:
+            return await storage.ping()
+        finally:
+            await storage.close()
+
+    healthy = asyncio.run(check())
+    print(f"ok: database {settings.database_path} answers" if healthy else "unhealthy")
+    return 0 if healthy else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="interview-bot", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -311,6 +405,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     export.add_argument("--out", help="file to write (default: standard output)")
     export.set_defaults(func=cmd_export)
+
+    backup = sub.add_parser(
+        "backup", help="copy the live database safely (SQLite's online backup), e.g. from cron"
+    )
+    backup.add_argument("file", help="the copy to write, e.g. backups/bot-2026-03-02.sqlite3")
+    backup.add_argument("--force", action="store_true", help="overwrite an existing file")
+    backup.set_defaults(func=cmd_backup)
+
+    health = sub.add_parser("health", help="exit 0 if the bot can serve (for HEALTHCHECK)")
+    health.set_defaults(func=cmd_health)
 
     content = sub.add_parser("content", help="check or import question packs")
     content_sub = content.add_subparsers(dest="content_command", required=True)
@@ -353,5 +457,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         if not re.match(ID_PATTERN, args.pack):
             parser.error(f"--pack {args.pack!r}: use lower-case letters, digits, - and _")
-    code: int = args.func(args)
+    from bot.storage.files import DatabaseFileError
+
+    try:
+        code: int = args.func(args)
+    except DatabaseFileError as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_DATABASE
     return code

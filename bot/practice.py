@@ -272,7 +272,11 @@ class Practice:
         message_id: int,
         text: str,
     ) -> tuple[ScoreResult, StreakState] | None:
-        """Score a group member's answer and keep it as their latest; None once closed."""
+        """Score a group member's answer and keep it as their latest; None if not stored.
+
+        Not stored: the round closed, or the message is an edit of an answer the member
+        has since replaced with a later one.
+        """
         result = score_answer(question, text)
         now = self.clock()
         day = local_day(now, self.zone(user))

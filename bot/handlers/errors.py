@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 
 from telegram import Update
@@ -9,6 +10,7 @@ from telegram.error import Forbidden
 from telegram.ext import ContextTypes
 
 from bot.handlers.common import send, services, ui_language
+from bot.storage import is_busy, is_full
 
 log = logging.getLogger(__name__)
 
@@ -24,13 +26,24 @@ async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         chat = update.effective_chat.id if update.effective_chat else None
         user = update.effective_user.id if update.effective_user else None
         where = f" (update {update.update_id}, chat {chat}, user {user})"
-    log.error("error while handling an update%s", where, exc_info=error)
+    # A full disk or a lock held past the busy timeout is an operating condition, not a bug:
+    # one plain log line, and the user is told that nothing was saved.
+    if error is not None and is_full(error):
+        key = "storage_full"
+        log.error("database full (SQLITE_FULL: disk or size limit): not stored%s", where)
+    elif error is not None and is_busy(error):
+        key = "storage_busy"
+        log.error("database locked past the busy timeout: not stored%s", where)
+    else:
+        key = "error"
+        log.error("error while handling an update%s", where, exc_info=error)
     if isinstance(update, Update) and update.effective_chat:
         svc = services(context)
         user_row = None
         if update.effective_user:
-            user_row = await svc.storage.get_user(update.effective_user.id)
-        text = svc.strings(ui_language(user_row, update), "error")
+            with contextlib.suppress(Exception):  # reads may fail as the write did
+                user_row = await svc.storage.get_user(update.effective_user.id)
+        text = svc.strings(ui_language(user_row, update), key)
         try:
             await send(context, update.effective_chat.id, [text])
         except Exception:  # the apology itself failed (network down): the log has it

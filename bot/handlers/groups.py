@@ -159,6 +159,8 @@ async def answer(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     tg_user = update.effective_user
     if chat is None or message is None or tg_user is None or message.text is None:
         return
+    if tg_user.is_bot:  # another bot in the group (a relay, a game) never takes part
+        return
     replied = message.reply_to_message
     if replied is None or replied.from_user is None or replied.from_user.id != context.bot.id:
         return
@@ -189,8 +191,8 @@ async def answer(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         message_id=message.message_id,
         text=message.text,
     )
-    if scored is None:  # closed between our read and our write
-        await too_late()
+    if scored is None:  # closed between our read and our write, or an edit of a replaced answer
+        await too_late()  # says nothing for an edit: nothing was stored, so no ✍ either
         return
     result, streak = scored
     # Acknowledge and give private feedback without holding up the next update.

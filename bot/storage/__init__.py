@@ -1,5 +1,13 @@
 """Persistence: the one place that speaks SQL (see `repository.py` and `migrations/`)."""
 
-from bot.storage.repository import Storage
+from bot.storage.files import DatabaseFileError, backup_database, is_busy, is_full
+from bot.storage.repository import Storage, schema_version
 
-__all__ = ["Storage"]
+__all__ = [
+    "DatabaseFileError",
+    "Storage",
+    "backup_database",
+    "is_busy",
+    "is_full",
+    "schema_version",
+]

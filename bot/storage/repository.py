@@ -34,6 +34,7 @@ from bot.core.models import (
 )
 from bot.core.schedule import Occurrence
 from bot.core.streaks import StreakState
+from bot.storage.files import DatabaseFileError, describe, open_database
 
 # Tables whose rows follow a group to its new id when it becomes a supergroup.
 MIGRATING_TABLES = ("open_questions", "asked", "answers", "daily_sends", "rounds")
@@ -92,6 +93,11 @@ def migrations() -> list[tuple[int, str]]:
     return sorted(found)
 
 
+def schema_version() -> int:
+    """The newest schema this code knows: a database beyond it is from a newer version."""
+    return max(version for version, _ in migrations())
+
+
 class Storage:
     """Async access to the bot's SQLite database."""
 
@@ -103,16 +109,23 @@ class Storage:
     # -- lifecycle ---------------------------------------------------------------------------
 
     async def open(self) -> None:
-        if isinstance(self.path, Path):
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        db = await aiosqlite.connect(str(self.path), isolation_level=None)
+        """Open, check (see `files.open_database`) and migrate; DatabaseFileError if unusable."""
+        db = await open_database(self.path, known_version=schema_version())
         db.row_factory = aiosqlite.Row
-        await db.execute("PRAGMA journal_mode=WAL")
-        await db.execute("PRAGMA busy_timeout=5000")
-        await db.execute("PRAGMA foreign_keys=ON")
-        await db.execute("PRAGMA synchronous=NORMAL")
         self._db = db
-        await self._migrate()
+        try:
+            await self._migrate()
+        except sqlite3.Error as exc:
+            await self.close()
+            raise DatabaseFileError(self.path, describe(exc)) from None
+
+    async def open_readonly(self) -> None:
+        """Open for reading only: no migration, no write; DatabaseFileError if unusable."""
+        db = await open_database(
+            self.path, known_version=schema_version(), readonly=True, verify=False
+        )
+        db.row_factory = aiosqlite.Row
+        self._db = db
 
     async def close(self) -> None:
         if self._db is not None:
@@ -146,7 +159,10 @@ class Storage:
             try:
                 yield self.db
             except BaseException:
-                await self.db.execute("ROLLBACK")
+                # SQLite itself rolls back on some errors (SQLITE_FULL, SQLITE_IOERR): a second
+                # ROLLBACK would fail and hide the error that matters.
+                if self.db.in_transaction:
+                    await self.db.execute("ROLLBACK")
                 raise
             await self.db.execute("COMMIT")
 
@@ -167,6 +183,25 @@ class Storage:
     async def _all(self, sql: str, params: Iterable[Any] = ()) -> list[aiosqlite.Row]:
         async with self.db.execute(sql, tuple(params)) as cur:
             return list(await cur.fetchall())
+
+    async def ping(self) -> bool:
+        """The database answers a query (for health checks)."""
+        row = await self._one("SELECT 1")
+        return row is not None and row[0] == 1
+
+    # -- incoming updates --------------------------------------------------------------------
+
+    async def claim_update(self, update_id: int, now: datetime) -> bool:
+        """Record that an update is being handled; False if it was handled before."""
+        inserted = await self._write(
+            "INSERT OR IGNORE INTO processed_updates (update_id, seen_at) VALUES (?, ?)",
+            (update_id, _iso(now)),
+        )
+        return inserted == 1
+
+    async def forget_updates_before(self, before: datetime) -> int:
+        """Drop the record of updates seen before `before`; return how many."""
+        return await self._write("DELETE FROM processed_updates WHERE seen_at < ?", (_iso(before),))
 
     # -- users -------------------------------------------------------------------------------
 
@@ -492,17 +527,18 @@ class Storage:
         local_day: str,
         update_streak: Callable[[StreakState], StreakState],
     ) -> StreakState | None:
-        """Keep the member's latest answer while the round is open; None once it closed.
+        """Keep the member's latest answer while the round is open; None if nothing was stored.
 
         A later message, or an edit of the current one, replaces the answer; an edit of an
-        older message does not. The member's personal streak counts the day.
+        older message does not (None: the round closed, or the edit was of a replaced answer).
+        The member's personal streak counts the day.
         """
         async with self.transaction() as db:
             async with db.execute("SELECT closed_at FROM rounds WHERE id = ?", (round_id,)) as cur:
                 row = await cur.fetchone()
             if row is None or row[0] is not None:
                 return None
-            await db.execute(
+            cursor = await db.execute(
                 "INSERT INTO round_answers (round_id, user_id, first_name, message_id, answer,"
                 " score, covered, missed, answered_at, local_day)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -524,6 +560,8 @@ class Storage:
                     local_day,
                 ),
             )
+            if cursor.rowcount == 0:  # an edit of an answer a later message replaced
+                return None
             return await self._move_streak(db, user_id, update_streak)
 
     async def _move_streak(

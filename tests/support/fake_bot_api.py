@@ -146,6 +146,8 @@ class FakeBotAPI:
 
     def __post_init__(self) -> None:
         self._updates: list[dict[str, Any]] = []
+        self._pushed: dict[int, dict[str, Any]] = {}
+        self._replays: list[dict[str, Any]] = []  # delivered once, whatever the offset
         self._update_ids = itertools.count(1)
         self._message_ids: dict[int, itertools.count[int]] = defaultdict(lambda: itertools.count(1))
         self._new_update = asyncio.Event()
@@ -201,8 +203,14 @@ class FakeBotAPI:
     def push(self, **update: Any) -> int:
         update_id = next(self._update_ids)
         self._updates.append({"update_id": update_id, **update})
+        self._pushed[update_id] = self._updates[-1]
         self._new_update.set()
         return update_id
+
+    def replay(self, update_id: int) -> None:
+        """Deliver an update again with its own update_id (a redelivery after a restart)."""
+        self._replays.append(self._pushed[update_id])
+        self._new_update.set()
 
     def next_message_id(self, chat_id: int) -> int:
         return next(self._message_ids[chat_id])
@@ -457,11 +465,12 @@ class FakeBotAPI:
         timeout = float(params.get("timeout") or 0)
         limit = _int(params.get("limit")) or 100
         self._updates = [u for u in self._updates if u["update_id"] >= offset]
-        if not self._updates and timeout > 0:
+        if not self._updates and not self._replays and timeout > 0:
             self._new_update.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._new_update.wait(), timeout)
-        return self._updates[:limit]
+        replays, self._replays = self._replays, []
+        return replays + self._updates[:limit]
 
     def _bot_user(self) -> dict[str, Any]:
         return {

@@ -1,0 +1,180 @@
+"""The database file itself: opening it safely, naming what is wrong with it, backing it up.
+
+Every way a database file can be unusable (missing folder that cannot be made, no read or
+write permission, not a database at all, damaged pages, written by a newer version of the
+bot) ends in one `DatabaseFileError` whose message is one line naming the file and the
+problem, and no connection is left open behind it: an open aiosqlite connection is a thread
+that would keep the process alive after the error.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+import aiosqlite
+
+# A writer elsewhere (a backup, a second tool, a slow disk) may hold the lock for a while;
+# users' commands wait this long for it rather than fail.
+BUSY_TIMEOUT_MS = 15_000
+
+_CORRUPT = (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+
+
+class DatabaseFileError(Exception):
+    """The database file cannot be used; str() is one line naming the file and the problem."""
+
+    def __init__(self, path: Path | str, problem: str) -> None:
+        super().__init__(f"Database error: {path} {problem}")
+        self.path = path
+        self.problem = problem
+
+
+def primary_code(exc: BaseException) -> int | None:
+    """SQLite's primary result code of an error (SQLITE_FULL, SQLITE_BUSY…), if it has one."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code & 0xFF if isinstance(code, int) else None
+
+
+def is_full(exc: BaseException) -> bool:
+    """The write failed because the disk (or the database's size limit) is full."""
+    return primary_code(exc) == sqlite3.SQLITE_FULL
+
+
+def is_busy(exc: BaseException) -> bool:
+    """The write lock stayed taken for longer than the busy timeout."""
+    return primary_code(exc) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+
+
+def describe(exc: sqlite3.Error) -> str:
+    """What an SQLite error means for the file, in words an operator can act on."""
+    code = primary_code(exc)
+    if code == sqlite3.SQLITE_NOTADB:
+        return "is not an SQLite database (the file holds something else)"
+    if code == sqlite3.SQLITE_CORRUPT:
+        return f"is corrupted ({exc}); restore a backup"
+    if code == sqlite3.SQLITE_READONLY:
+        return "is read-only (the bot must write to it)"
+    if code in (sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM, sqlite3.SQLITE_AUTH):
+        return f"cannot be opened ({exc})"
+    if code == sqlite3.SQLITE_FULL:
+        return "cannot be written: the disk is full"
+    if code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+        return f"stayed locked by another process for {BUSY_TIMEOUT_MS // 1000} s"
+    if code == sqlite3.SQLITE_IOERR:
+        return f"cannot be read or written (I/O error: {exc})"
+    return f"cannot be used ({exc})"
+
+
+def _check_access(path: Path, *, readonly: bool) -> str:
+    """Fail early, with a plain reason, on what the operating system will refuse.
+
+    Returns what to hand to sqlite3: the path, or a read-only URI.
+    """
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DatabaseFileError(path, f"cannot create its folder ({exc.strerror})") from None
+    if path.is_dir():
+        raise DatabaseFileError(path, "is a folder, not a database file")
+    if not path.exists():
+        if readonly:
+            raise DatabaseFileError(path, "does not exist")
+        if not os.access(path.parent, os.W_OK | os.X_OK):
+            raise DatabaseFileError(path, "cannot be created: its folder is not writable")
+        return str(path)
+    if not os.access(path, os.R_OK):
+        raise DatabaseFileError(path, "cannot be read (permission denied)")
+    if readonly:
+        return path.absolute().as_uri() + "?mode=ro"
+    if not os.access(path, os.W_OK):
+        raise DatabaseFileError(path, "is read-only (the bot must write to it)")
+    if not os.access(path.parent, os.W_OK | os.X_OK):
+        # WAL mode keeps two files beside the database (-wal, -shm) and must create them.
+        raise DatabaseFileError(path, "is in a read-only folder (SQLite writes -wal/-shm there)")
+    return str(path)
+
+
+async def open_database(
+    path: Path | str, *, known_version: int, readonly: bool = False, verify: bool = True
+) -> aiosqlite.Connection:
+    """Open and check the database: readable, writable, a database, intact, not from the future.
+
+    `verify` runs `PRAGMA quick_check` (reads every page once); `readonly` opens it for reading
+    only and never creates it. Raises DatabaseFileError; never leaves a connection open.
+    """
+    target = str(path) if str(path) == ":memory:" else _check_access(Path(path), readonly=readonly)
+    try:
+        db = await aiosqlite.connect(target, isolation_level=None, uri=target.startswith("file:"))
+    except sqlite3.Error as exc:
+        raise DatabaseFileError(path, describe(exc)) from None
+    try:
+        await db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        async with db.execute("PRAGMA user_version") as cur:  # the first read of the file
+            row = await cur.fetchone()
+        version = int(row[0]) if row else 0
+        if version > known_version:
+            raise DatabaseFileError(
+                path,
+                f"was written by a newer version of the bot (schema version {version}; this"
+                f" version knows up to {known_version}): upgrade the bot or restore a backup",
+            )
+        if verify:
+            async with db.execute("PRAGMA quick_check(5)") as cur:
+                problems = [str(r[0]) for r in await cur.fetchall()]
+            if problems != ["ok"]:
+                raise DatabaseFileError(
+                    path, f"is corrupted ({'; '.join(problems)[:300]}); restore a backup"
+                )
+        if not readonly:
+            await db.execute("PRAGMA journal_mode=WAL")
+            await db.execute("PRAGMA foreign_keys=ON")
+            await db.execute("PRAGMA synchronous=NORMAL")
+            # Take and drop the write lock once: a file we may read but not write (a read-only
+            # mount, a file owned by someone else) fails here rather than on a user's answer.
+            await db.execute("BEGIN IMMEDIATE")
+            await db.execute("ROLLBACK")
+    except DatabaseFileError:
+        await db.close()
+        raise
+    except sqlite3.Error as exc:
+        await db.close()
+        raise DatabaseFileError(path, describe(exc)) from None
+    except BaseException:
+        await db.close()
+        raise
+    return db
+
+
+async def backup_database(source: Path, target: Path, *, known_version: int) -> int:
+    """Copy the live database to `target` with SQLite's online backup API; return its pages.
+
+    Safe while the bot runs: the copy is one consistent snapshot. It is written beside the
+    target first and checked, then renamed into place, so a failed backup never leaves a
+    half-written file under the target's name.
+    """
+    db = await open_database(source, known_version=known_version, readonly=True, verify=False)
+    partial = target.with_name(target.name + ".partial")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial.unlink(missing_ok=True)
+        copy = sqlite3.connect(partial, check_same_thread=False)
+        try:
+            await db.backup(copy)
+            problems = [str(r[0]) for r in copy.execute("PRAGMA quick_check(5)")]
+            if problems != ["ok"]:
+                raise DatabaseFileError(source, f"the copy is damaged ({'; '.join(problems)})")
+            pages = int(copy.execute("PRAGMA page_count").fetchone()[0])
+        finally:
+            copy.close()
+        os.replace(partial, target)
+    except sqlite3.Error as exc:
+        partial.unlink(missing_ok=True)
+        raise DatabaseFileError(source, describe(exc)) from None
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        raise DatabaseFileError(target, f"cannot write the backup ({exc.strerror})") from None
+    finally:
+        await db.close()
+    return pages

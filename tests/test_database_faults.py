@@ -1,0 +1,222 @@
+"""A database file the bot cannot use stops it with one line; a busy or full one is survived.
+
+The start-up faults run the real `interview-bot run` in a subprocess: the process must end by
+itself (the subprocess timeout is the failure, not a timed assertion) with one line on stderr
+naming the file and the problem, exit status 3, and no traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import shutil
+import sqlite3
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from bot.storage import Storage
+from tests.conftest import CONTENT, BotHarness
+from tests.support.fake_bot_api import FakeBotAPI, FakeUser
+
+ADA = FakeUser(1001, "Ada", "en")
+EXIT_DATABASE = 3
+# Root reads and writes any file: drop the two capabilities that let it, so the file modes
+# apply to the child as they would to the unprivileged user a real deployment runs as.
+AS_UNPRIVILEGED: Sequence[str] = ()
+if os.geteuid() == 0:
+    if shutil.which("setpriv") is None:
+        AS_UNPRIVILEGED = ("unavailable",)
+    else:
+        caps = "-dac_override,-dac_read_search"
+        AS_UNPRIVILEGED = ("setpriv", f"--bounding-set={caps}", f"--inh-caps={caps}")
+
+
+async def run_bot(
+    api: FakeBotAPI, database: Path, *, unprivileged: bool = False
+) -> tuple[int, str]:
+    """`interview-bot run` on `database` until it exits by itself; (status, stdout+stderr)."""
+    env = {
+        **os.environ,
+        "TELEGRAM_BOT_TOKEN": api.token,
+        "TELEGRAM_API_BASE_URL": api.base_url,
+        "DATABASE_PATH": str(database),
+        "CONTENT_DIR": str(CONTENT),
+        "LOG_LEVEL": "DEBUG",
+    }
+    prefix = list(AS_UNPRIVILEGED) if unprivileged else []
+    if prefix == ["unavailable"]:
+        pytest.skip("running as root without setpriv: file modes cannot be tested")
+    process = await asyncio.create_subprocess_exec(
+        *prefix, sys.executable, "-m", "bot", "run",
+        cwd=database.parent if database.parent.exists() else None, env=env,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+    )  # fmt: skip
+    try:
+        out, _ = await asyncio.wait_for(process.communicate(), 60)
+    except TimeoutError:
+        process.kill()
+        await process.wait()
+        raise AssertionError("the bot did not exit by itself: it hangs on a bad database") from None
+    assert process.returncode is not None
+    return process.returncode, out.decode()
+
+
+def assert_one_line(output: str, database: Path, problem: str) -> None:
+    assert "Traceback" not in output, output
+    lines = output.strip().splitlines()
+    assert lines == [f"Database error: {database} {problem}"], output
+
+
+async def make_database(path: Path, users: int = 50) -> None:
+    """A real, migrated database with some rows, its WAL folded into the main file."""
+    storage = Storage(path)
+    await storage.open()
+    for i in range(users):
+        await storage.ensure_user(10_000 + i, f"user{i}", "en", private=True)
+    await storage.close()
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+async def test_garbage_file(api: FakeBotAPI, tmp_path: Path) -> None:
+    database = tmp_path / "bot.sqlite3"
+    database.write_bytes(random.Random(7).randbytes(20_000))
+    status, output = await run_bot(api, database)
+    assert status == EXIT_DATABASE
+    assert_one_line(output, database, "is not an SQLite database (the file holds something else)")
+    assert api.calls["getMe"] == 0  # stopped before talking to Telegram
+
+
+async def test_corrupted_page(api: FakeBotAPI, tmp_path: Path) -> None:
+    database = tmp_path / "bot.sqlite3"
+    await make_database(database)
+    with sqlite3.connect(database) as db:
+        (root,) = db.execute("SELECT rootpage FROM sqlite_master WHERE name = 'users'").fetchone()
+        (page_size,) = db.execute("PRAGMA page_size").fetchone()
+    db.close()
+    with database.open("r+b") as raw:  # a leaf page whose cell pointers point nowhere
+        raw.seek((root - 1) * page_size)
+        raw.write(b"\x0d\xff\xff\xff" * (page_size // 4))
+    status, output = await run_bot(api, database)
+    assert status == EXIT_DATABASE
+    assert_one_line(
+        output, database, "is corrupted (database disk image is malformed); restore a backup"
+    )
+
+
+async def test_database_from_a_newer_version(api: FakeBotAPI, tmp_path: Path) -> None:
+    database = tmp_path / "bot.sqlite3"
+    await make_database(database)
+    with sqlite3.connect(database) as db:
+        db.execute("PRAGMA user_version = 99")
+    db.close()
+    status, output = await run_bot(api, database)
+    assert status == EXIT_DATABASE
+    assert "Traceback" not in output
+    (line,) = output.strip().splitlines()
+    assert line.startswith(f"Database error: {database} was written by a newer version")
+    assert "schema version 99" in line
+    with sqlite3.connect(database) as db:  # left as it was: not "migrated" backwards
+        assert db.execute("PRAGMA user_version").fetchone() == (99,)
+    db.close()
+
+
+async def test_unreadable_file(api: FakeBotAPI, tmp_path: Path) -> None:
+    database = tmp_path / "bot.sqlite3"
+    await make_database(database)
+    database.chmod(0o000)
+    status, output = await run_bot(api, database, unprivileged=True)
+    assert status == EXIT_DATABASE
+    assert_one_line(output, database, "cannot be read (permission denied)")
+
+
+async def test_read_only_file(api: FakeBotAPI, tmp_path: Path) -> None:
+    database = tmp_path / "bot.sqlite3"
+    await make_database(database)
+    database.chmod(0o444)
+    status, output = await run_bot(api, database, unprivileged=True)
+    assert status == EXIT_DATABASE
+    assert_one_line(output, database, "is read-only (the bot must write to it)")
+
+
+async def test_read_only_folder(api: FakeBotAPI, tmp_path: Path) -> None:
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    database = folder / "bot.sqlite3"
+    await make_database(database)
+    folder.chmod(0o555)
+    try:
+        status, output = await run_bot(api, database, unprivileged=True)
+    finally:
+        folder.chmod(0o755)
+    assert status == EXIT_DATABASE
+    assert_one_line(output, database, "is in a read-only folder (SQLite writes -wal/-shm there)")
+
+
+async def test_missing_folders_are_created(tmp_path: Path) -> None:
+    database = tmp_path / "a" / "b" / "bot.sqlite3"
+    storage = Storage(database)
+    await storage.open()
+    await storage.close()
+    with sqlite3.connect(database) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] >= 4
+    db.close()
+
+
+# -- a busy or full database while the bot runs ------------------------------------------------
+
+
+async def test_a_locked_database_waits_instead_of_failing_the_answer(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    await bot.say(ADA, "/start")
+    await bot.say(ADA, "/quiz beginner")
+    locked, release = threading.Event(), threading.Event()
+
+    def hold_the_write_lock() -> None:  # another process (a backup, a tool) writing for 6 s
+        other = sqlite3.connect(bot.settings.database_path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+        locked.set()
+        release.wait(6)
+        other.execute("COMMIT")
+        other.close()
+
+    holder = threading.Thread(target=hold_the_write_lock)
+    holder.start()
+    try:
+        await asyncio.to_thread(locked.wait, 10)
+        (reply,) = await bot.say(ADA, "max_batch_size 和 preferred batch size", expect=1)
+    finally:
+        release.set()
+        await asyncio.to_thread(holder.join)
+    assert "Score:" in reply.visible, reply.visible
+    assert len(await bot.storage.answers_for(ADA.id)) == 1
+
+
+async def test_a_full_disk_refuses_the_answer_clearly(
+    bot: BotHarness, api: FakeBotAPI, caplog: pytest.LogCaptureFixture
+) -> None:
+    await bot.say(ADA, "/start")
+    await bot.say(ADA, "/quiz beginner")
+    db = bot.storage.db
+    async with db.execute("PRAGMA page_count") as cur:
+        (pages,) = await cur.fetchone()  # type: ignore[misc]
+    async with db.execute("PRAGMA freelist_count") as cur:
+        # No free page to reuse: growing needs a new one.
+        assert tuple(await cur.fetchone() or ()) == (0,)
+    await db.execute(f"PRAGMA max_page_count = {pages}")
+    # 4,000 Chinese characters are 12 KB: the row needs overflow pages the file cannot get.
+    long_answer = "max_batch_size 和 preferred batch size " + "批处理" * 1300
+    (reply,) = await bot.say(ADA, long_answer, expect=1)
+    assert "storage is full" in reply.visible
+    assert "Score:" not in reply.visible
+    assert await bot.storage.answers_for(ADA.id) == []
+    assert any("SQLITE_FULL" in r.getMessage() for r in caplog.records)
+    await db.execute("PRAGMA max_page_count = 1073741823")
+    (again,) = await bot.say(ADA, "max_batch_size 和 preferred batch size", expect=1)
+    assert "Score:" in again.visible  # the question stayed open: the answer can be sent again

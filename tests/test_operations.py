@@ -1,0 +1,180 @@
+"""Operations: `interview-bot backup` of a live database, `interview-bot health`, the lock file."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from bot.storage import Storage
+from tests.conftest import CONTENT, ROOT
+
+
+def cli(*args: str, database: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """The real `interview-bot` command in a subprocess (the timeout is the failure)."""
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *args],
+        env={**os.environ, "DATABASE_PATH": str(database), "CONTENT_DIR": str(CONTENT), **env},
+        capture_output=True, text=True, timeout=60, check=False, cwd=database.parent,
+    )  # fmt: skip
+
+
+def make_database(path: Path, users: int) -> None:
+    async def create() -> None:
+        storage = Storage(path)
+        await storage.open()
+        for i in range(users):
+            await storage.ensure_user(20_000 + i, f"user{i}", "en", private=True)
+        await storage.close()
+
+    asyncio.run(create())
+
+
+def count_users(path: Path) -> int:
+    with sqlite3.connect(path) as db:
+        (count,) = db.execute("SELECT count(*) FROM users").fetchone()
+    db.close()
+    return int(count)
+
+
+def test_backup_of_a_live_database_is_a_consistent_copy(tmp_path: Path) -> None:
+    database = tmp_path / "bot.sqlite3"
+    make_database(database, users=200)
+    stop = threading.Event()
+    written = [0]
+
+    def keep_writing() -> None:  # the bot answering users while cron takes the backup
+        db = sqlite3.connect(database, isolation_level=None, timeout=15)
+        db.execute("PRAGMA busy_timeout=15000")
+        while not stop.is_set():
+            db.execute(
+                "INSERT INTO users (user_id, first_name, created_at) VALUES (?, 'w', 'now')",
+                (30_000 + written[0],),
+            )
+            written[0] += 1
+        db.close()
+
+    writer = threading.Thread(target=keep_writing)
+    writer.start()
+    try:
+        while written[0] < 50:
+            threading.Event().wait(0.01)
+        result = cli("backup", str(tmp_path / "copy.sqlite3"), database=database)
+    finally:
+        stop.set()
+        writer.join()
+    assert result.returncode == 0, result.stderr
+    assert re.match(
+        rf"Backed up {re.escape(str(database))} to .*copy.sqlite3: \d+ pages", result.stdout
+    )
+    copy = tmp_path / "copy.sqlite3"
+    with sqlite3.connect(copy) as db:
+        assert db.execute("PRAGMA quick_check").fetchall() == [("ok",)]
+        assert db.execute("PRAGMA user_version").fetchone()[0] >= 5
+    db.close()
+    copied = count_users(copy)
+    assert 200 + 50 <= copied <= 200 + written[0]  # a snapshot taken while writes went on
+    assert not (tmp_path / "copy.sqlite3.partial").exists()
+
+
+def test_backup_refuses_to_overwrite_without_force(tmp_path: Path) -> None:
+    database = tmp_path / "bot.sqlite3"
+    make_database(database, users=3)
+    target = tmp_path / "backup.sqlite3"
+    target.write_bytes(b"yesterday's backup")
+    refused = cli("backup", str(target), database=database)
+    assert refused.returncode == 1
+    assert refused.stderr.strip() == f"{target} exists; pass --force to overwrite it"
+    assert target.read_bytes() == b"yesterday's backup"
+    forced = cli("backup", str(target), "--force", database=database)
+    assert forced.returncode == 0, forced.stderr
+    assert count_users(target) == 3
+    itself = cli("backup", str(database), "--force", database=database)
+    assert itself.returncode == 2 and "live database itself" in itself.stderr
+
+
+def test_restore_is_a_copy_back_while_the_bot_is_stopped(tmp_path: Path) -> None:
+    database = tmp_path / "bot.sqlite3"
+    make_database(database, users=7)
+    backup = tmp_path / "backup.sqlite3"
+    assert cli("backup", str(backup), database=database).returncode == 0
+    database.write_bytes(b"\0" * 4096)  # the live file is lost
+    for leftover in (Path(f"{database}-wal"), Path(f"{database}-shm")):
+        leftover.unlink(missing_ok=True)
+    database.write_bytes(backup.read_bytes())  # the README's restore step
+    assert cli("health", database=database).returncode == 0
+    assert count_users(database) == 7
+
+
+def test_backup_of_a_missing_or_broken_database(tmp_path: Path) -> None:
+    missing = cli("backup", str(tmp_path / "b.sqlite3"), database=tmp_path / "none.sqlite3")
+    assert missing.returncode == 1 and "No database at" in missing.stderr
+    garbage = tmp_path / "bot.sqlite3"
+    garbage.write_bytes(b"not a database, just text\n" * 200)
+    broken = cli("backup", str(tmp_path / "b.sqlite3"), database=garbage)
+    assert broken.returncode == 3
+    assert (
+        broken.stderr.strip()
+        == f"Database error: {garbage} is not an SQLite database (the file holds something else)"
+    )
+    assert not (tmp_path / "b.sqlite3").exists()
+
+
+def test_health_in_polling_mode_reads_the_database(tmp_path: Path) -> None:
+    database = tmp_path / "bot.sqlite3"
+    assert cli("health", database=database).returncode == 1  # not created yet: not serving
+    make_database(database, users=1)
+    ok = cli("health", database=database)
+    assert ok.returncode == 0 and ok.stdout.startswith("ok: database")
+    with sqlite3.connect(database) as db:
+        db.execute("PRAGMA user_version = 99")
+    db.close()
+    newer = cli("health", database=database)
+    assert newer.returncode == 3 and "newer version" in newer.stderr
+    assert not Path(f"{database}-journal").exists()
+
+
+# -- the lock file ----------------------------------------------------------------------------
+
+
+def locked(name: str) -> dict[str, tuple[str, bool]]:
+    """The pins of a lock file: package -> (version, whether a platform marker limits it)."""
+    pins: dict[str, tuple[str, bool]] = {}
+    for line in (ROOT / name).read_text().splitlines():
+        if m := re.match(r"^([A-Za-z0-9_.-]+)==([^\s;\\]+)", line):
+            pins[m.group(1).lower().replace("_", "-")] = (m.group(2), ";" in line)
+    return pins
+
+
+def test_the_lock_files_pin_what_the_tests_run_with() -> None:
+    from importlib.metadata import PackageNotFoundError, version
+
+    dev, bot = locked("requirements-dev.lock"), locked("requirements.lock")
+    assert {"python-telegram-bot", "aiosqlite", "pydantic", "tornado", "pytest"} <= dev.keys()
+    assert {"python-telegram-bot", "aiosqlite", "pydantic", "tornado"} <= bot.keys()
+    assert "pytest" not in bot  # the image gets the bot's dependencies only
+    for name, (pinned, limited) in dev.items():
+        try:
+            assert version(name) == pinned, name
+        except PackageNotFoundError:
+            assert limited, f"{name} is locked but not installed"
+    for name, pin in bot.items():
+        assert dev[name] == pin, name  # one set of versions, tested and shipped
+    for name in ("requirements.lock", "requirements-dev.lock"):
+        text = (ROOT / name).read_text()
+        hashed = re.findall(r"^\S+==[^\n]*\\\n    --hash=sha256:[0-9a-f]{64}", text, re.M)
+        assert len(hashed) == len(locked(name))  # every pin carries its hashes
+
+
+@pytest.mark.parametrize("consumer", ["Makefile", "Dockerfile"])
+def test_installs_go_through_the_lock_file(consumer: str) -> None:
+    text = (ROOT / consumer).read_text()
+    assert "requirements.lock" in text
+    assert "--require-hashes" in text

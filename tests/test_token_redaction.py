@@ -1,0 +1,98 @@
+"""The token never reaches any output: logs at every level, exception text, tracebacks."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bot.logs import REDACTED, configure_logging, redact
+from tests.conftest import CONTENT
+from tests.support.fake_bot_api import FakeBotAPI
+
+# Shaped like a real token (bot id, colon, 35 url-safe characters).
+REAL_LOOKING = "7312345678:AAHf3-xYz_0123456789abcdefghijklmnOPQ"
+
+
+@pytest.mark.parametrize(
+    ("token", "status"),
+    [
+        pytest.param("123456:TEST-token-not-real", 401, id="short-token-401"),
+        pytest.param(REAL_LOOKING, 401, id="real-looking-401"),
+        pytest.param(REAL_LOOKING, 404, id="real-looking-404"),
+    ],
+)
+async def test_a_rejected_token_is_not_printed(token: str, status: int, tmp_path: Path) -> None:
+    api = FakeBotAPI(token=token)
+    await api.start()
+    api.fail(
+        "getMe", status, times=100, description="Unauthorized" if status == 401 else "Not Found"
+    )
+    env = {
+        **os.environ,
+        "TELEGRAM_BOT_TOKEN": token,
+        "TELEGRAM_API_BASE_URL": api.base_url,
+        "DATABASE_PATH": str(tmp_path / "bot.sqlite3"),
+        "CONTENT_DIR": str(CONTENT),
+        "LOG_LEVEL": "DEBUG",
+    }
+    try:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot", "run",
+            cwd=tmp_path, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        stdout, stderr = await asyncio.wait_for(process.communicate(), 60)
+    finally:
+        await api.stop()
+    output = stdout.decode() + stderr.decode()
+    assert api.calls["getMe"] >= 1  # the server really was asked, and said no
+    assert process.returncode == 4, output[-2000:]
+    assert "Telegram rejected TELEGRAM_BOT_TOKEN" in output
+    secret = token.split(":", 1)[1]
+    assert token not in output and secret not in output, output
+    assert REDACTED in output  # PTB's message and the API URL were there, cleaned
+
+
+@pytest.fixture
+def log_stream() -> Iterator[io.StringIO]:
+    stream = io.StringIO()
+    yield stream
+    configure_logging("WARNING", [])
+    logging.getLogger().handlers.clear()
+
+
+def test_httpx_urls_are_redacted_even_at_debug(log_stream: io.StringIO) -> None:
+    configure_logging("DEBUG", ["123456:TEST-token-not-real"], stream=log_stream)
+    httpx_log = logging.getLogger("httpx")
+    httpx_log.setLevel(logging.DEBUG)  # an operator turns it up: the URLs still hide the token
+    httpx_log.info(
+        'HTTP Request: POST %s "HTTP/1.1 200 OK"', "https://x/bot123456:TEST-token-not-real/getMe"
+    )
+    httpx_log.debug("unknown token https://api.telegram.org/bot42:abcDEF-ghi_jkl/sendMessage")
+    logs = log_stream.getvalue()
+    assert "TEST-token-not-real" not in logs and "abcDEF-ghi_jkl" not in logs
+    assert logs.count(REDACTED) == 2
+
+
+def test_exception_text_and_stack_are_redacted(log_stream: io.StringIO) -> None:
+    configure_logging("DEBUG", [], stream=log_stream)
+    log = logging.getLogger("bot.test")
+    try:
+        raise RuntimeError(f"The token `{REAL_LOOKING}` was rejected by the server.")
+    except RuntimeError:
+        log.exception("failed with %s", REAL_LOOKING)
+    log.warning("where %s", REAL_LOOKING, stack_info=True)
+    logs = log_stream.getvalue()
+    assert "Traceback" in logs and "RuntimeError" in logs
+    assert REAL_LOOKING.split(":")[1] not in logs
+
+
+def test_redact_leaves_ordinary_text_alone() -> None:
+    text = "chat -100123: 12:30 daily at 08:30, update 4242, ratio 3:2"
+    assert redact(text) == text
