@@ -71,7 +71,7 @@ def test_subject_named_as_an_object_is_not_what_a_claim_is_about() -> None:
     ("answer", "expected"),
     [
         pytest.param("Python 代码跑在独立的子进程里。", Status.COVERED, id="affirmed"),
-        pytest.param("Python backend 不会放到独立子进程里，就在 core 里跑。", Status.NEGATED, id="zh-不会"),
+        pytest.param("Python 代码不会放到独立子进程里。", Status.NEGATED, id="zh-不会"),
         pytest.param("Python 代码没有跑在独立子进程里。", Status.NEGATED, id="zh-没有"),
         pytest.param(
             "The Python backend does not run in a separate process.", Status.NEGATED, id="en-not"
@@ -79,9 +79,7 @@ def test_subject_named_as_an_object_is_not_what_a_claim_is_about() -> None:
         pytest.param(
             "Python code never runs in its own separate process.", Status.NEGATED, id="en-never"
         ),
-        pytest.param(
-            "Python code doesn't get a separate process.", Status.NEGATED, id="en-n't"
-        ),
+        pytest.param("Python code doesn't get a separate process.", Status.NEGATED, id="en-n't"),
     ],
 )
 def test_negated_claims_do_not_cover(q: QuestionGetter, answer: str, expected: Status) -> None:
