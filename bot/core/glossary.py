@@ -12,18 +12,27 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+import re
+
 import yaml
 
-from bot.core.text import canonical, tokenize
+from bot.core.text import tokenize
 
 
 class GlossaryError(ValueError):
     """A glossary file that cannot be read; the message names the file and the entry."""
 
 
+_PLURAL_RE = re.compile(r"(?<=[a-z]{3})(?:(?<=ch|sh)es|(?<=[^s])s)$")
+
+
 def _key(term: str) -> str:
-    """How a term is compared: its tokens' stems, so case, plurals and separators fold."""
-    return canonical(tokenize(term)).strip()
+    """How a term is compared: lower-case words, separators and plurals folded.
+
+    Not the scorer's stems: those fold `stage` and `staging` into one word, and a glossary
+    must not call a pipeline stage a staging environment.
+    """
+    return " ".join(_PLURAL_RE.sub("", w) for w in tokenize(term).raw)
 
 
 class Glossary:
@@ -75,7 +84,7 @@ class Glossary:
 
     def find_in(self, text: str) -> list[str]:
         """Glossary terms named in `text`, longest first where they overlap, in text order."""
-        canon = canonical(tokenize(text))
+        canon = f" {_key(text)} "
         hits: list[tuple[int, int, str]] = []
         for group in self.groups:
             for term in group:

@@ -29,7 +29,8 @@ from bot.core.text import canonical, tokenize
 
 MAX_CONCEPTS = 12
 MAX_ALIASES = 12
-MAX_TERMS = 6
+MAX_TERMS = 8
+MIN_CHINESE_NOUN = 3
 # A term used in more than this share of the pack's answers names the topic, not a point.
 SHARED_SHARE = 0.7
 
@@ -125,6 +126,8 @@ class Analyser:
     glossary: Glossary
     tagger: Callable[[str], Sequence[tuple[str, str]]] | None = None
     shared: frozenset[str] = frozenset()
+    # In how many of the pack's answers each term appears: specific terms first.
+    spread: dict[str, int] = field(default_factory=dict)
 
     def terms(self, text: str) -> list[str]:
         """Key terms of a piece of text, in order, longer terms absorbing shorter ones."""
@@ -159,7 +162,13 @@ class Analyser:
                         add(w)
         if self.tagger is not None and _CJK_RE.search(text):
             for word, tag in self.tagger(text):
-                if len(word) >= 2 and _CJK_RE.search(word) and tag in _NOUN_TAGS:
+                # Two-character words are most often everyday words (收益, 利用, 文档): kept
+                # when the glossary knows them, longer nouns always.
+                if (
+                    _CJK_RE.search(word)
+                    and tag in _NOUN_TAGS
+                    and (len(word) >= MIN_CHINESE_NOUN or word in self.glossary)
+                ):
                     add(word)
         return _absorb(found)
 
@@ -197,12 +206,17 @@ def _absorb(terms: list[str]) -> list[str]:
 
 
 def shared_terms(analyser: Analyser, answers: Sequence[str]) -> frozenset[str]:
-    """Terms that most of a pack's answers use (document frequency above SHARED_SHARE)."""
-    if len(answers) < 4:
-        return frozenset()
+    """Terms that most of a pack's answers use (document frequency above SHARED_SHARE).
+
+    Also records every term's spread in `analyser.spread`, so claims keep their most
+    specific terms.
+    """
     counts: Counter[str] = Counter()
     for answer in answers:
         counts.update({t.casefold() for t in analyser.terms(answer)})
+    analyser.spread = dict(counts)
+    if len(answers) < 4:
+        return frozenset()
     limit = max(2, int(len(answers) * SHARED_SHARE))
     return frozenset(t for t, n in counts.items() if n > limit and not _looks_like_code(t))
 
@@ -239,7 +253,8 @@ def suggest_concepts(question: str, answer: str, analyser: Analyser) -> list[dic
     labels: set[str] = set()
     for claim in claims:
         groups: list[list[str]] = []
-        for term in claim.terms[:MAX_TERMS]:
+        specific = sorted(claim.terms, key=lambda t: analyser.spread.get(t.casefold(), 0))
+        for term in specific[:MAX_TERMS]:
             group = [a for a in analyser.glossary.synonyms(term) if analyser.keep(a, asked)]
             if group and not any(_same(group[0], g[0]) for g in groups):
                 groups.append(group[:MAX_ALIASES])
