@@ -8,11 +8,10 @@ the shipped one (later files add groups; a term in two groups joins them).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
-
-import re
 
 import yaml
 
