@@ -15,6 +15,7 @@ import yaml
 from pydantic import ValidationError
 
 from bot.config import Settings
+from bot.core.authoring import pack_warnings
 from bot.core.content import (
     Library,
     Pack,
@@ -85,6 +86,11 @@ def cmd_content_check(args: argparse.Namespace) -> int:
         levels = Counter(q.level for q in pack.questions)
         detail = ", ".join(f"{levels[lv]} {lv.value}" for lv in Level if levels[lv])
         print(f"OK {file}: pack {pack.id}, {len(pack.questions)} questions ({detail})")
+        warnings = pack_warnings(pack)
+        for warning in warnings:
+            print(f"warning: {file}: {warning}")
+        if warnings and args.strict:
+            failed = True
     if not failed and len(files) > 1:
         try:
             load_library(files)  # duplicate ids across files
@@ -420,6 +426,9 @@ def build_parser() -> argparse.ArgumentParser:
     content_sub = content.add_subparsers(dest="content_command", required=True)
     check = content_sub.add_parser("check", help="validate pack files")
     check.add_argument("paths", nargs="*", help="files or folders (default: CONTENT_DIR)")
+    check.add_argument(
+        "--strict", action="store_true", help="fail on authoring warnings too (exit 1)"
+    )
     check.set_defaults(func=cmd_content_check)
     imp = content_sub.add_parser(
         "import", help="turn a Q&A document (seed text, Markdown, CSV/TSV) into a draft pack"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 
 from bot.core.levels import Level
-from bot.core.scoring import ScoreResult
+from bot.core.scoring import ConceptHit, ScoreResult, Status
 from bot.core.streaks import StreakState
 from bot.i18n import Html, Strings
 
@@ -120,13 +120,14 @@ def score_summary(
     ]
     if result.covered:
         lines.append(t(lang, "covered_title"))
-        for hit in result.covered:
-            lines.append(f"✅ {esc(hit.label)} — <i>“{esc(excerpt(hit.text))}”</i>")
+        lines.extend(_hit_line(t, lang, hit) for hit in result.covered)
     else:
         lines.append(t(lang, "nothing_covered"))
     if result.missed:
         lines.append(t(lang, "missed_title"))
-        lines.extend(f"❌ {esc(c.label)}" for c in result.missed)
+        lines.extend(_hit_line(t, lang, hit) for hit in result.contradicted)
+        wrong = {h.label for h in result.contradicted}
+        lines.extend(f"❌ {esc(c.label)}" for c in result.missed if c.label not in wrong)
     else:
         lines.append(t(lang, "all_covered"))
     if hints:
@@ -134,6 +135,30 @@ def score_summary(
     if streak is not None:
         lines.append(t(lang, "streak_line", current=streak.current, best=streak.best))
     return "\n".join(lines)
+
+
+def hit_note(t: Strings, lang: str | None, hit: ConceptHit) -> str:
+    """Why a named concept earned less than full credit ("" when it earned it all)."""
+    if hit.status is Status.NEGATED:
+        return t(lang, "hit_negated")
+    if hit.status is Status.MISATTRIBUTED:
+        return t(lang, "hit_misattributed", other=html.escape(hit.said_of, quote=False))
+    if hit.status is Status.LISTED:
+        return t(lang, "hit_listed")
+    if hit.credit < 1:
+        return t(lang, "hit_partly")
+    return ""
+
+
+def _hit_line(t: Strings, lang: str | None, hit: ConceptHit) -> str:
+    note = hit_note(t, lang, hit)
+    mark = "✅" if not note else "◐" if hit.credit > 0 else "⚠️"
+    quote = f"<i>“{esc(excerpt(hit.text))}”</i>"
+    return (
+        f"{mark} {esc(hit.label)} — {note}: {quote}"
+        if note
+        else f"{mark} {esc(hit.label)} — {quote}"
+    )
 
 
 def feedback_messages(

@@ -7,14 +7,16 @@ Answers may span several lines and end with an empty line (or Ctrl-D). At the pr
 from __future__ import annotations
 
 import asyncio
+import html
 import sys
 from typing import TextIO
 
 from bot.config import Settings
 from bot.core.content import Library
 from bot.core.levels import Level
+from bot.i18n import Strings
 from bot.practice import Practice
-from bot.render import bar, percent
+from bot.render import bar, hit_note, percent
 from bot.storage import Storage
 
 TERMINAL_USER = 0  # Telegram ids are positive: 0 is the terminal's own user
@@ -66,6 +68,7 @@ async def _loop(
         print(text, file=stdout, flush=True)
 
     practice = Practice(storage, library, default_timezone=settings.default_timezone)
+    strings = Strings.load(settings.content_dir / "strings")
     user = await storage.ensure_user(TERMINAL_USER, "terminal", "en")
     say("Interview practice. Answer in your own words; finish with an empty line.")
     say("Commands: /hint  /skip  /reveal  /quit\n")
@@ -99,10 +102,14 @@ async def _loop(
                 break
             r = feedback.result
             say(f"\nScore: {bar(r.score, 20)} {percent(r.score)}%")
-            for hit in r.covered:
-                say(f"  ✅ {hit.label}  ← “{hit.text}”")
+            for hit in (*r.covered, *r.contradicted):
+                note = html.unescape(hit_note(strings, "en", hit))
+                mark = "✅" if not note else "◐" if hit.credit > 0 else "⚠️"
+                say(f"  {mark} {hit.label}  ← “{hit.text}”" + (f"  ({note})" if note else ""))
+            wrong = {h.label for h in r.contradicted}
             for concept in r.missed:
-                say(f"  ❌ {concept.label}")
+                if concept.label not in wrong:
+                    say(f"  ❌ {concept.label}")
             if feedback.hints:
                 say(f"  💡 {feedback.hints} hint(s) used")
             say(f"\nReference answer:\n{q.answer}")

@@ -10,8 +10,10 @@ import yaml
 
 from bot.cli import main
 from bot.core.content import parse_pack
+from bot.core.glossary import load_glossary
 from bot.core.importer import ImportError_, import_document, repair_wraps
-from tests.conftest import SEED
+from bot.core.scoring import score_answer
+from tests.conftest import CONTENT, SEED
 
 
 def test_seed_imports_as_twelve_questions_with_levels() -> None:
@@ -109,3 +111,160 @@ def test_imported_yaml_keeps_multiline_answers_readable(tmp_path: Path) -> None:
     assert "\n- Sequence Batching" in data["questions"][3]["answer"]
     assert "answer: |" in out.read_text(encoding="utf-8")
     json.dumps(data)  # plain data, no custom tags
+
+
+# -- formats ---------------------------------------------------------------------------------
+
+MARKDOWN = """# LLM Serving Interview Notes
+
+## Beginner
+
+### Q1: What is continuous batching?
+
+Continuous batching admits new requests at every decode step.
+Finished sequences leave at once, so the GPU stays busy.
+
+**What does `--max-model-len` limit? [advanced]**
+
+It caps the context length of one request (prompt plus output).
+
+## 中级
+
+### 为什么 decode 是 memory-bound？
+每步只生成一个 token，却要读全部权重。
+"""
+
+
+def test_markdown_questions_from_headings_and_bold_lines_with_levels() -> None:
+    pack, warnings = import_document(MARKDOWN, "md", source_name="notes.md")
+    assert warnings == []
+    qs = pack["questions"]
+    assert [q["question"] for q in qs] == [
+        "What is continuous batching?",
+        "What does `--max-model-len` limit?",
+        "为什么 decode 是 memory-bound？",
+    ]
+    assert [q["level"] for q in qs] == ["beginner", "advanced", "intermediate"]
+    assert qs[0]["answer"].startswith("Continuous batching admits new requests")
+    assert pack["title"] == "LLM Serving Interview Notes"
+    assert pack["draft"] is True
+
+
+CSV = (
+    "question,answer,level\n"
+    '"What is TTFT?","Time to first token: queueing plus prefill.",beginner\n'
+)
+
+
+def test_csv_with_a_header_row() -> None:
+    pack, _ = import_document(CSV, "csvpack", source_name="bank.csv")
+    (q,) = pack["questions"]
+    assert (q["question"], q["level"]) == ("What is TTFT?", "beginner")
+    assert q["answer"] == "Time to first token: queueing plus prefill."
+
+
+ANKI = (
+    "#separator:tab\n#html:true\n#tags column:3\n"
+    "什么是 KV cache？\t缓存历史 token 的 <b>Key</b> 和 Value，<br>避免重复计算。\tadvanced llm\n"
+)
+
+
+def test_anki_plain_text_export_is_tsv_with_html() -> None:
+    pack, _ = import_document(ANKI, "anki", source_name="deck.txt")
+    (q,) = pack["questions"]
+    assert q["level"] == "advanced"
+    assert q["answer"] == "缓存历史 token 的 Key 和 Value，\n避免重复计算。"
+
+
+def test_tsv_without_header_reads_question_answer_level() -> None:
+    text = "What is PagedAttention?\tKV cache in fixed-size blocks mapped by a block table.\t中级\n"
+    pack, _ = import_document(text, "tsv", source_name="bank.tsv")
+    assert pack["questions"][0]["level"] == "intermediate"
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "message"),
+    [
+        pytest.param("# Title\n\nJust prose, no questions.", "x.md", "no questions", id="md-empty"),
+        pytest.param("question,answer\n", "x.csv", "no questions", id="csv-header-only"),
+        pytest.param('question,answer\n"Q?",""\n', "x.csv", "no reference answer", id="csv-no-a"),
+    ],
+)
+def test_broken_markdown_and_tables_say_what_is_wrong(text: str, name: str, message: str) -> None:
+    with pytest.raises(ImportError_, match=message):
+        import_document(text, "x", source_name=name)
+
+
+# -- what the importer suggests --------------------------------------------------------------
+
+
+GLOSSARY = load_glossary([CONTENT / "glossary"])
+
+
+def _concepts(answer: str, question: str = "问题？") -> list[dict[str, object]]:
+    text = f"初级\nQ1：{question}\n参考答案：\n{answer}\n"
+    pack, _ = import_document(text, "t", glossary=GLOSSARY)
+    return pack["questions"][0]["concepts"]  # type: ignore[no-any-return]
+
+
+def test_flags_and_identifiers_stay_whole_and_english_terms_of_any_case_are_kept() -> None:
+    concepts = _concepts(
+        "- --max-model-len：限制单个请求的上下文长度。\n"
+        "- continuous batching 在每个迭代调度新请求，rejection sampling 保证分布不变。\n"
+        "- TensorRT-LLM 用 in-flight batching。"
+    )
+    named = {p for c in concepts for p in _phrases(c)} | {
+        s
+        for c in concepts
+        for s in c.get("subject", [])  # type: ignore[attr-defined]
+    }
+    assert {"--max-model-len", "continuous batching", "rejection sampling"} <= named
+    assert "TensorRT-LLM" in named
+    assert "TensorRT" not in named
+
+
+def test_glossary_gives_aliases_in_the_other_language() -> None:
+    concepts = _concepts("动态批处理通过合并请求提高吞吐量。")
+    named = {p for c in concepts for p in _phrases(c)}
+    assert {"dynamic batching", "throughput"} <= named
+
+
+def test_a_claim_about_one_of_the_questions_subjects_gets_that_subject() -> None:
+    concepts = _concepts(
+        "- Prefill：一次处理整个 prompt，GEMM 算术强度高。\n"
+        "- Decode：每步读全部权重，受显存带宽限制。",
+        question="prefill 和 decode 有什么区别？",
+    )
+    subjects = [c.get("subject", [None])[0] for c in concepts]  # type: ignore[attr-defined]
+    assert [s.casefold() if s else s for s in subjects] == ["prefill", "decode"]
+
+
+def test_generic_words_are_not_concepts() -> None:
+    concepts = _concepts("这种方式的原理和成本都和框架有关，KV cache 是关键。")
+    named = {p for c in concepts for p in _phrases(c)}
+    assert not {"方式", "原理", "成本", "框架"} & named
+    assert "KV cache" in named
+
+
+def test_words_every_answer_of_the_pack_uses_are_dropped() -> None:
+    answers = [f"GPU 上的第 {i} 种做法：用 topic{i}_knob 调优。" for i in range(6)]
+    text = "初级\n" + "".join(
+        f"Q{i + 1}：问题{i}？\n参考答案：{a}\n" for i, a in enumerate(answers)
+    )
+    pack, _ = import_document(text, "t", glossary=GLOSSARY)
+    named = {p for q in pack["questions"] for c in q["concepts"] for p in _phrases(c)}
+    assert "GPU" not in named
+    assert "topic3_knob" in named
+
+
+def test_a_generic_title_becomes_the_packs_topic() -> None:
+    pack, _ = import_document(SEED.read_text(encoding="utf-8"), "seed")
+    assert pack["title"] == "Triton 面试题"
+    assert pack["language"] == "zh"
+
+
+def test_imported_draft_scores_its_own_reference_answers_fully() -> None:
+    pack, _ = import_document(SEED.read_text(encoding="utf-8"), "seed")
+    parsed = parse_pack(yaml.safe_dump(pack, allow_unicode=True), "seed")
+    scores = [score_answer(q, q.answer).score for q in parsed.questions]
+    assert min(scores) >= 0.85, scores

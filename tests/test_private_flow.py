@@ -77,7 +77,9 @@ async def test_quiz_answer_and_stats(bot: BotHarness, library: Library) -> None:
 async def test_specific_question_feedback_lists_covered_and_missed(bot: BotHarness) -> None:
     question = await _quiz_until(bot, ADA, "triton-q3", "/quiz beginner")
     assert question
-    feedback = await bot.say(ADA, "max_batch_size 和 preferred batch size")
+    feedback = await bot.say(
+        ADA, "max_batch_size 限制最大批，preferred batch size 是想凑到的批大小"
+    )
     text = "\n".join(m.visible for m in feedback)
     assert "✅ preferred_batch_size（期望的 batch 大小） — “preferred batch size”" in text
     assert "✅ max_batch_size（单次最大 batch） — “max_batch_size”" in text
@@ -85,9 +87,17 @@ async def test_specific_question_feedback_lists_covered_and_missed(bot: BotHarne
     assert "❌ preserve_ordering（保证返回顺序）" in text
 
 
+async def test_feedback_says_why_a_named_concept_did_not_count(bot: BotHarness) -> None:
+    assert await _quiz_until(bot, ADA, "triton-q9", "/quiz advanced")
+    feedback = await bot.say(ADA, "Python 代码不会放到独立的子进程里。\nshared memory, socket")
+    text = "\n".join(m.visible for m in feedback)
+    assert "⚠️ Python 代码跑在独立子进程 — said the opposite: “子进程”" in text
+    assert "◐ 通过 shared memory 交换数据 — listed without explaining: “shared memory”" in text
+
+
 async def _quiz_until(bot: BotHarness, user: FakeUser, qid: str, command: str) -> bool:
     """Ask until the wanted question comes up (no repeats, so it does within the pool)."""
-    for _ in range(6):
+    for _ in range(12):
         (question,) = await bot.say(user, command)
         if open_question_id(question.buttons) == qid:
             return True

@@ -171,9 +171,10 @@ def parse_markdown(text: str) -> tuple[list[DraftQuestion], str | None]:
                 if rest:
                     current.answer_lines.append(rest)
                 continue
+            untagged = _level_tag(candidate)[0]
             looks_like_question = bool(
                 _MD_QUESTION_PREFIX_RE.match(candidate)
-                or candidate.endswith(("?", "？"))
+                or untagged.endswith(("?", "？"))
                 or (heading and len(heading.group(1)) >= 2)
             )
             if heading and len(heading.group(1)) == 1 and not looks_like_question:
@@ -290,6 +291,10 @@ def detect_format(text: str, name: str = "") -> str:
     return "seed"
 
 
+def _keep_lines(lines: list[str]) -> str:
+    return "\n".join(ln.rstrip() for ln in lines).strip()
+
+
 def _language(texts: list[str]) -> str:
     joined = "".join(texts)
     cjk = len(_CJK_RE.findall(joined))
@@ -344,8 +349,10 @@ def import_document(
         if d.number in numbers:
             raise ImportError_(f"{name} appears twice; question numbers must be unique")
         numbers.add(d.number)
-        question = repair_wraps(d.question_lines)
-        answer = repair_wraps(d.answer_lines)
+        # Only the seed's text lost its line structure; other formats keep theirs.
+        join = repair_wraps if kind == "seed" else _keep_lines
+        question = join(d.question_lines)
+        answer = join(d.answer_lines)
         if not question:
             raise ImportError_(f"{name} has no question text")
         if not d.seen_answer or not answer:
@@ -384,17 +391,22 @@ def import_document(
 
 
 def _topic(analyser: Analyser, questions: list[str], answers: list[str]) -> str | None:
-    """The term most questions are about: the pack's subject, for a title."""
-    counts: dict[str, int] = {}
-    spelled: dict[str, str] = {}
-    for q, a in zip(questions, answers, strict=True):
-        for term in {t.casefold(): t for t in analyser.terms(q + "\n" + a)}.items():
-            counts[term[0]] = counts.get(term[0], 0) + 1
-            spelled.setdefault(term[0], term[1])
-    if not counts:
+    """The term most questions are about (`Triton`): the pack's subject, for a title."""
+    texts = [f"{q}\n{a}".casefold() for q, a in zip(questions, answers, strict=True)]
+    terms = {t.casefold(): t for text in texts for t in analyser.terms(text)}
+    spelled = {t.casefold(): t for q in questions for t in analyser.terms(q)} | terms
+    if not spelled:
         return None
-    best = max(counts, key=lambda t: (counts[t], bool(re.match(r"[A-Za-z]", t)), len(t)))
-    return spelled[best] if counts[best] >= max(2, len(questions) // 3) else None
+    reach = {t: sum(t in text for text in texts) for t in spelled}
+    best = max(reach, key=lambda t: (reach[t], bool(re.match(r"[a-z]", t)), -len(t)))
+    if reach[best] < max(2, len(questions) // 3):
+        return None
+    return _original_case(best, "\n".join(questions + answers)) or spelled[best]
+
+
+def _original_case(term: str, text: str) -> str | None:
+    m = re.search(re.escape(term), text, re.IGNORECASE)
+    return m.group() if m else None
 
 
 def _tags(analyser: Analyser) -> list[str]:

@@ -55,6 +55,8 @@ FUZZY_EDITS = (1, 2)
 FUZZY_CHARS_PER_EDIT = 8
 
 RELEVANCE_SHARE = 0.15
+# A phrase longer than this with a verb in it is a statement, not a term.
+TERM_CHARS = 6
 # A concept only named in a list of terms earns this share of its weight: knowing the word
 # is worth something, explaining it is worth the rest.
 LIST_CREDIT = 0.3
@@ -381,7 +383,13 @@ def _compile_phrase(text: str) -> _Phrase | None:
     letters = sum(len(raw) for raw in latin if raw.isalpha())
     fuzzable = len(latin) == len(tokens) and any(len(raw) >= FUZZY_MIN_WORD for raw in latin)
     budget = letters // FUZZY_CHARS_PER_EDIT if fuzzable else 0
-    return _Phrase(text, tuple(needles), tuple(tokens.raw), budget, not is_statement(text))
+    return _Phrase(text, tuple(needles), tuple(tokens.raw), budget, _is_term(text))
+
+
+def _is_term(text: str) -> bool:
+    """A name (`模型管理`, `max_batch_size`), not a statement (`不会阻塞`, `避免 poll 带来的
+    意外变更`): statements keep their verbs when a sentence is tested for saying something."""
+    return not is_statement(text) and not (len(text) > TERM_CHARS and predicates(text))
 
 
 def _phrases(texts: tuple[str, ...], *, unless_in: str = "") -> list[_Phrase]:

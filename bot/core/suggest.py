@@ -88,7 +88,8 @@ class Claim:
 
 
 def _clean(text: str) -> str:
-    return _BULLET_RE.sub("", text).strip(" -–—*")
+    # Not strip("-"): a claim may open with a flag (`--max-model-len：…`).
+    return _BULLET_RE.sub("", text).strip().strip("*").strip()
 
 
 def split_claims(answer: str) -> list[tuple[str, float]]:
@@ -103,6 +104,8 @@ def split_claims(answer: str) -> list[tuple[str, float]]:
             piece = _clean(piece)
             if not piece:
                 continue
+            if piece.endswith((":", "：")) and len(piece) <= 20:
+                continue  # a heading of what follows ("关键点："), not a claim
             weight = 2.0 if _EMPHASIS_RE.search(piece) else 1.0
             piece = piece.replace("**", "").strip(" ，,。；;")
             if piece:

@@ -1,0 +1,105 @@
+"""Authoring checks: what a pack's author should fix before learners meet it.
+
+`content check` validates a pack (errors) and then prints these warnings, each naming the
+question and the concept. None of them stops a pack from loading; each is a way the score
+would mislead:
+
+- an alias that is in the question text (it never counts: pasting the question back must
+  earn nothing, so the concept is harder to state than the author thinks);
+- a one-word alias that is also a piece of an identifier in the question or answer
+  (`preferred` inside `preferred_batch_size`), so naming the identifier states it;
+- an alias shared by two concepts of one question (one phrase earns both);
+- a concept the reference answer itself does not state (the reference must score 100%);
+- a draft pack (`draft: true`, written by `content import`) not yet reviewed.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.core.content import Concept, Pack, Question
+from bot.core.scoring import score_answer
+from bot.core.text import canonical, tokenize
+
+_IDENTIFIER_RE = re.compile(
+    r"\b[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+|\b[a-z]+[A-Z][A-Za-z0-9]+"
+)
+
+
+def _needle(phrase: str) -> str:
+    tokens = tokenize(phrase)
+    core = " ".join(tokens.stem)
+    lead = "" if tokens and tokens.cjk[0] else " "
+    tail = "" if tokens and tokens.cjk[-1] else " "
+    return lead + core + tail
+
+
+def _phrases(concept: Concept) -> list[str]:
+    return [*concept.phrases, *(p for part in concept.terms for p in part)]
+
+
+def question_warnings(question: Question) -> list[str]:
+    """Warnings for one question, each starting with its id."""
+    out: list[str] = []
+    asked = canonical(tokenize(question.question))
+    identifiers = {
+        m.group()
+        for m in _IDENTIFIER_RE.finditer(f"{question.question}\n{question.answer}")
+        if len(tokenize(m.group())) > 1
+    }
+    owners: dict[str, list[str]] = {}
+    written: dict[str, str] = {}  # needle -> the alias as the author wrote it
+    for concept in question.concepts:
+        for phrase in _phrases(concept):
+            if not tokenize(phrase):
+                continue
+            if not concept.requires:  # with required parts, a shared alias earns nothing alone
+                owners.setdefault(_needle(phrase), []).append(concept.label)
+                written.setdefault(_needle(phrase), phrase)
+            if phrase != concept.label and _needle(phrase) in asked:
+                out.append(
+                    f"{question.id}: concept {concept.label!r}: alias {phrase!r} is in the "
+                    "question text, so it never counts"
+                )
+            tokens = tokenize(phrase)
+            if len(tokens) == 1 and not tokens.cjk[0]:
+                # Harmless when the identifier names this same concept.
+                own = {_needle(p) for p in _phrases(concept)}
+                inside = sorted(
+                    i
+                    for i in identifiers
+                    if tokens.stem[0] in tokenize(i).stem and _needle(i) not in own
+                )
+                if inside:
+                    out.append(
+                        f"{question.id}: concept {concept.label!r}: one-word alias {phrase!r} "
+                        f"also matches inside {inside[0]!r}"
+                    )
+    for needle, labels in owners.items():
+        distinct = sorted(set(labels))
+        if len(distinct) > 1:
+            out.append(
+                f"{question.id}: alias {written[needle]!r} belongs to {len(distinct)} concepts "
+                f"({', '.join(repr(x) for x in distinct)}): one phrase earns them all"
+            )
+    result = score_answer(question, question.answer)
+    full = set(result.covered_labels)
+    for concept in question.concepts:
+        if concept.label not in full:
+            out.append(
+                f"{question.id}: concept {concept.label!r}: the reference answer does not state "
+                "it (the reference should score 100%)"
+            )
+    return out
+
+
+def pack_warnings(pack: Pack) -> list[str]:
+    """Every authoring warning of a pack."""
+    out = (
+        [f"pack {pack.id} is a draft (draft: true): review its concepts, then remove that line"]
+        if pack.draft
+        else []
+    )
+    for question in pack.questions:
+        out.extend(question_warnings(question))
+    return out

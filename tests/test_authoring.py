@@ -1,0 +1,97 @@
+"""Authoring checks: the warnings `content check` gives a pack's author."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from bot.core.authoring import pack_warnings
+from bot.core.content import Concept, Library, Pack, Question
+from bot.core.levels import Level
+
+
+def _pack(*concepts: Concept, answer: str = "", draft: bool = False) -> Pack:
+    question = Question(
+        id="p-q1",
+        level=Level.BEGINNER,
+        question="Which Triton batching knobs matter?",
+        answer=answer or "preferred_batch_size sets the batch it aims for; preserve ordering too.",
+        concepts=concepts,
+    )
+    return Pack(id="p", title="P", language="en", questions=(question,), draft=draft)
+
+
+def test_alias_in_the_question_text() -> None:
+    (warning,) = pack_warnings(
+        _pack(Concept(label="preferred size", aliases=("preferred_batch_size", "batching knobs")))
+    )
+    assert "'batching knobs' is in the question text" in warning
+
+
+def test_one_word_alias_inside_an_identifier_of_another_concept() -> None:
+    warnings = pack_warnings(
+        _pack(
+            Concept(label="target batch", aliases=("preferred_batch_size",)),
+            Concept(label="ordering", aliases=("preserve ordering", "preferred")),
+        )
+    )
+    assert warnings == [
+        "p-q1: concept 'ordering': one-word alias 'preferred' also matches inside "
+        "'preferred_batch_size'"
+    ]
+
+
+def test_alias_shared_by_two_concepts() -> None:
+    warnings = pack_warnings(
+        _pack(
+            Concept(label="target batch", aliases=("preferred_batch_size", "aims")),
+            Concept(label="ordering", aliases=("preserve ordering", "aims")),
+        )
+    )
+    assert any("'aims' belongs to 2 concepts" in w for w in warnings), warnings
+
+
+def test_concept_the_reference_does_not_state() -> None:
+    warnings = pack_warnings(
+        _pack(
+            Concept(label="target batch", aliases=("preferred_batch_size",)),
+            Concept(label="queue delay", aliases=("max_queue_delay",)),
+        )
+    )
+    assert warnings == [
+        "p-q1: concept 'queue delay': the reference answer does not state it "
+        "(the reference should score 100%)"
+    ]
+
+
+def test_draft_pack() -> None:
+    warnings = pack_warnings(
+        _pack(Concept(label="target batch", aliases=("preferred_batch_size",)), draft=True)
+    )
+    assert warnings == [
+        "pack p is a draft (draft: true): review its concepts, then remove that line"
+    ]
+
+
+def test_the_shipped_packs_have_no_warnings(library: Library) -> None:
+    for pack in library.packs.values():
+        assert pack_warnings(pack) == [], pack.id
+
+
+def test_content_check_prints_warnings_and_strict_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "p.yaml"
+    path.write_text(
+        "id: p\ntitle: P\nlanguage: en\ndraft: true\nquestions:\n"
+        "  - id: p-q1\n    level: beginner\n    question: What is TTFT?\n"
+        "    answer: Time to first token.\n"
+        "    concepts:\n      - label: first token\n        aliases: [time to first token]\n",
+        encoding="utf-8",
+    )
+    assert main(["content", "check", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert f"warning: {path}: pack p is a draft" in out
+    assert main(["content", "check", "--strict", str(path)]) == 1
