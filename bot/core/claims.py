@@ -33,6 +33,8 @@ _CLAUSE_MARK_RE = re.compile(
 )
 # Clauses opened by these deny what they say: "X instead of Y", "用 X 而不是 Y".
 _NEGATING_OPENERS = ("instead", "rather", "而不是", "而非")
+# How far after a term (characters) a negator still denies it: "X is not", "X 并不".
+_NEGATION_REACH = 10
 
 # Negators, with the words that merely contain them listed out (不同 "different", 无状态
 # "stateless", 是否 "whether" are not denials). "not only" / 不仅 add, they do not deny.
@@ -59,19 +61,17 @@ _ZH_PREDICATE_RE = re.compile(
     r"|推荐|建议|应该|应当|[两二三四五六七八九几多]种|更|很|太|越|因为|所以|如果|但|而|并|且|即|则|若|当|在(?!线)|有(?!状态|效)"
 )
 _EN_PREDICATES = frozenset(
+    # Auxiliaries, copulas, connectives, and verbs in forms that are rarely nouns: "group",
+    # "cache", "load" or "limits" name things in a term list as often as they say anything.
     """
     is are was were be been being am isn aren wasn weren do does did doesn don didn done can
     could will would should must may might shall has have had need needs needed lets let
-    allows allow makes make made gives give keeps keep handles handle runs run splits split
-    sends send reads read writes write loads load means mean avoids avoid prevents prevent
-    reduces reduce increases increase improves improve controls control decides decide
-    depends depend uses use used using takes take becomes become stays stay goes go comes
-    come puts put gets get sets set turns turn fills fill waits wait blocks block breaks break
-    causes cause leads lead affects affect supports support provides provide requires require
-    returns return passes pass combines combine merges merge groups group schedules schedule
-    routes route serves serve manages manage exposes expose scales scale moves move stores
-    store caches cache holds hold frees free saves save lowers lower raises raise boosts boost
-    hurts hurt wastes waste limits limit bounds bound matters matter works work happens happen
+    allows allowed makes made gives keeps kept handles handled avoids avoided prevents reduces
+    reduced increases increased improves improved decides depends uses used using takes took
+    becomes became stays goes went comes came gets got puts turns fills waits causes caused
+    leads affects supports provides requires required combines combined merges merged sends
+    runs ran serves manages exposes moves stores holds frees saves lowers raises boosts hurts
+    wastes matters happens splits reads writes loads means meant
     because since so if when while whereas although though unless until after before by via
     through into onto than instead rather therefore thus hence which who whose whom that
     where why how what also only just already still then even both either each per
@@ -81,8 +81,11 @@ _EN_PREDICATES = frozenset(
 _RELATION_RE = re.compile(r"[:：=]\s*[^\W\d_]{2}|->|=>|→|[(（][^)）]{2,}[)）]")
 _LATIN_WORD_RE = re.compile(r"[A-Za-z]{2,}")
 _ITEM_SPLIT_RE = re.compile(r"[,，、/;；\n]|\band\b|\bor\b|和|与|及")
-# Items of a term list are short: an item longer than this (characters) is a statement.
-_TERM_ITEM_CHARS = 22
+# Items of a term list are short: with this many Chinese characters or words left once the
+# named terms are blanked, an item is a statement.
+_TERM_ITEM_CJK = 8
+_TERM_ITEM_WORDS = 3
+_CJK_CHAR_RE = re.compile(r"[\u3400-\u9fff]")
 # Past this many unmatched Latin words a sentence is prose even without a listed verb.
 _PROSE_WORDS = 6
 _FILLER = frozenset("a an the of in on at for to and or with its it this that as by from".split())
@@ -136,18 +139,23 @@ class Layout:
     def is_negated(self, start: int, end: int, masks: tuple[tuple[int, int], ...] = ()) -> bool:
         """Whether the clause around [start, end) denies it (the span itself not counted).
 
-        Cached per clause: within one answer the masks are every term it names, the same
-        for each call once all terms are found.
+        A negator before the term in its clause denies it ("不支持 ensemble", "no KV cache");
+        one after it only when close ("ensemble 不支持", "is not supported"): in "queue
+        duration means batches are not filling" the denial is of the filling. Cached per
+        place: within one answer the masks are every term it names.
         """
-        c_start, c_end = self.clause_span(start)
-        found = self._negated.get(c_start)
+        found = self._negated.get(start)
         if found is None:
+            c_start, c_end = self.clause_span(start)
             if c_start in self._negating_clauses:
                 found = True
             else:
                 text = masked(self.text, c_start, max(c_end, end), ((start, end), *masks))
-                found = _NEGATION_RE.search(text) is not None
-            self._negated[c_start] = found
+                split = end - c_start
+                found = _NEGATION_RE.search(text[: start - c_start]) is not None or (
+                    _NEGATION_RE.search(text[split : split + _NEGATION_REACH]) is not None
+                )
+            self._negated[start] = found
         return found
 
 
@@ -179,21 +187,35 @@ def is_statement(phrase: str) -> bool:
     return any(w.lower() in _EN_STATEMENT for w in _LATIN_WORD_RE.findall(phrase))
 
 
-def predicates(text: str, original: str = "") -> bool:
-    """Whether a sentence says something: `text` has its named terms blanked out.
-
-    A sentence predicates when what is left has a verb, copula, negator or relation mark,
-    or when one of its comma-separated items is too long to be a term (telegraphic statements like
-    "26.08 修复 dynamic batcher 饥饿问题，新增日志回调 API" name no verb we list).
-    """
+def has_verb(text: str) -> bool:
+    """Whether text has a verb, copula, negator or relation mark (the cue lists above)."""
     if _RELATION_RE.search(text) or _ZH_PREDICATE_RE.search(text) or _NEGATION_RE.search(text):
-        return True
-    if any(len(i.strip()) > _TERM_ITEM_CHARS for i in _ITEM_SPLIT_RE.split(original or text)):
         return True
     words = [w.lower() for w in _LATIN_WORD_RE.findall(text)]
     if any(w in _EN_PREDICATES for w in words):
         return True
     return sum(w not in _FILLER for w in words) >= _PROSE_WORDS
+
+
+def predicates(text: str) -> bool:
+    """Whether a sentence says something: `text` has its named terms blanked out.
+
+    A sentence predicates when what is left has a verb, copula, negator or relation mark,
+    or when one of its comma-separated items is too long to be a term (telegraphic
+    statements like "26.08 修复 dynamic batcher 饥饿问题，新增日志回调 API" name no verb
+    we list). Items are measured once the named terms are blanked: a long identifier is
+    still one term, and a list of them is still a list.
+    """
+    if has_verb(text):
+        return True
+    return any(_long_item(item) for item in _ITEM_SPLIT_RE.split(text))
+
+
+def _long_item(item: str) -> bool:
+    """Too much left of a list item to be one term: many Chinese characters or many words."""
+    cjk = len(_CJK_CHAR_RE.findall(item))
+    chunks = [c for c in _CJK_CHAR_RE.sub(" ", item).split() if c.lower() not in _FILLER]
+    return cjk >= _TERM_ITEM_CJK or len(chunks) >= _TERM_ITEM_WORDS
 
 
 _ENUMERATION_RE = re.compile(

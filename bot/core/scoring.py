@@ -37,6 +37,7 @@ from bot.core.claims import (
     Layout,
     asks_to_enumerate,
     denies_or_avoids,
+    has_verb,
     is_statement,
     masked,
     predicates,
@@ -389,7 +390,7 @@ def _compile_phrase(text: str) -> _Phrase | None:
 def _is_term(text: str) -> bool:
     """A name (`模型管理`, `max_batch_size`), not a statement (`不会阻塞`, `避免 poll 带来的
     意外变更`): statements keep their verbs when a sentence is tested for saying something."""
-    return not is_statement(text) and not (len(text) > TERM_CHARS and predicates(text))
+    return not is_statement(text) and not (len(text) > TERM_CHARS and has_verb(text))
 
 
 def _phrases(texts: tuple[str, ...], *, unless_in: str = "") -> list[_Phrase]:
@@ -736,7 +737,7 @@ class _Reading:
         if found is None:
             s_start, s_end = layout.sentence_span(index)
             blanked = masked(self.folded, s_start, s_end, tuple(self.term_spans))
-            found = predicates(blanked, self.folded[s_start:s_end])
+            found = predicates(blanked)
             self.predicating[index] = found
         return found
 

@@ -1,0 +1,119 @@
+"""Agreement with people's grades, measured as `content eval` measures it.
+
+Every graded file was written and graded by someone who had not seen the scorer, before any
+scoring. The floors below are the figures measured when each was last changed, less a
+little; the issue's targets are noted where they are not met yet.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from bot.cli import main
+from bot.core.content import Library, Pack
+from bot.core.evaluation import GAMING_KINDS, Agreement, agreement, parse_graded, spearman
+from bot.core.glossary import load_glossary
+from bot.core.importer import import_document
+
+DATA = Path(__file__).parent / "data"
+CONTENT = Path(__file__).resolve().parent.parent / "content"
+
+
+def measure(pack: Pack, graded: str) -> Agreement:
+    data = yaml.safe_load((DATA / graded).read_text(encoding="utf-8"))
+    return agreement({q.id: q for q in pack.questions}, parse_graded(data, graded))
+
+
+def imported(guide: Path, pack_id: str) -> Pack:
+    glossary = load_glossary([CONTENT / "glossary"])
+    raw, _ = import_document(guide.read_text(encoding="utf-8"), pack_id, glossary=glossary)
+    return Pack.model_validate(raw)
+
+
+def test_triton_pack_keeps_its_agreement_with_the_original_grades(library: Library) -> None:
+    result = measure(library.packs["triton"], "graded_answers.yaml")
+    assert result.spearman >= 0.94
+    assert result.pairwise >= 0.94
+
+
+def test_triton_pack_is_not_fooled_by_term_lists_denials_swaps_or_the_question(
+    library: Library,
+) -> None:
+    result = measure(library.packs["triton"], "graded_triton_gaming.yaml")
+    gaming = result.mean_of(GAMING_KINDS)
+    assert gaming is not None and gaming <= 0.35
+    for kind in ("term-list", "negated", "swapped", "question-echo"):
+        assert result.mean_by_kind[kind] <= 0.40, kind
+    assert result.mean_by_kind["excellent-en"] >= 0.70
+    assert result.pairwise >= 0.88
+    assert result.spearman >= 0.77
+
+
+def test_second_bank_imported_as_is() -> None:
+    # Issue 9 asks rho >= 0.80 and pairwise >= 0.88 here; measured 0.78 / 0.86.
+    result = measure(
+        imported(CONTENT / "guides" / "llm_inference.txt", "llm"), "graded_llm_inference.yaml"
+    )
+    assert result.spearman >= 0.75
+    assert result.pairwise >= 0.84
+    gaming = result.mean_of(GAMING_KINDS)
+    assert gaming is not None and gaming <= 0.35
+
+
+def test_held_out_bank_imported_as_is() -> None:
+    # Never used to tune the importer's rules by hand; a check that they carry over.
+    pack = imported(DATA / "heldout" / "k8s_serving.txt", "k8s")
+    result = measure(pack, "heldout/graded_k8s_serving.yaml")
+    assert result.spearman >= 0.70
+    assert result.pairwise >= 0.80
+    gaming = result.mean_of(GAMING_KINDS)
+    assert gaming is not None and gaming <= 0.35
+
+
+def test_spearman_and_pairwise_on_known_values() -> None:
+    assert spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
+    assert spearman([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
+    # Ties take the mean rank: ranks (1.5, 1.5, 3) against (1, 2, 3).
+    assert spearman([1, 1, 2], [1, 2, 3]) == pytest.approx(0.8660254, abs=1e-6)
+
+
+def test_content_eval_prints_the_figures(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pack = tmp_path / "p.yaml"
+    pack.write_text(
+        "id: p\ntitle: P\nlanguage: en\nquestions:\n"
+        "  - id: p-q1\n    level: beginner\n    question: What does the KV cache hold?\n"
+        "    answer: Keys and values of earlier tokens, so decode does not recompute them.\n"
+        "    concepts:\n"
+        "      - label: keys and values\n        aliases: [keys and values, K/V]\n"
+        "      - label: no recomputation\n        aliases: [recompute, recomputation]\n",
+        encoding="utf-8",
+    )
+    graded = tmp_path / "g.yaml"
+    graded.write_text(
+        "p-q1:\n"
+        "  - {grade: 2, kind: excellent-en,\n"
+        "     answer: It keeps keys and values so we never recompute them.}\n"
+        "  - {grade: 1, answer: It keeps keys and values.}\n"
+        "  - {grade: 0, kind: term-list, answer: 'keys and values, recompute'}\n",
+        encoding="utf-8",
+    )
+    assert main(["content", "eval", str(pack), str(graded)]) == 0
+    out = capsys.readouterr().out
+    assert "answers: 3   same-question pairs: 3" in out
+    assert "Spearman rho: 1.000" in out
+    assert "pairwise order: 1.000" in out
+    assert "  term-list: 0.30" in out
+
+
+def test_content_eval_explains_a_broken_graded_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    graded = tmp_path / "g.yaml"
+    graded.write_text("triton-q1:\n  - {answer: no grade}\n", encoding="utf-8")
+    assert main(["content", "eval", "triton", str(graded)]) == 1
+    assert "triton-q1 answer 1: needs 'grade' and 'answer'" in capsys.readouterr().err
