@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from itertools import accumulate, pairwise
 
@@ -320,6 +320,25 @@ class _Compiled:
     # Phrases that claims about different subjects share (`调度` said of static and of
     # continuous batching): they tell nothing about which subject a claim is of.
     unbound: frozenset[str] = frozenset()
+    # Every needle of every group, by key: one set intersection with the answer's keys picks
+    # the needles worth searching for the whole question at once. (group id, needle, phrase)
+    index: dict[str, tuple[tuple[int, str, _Phrase], ...]] = field(default_factory=dict)
+    index_keys: frozenset[str] = frozenset()
+    keyless: tuple[tuple[int, str, _Phrase], ...] = ()
+
+    def indexed(self) -> _Compiled:
+        """This compiled question with the needle index of all its groups built."""
+        groups = [g for c in self.concepts for g in (c.aliases, *c.requires, *c.terms)] + list(
+            self.subjects
+        )
+        index: dict[str, list[tuple[int, str, _Phrase]]] = {}
+        keyless: list[tuple[int, str, _Phrase]] = []
+        for group in groups:
+            for key, needles in group.by_key.items():
+                index.setdefault(key, []).extend((id(group), n, p) for n, p in needles)
+            keyless.extend((id(group), n, p) for n, p in group.keyless)
+        frozen = {k: tuple(v) for k, v in index.items()}
+        return replace(self, index=frozen, index_keys=frozenset(frozen), keyless=tuple(keyless))
 
     def typos_of(self, raw: str) -> tuple[str, ...]:
         """Phrase words that `raw` (an answer word) is a likely typo of."""
@@ -460,31 +479,23 @@ def _compile(question: Question) -> _Compiled:
         frozenset(vocabulary(tokenize(question.answer)) - asked_terms),
         by_edge,
         frozenset(map(stem, words)),
-    )
+        LIST_CREDIT_ENUMERATION if asks_to_enumerate(question.question) else LIST_CREDIT,
+        _shared_between_subjects(question),
+    ).indexed()
     # The reference's own polarity: a concept it names in a denial or an avoidance ("避免重复
     # 计算") is a negative claim, and an answer that denies it agrees with it.
-
     reference = _Reading(question.answer, compiled)
-    negative = tuple(
+    negative = [
         _states_negatively(c.concept.label)
         if c.concept.terms
         else bool(found)
         and all(reference.layout.is_negative(s, e, tuple(reference.spans)) for _, s, e in found)
         for c, found in zip(concepts, [reference.find(c.aliases) for c in concepts], strict=True)
-    )
-    compiled = _Compiled(
-        tuple(
-            _CompiledConcept(c.concept, c.aliases, c.subject, c.requires, c.terms, c.need, neg)
-            for c, neg in zip(concepts, negative, strict=True)
-        ),
-        *(
-            compiled.subjects,
-            compiled.vocabulary,
-            compiled.fuzzy_by_edge,
-            compiled.fuzzy_stems,
-        ),
-        LIST_CREDIT_ENUMERATION if asks_to_enumerate(question.question) else LIST_CREDIT,
-        _shared_between_subjects(question),
+    ]
+    # The groups stay the same objects, so the needle index stays valid.
+    compiled = replace(
+        compiled,
+        concepts=tuple(replace(c, negative=neg) for c, neg in zip(concepts, negative, strict=True)),
     )
     if len(_COMPILED) >= _COMPILED_MAX:
         _COMPILED.clear()
@@ -518,6 +529,8 @@ class _Reading:
     """An answer prepared for matching against one question: tokens, offsets, layout."""
 
     __slots__ = (
+        "_found",
+        "_fuzzed",
         "_layout",
         "_subjects",
         "canon",
@@ -550,6 +563,9 @@ class _Reading:
         self.positions: dict[str, list[int]] | None = None
         self._layout: Layout | None = None
         self._subjects: list[tuple[int, int, int]] | None = None
+        # What the search found for each group (by id), and the groups searched with typos.
+        self._found: dict[int, list[tuple[_Phrase, int, int]]] | None = None
+        self._fuzzed: set[int] = set()
         self.spans: list[tuple[int, int]] = []  # every place a phrase was named (folded)
         self.term_spans: list[tuple[int, int]] = []  # ... of those that are only names
         self.predicating: dict[int, bool] = {}  # sentence index -> says something
@@ -581,34 +597,52 @@ class _Reading:
 
     def find(self, group: _Group) -> list[tuple[_Phrase, int, int]]:
         """Every place a phrase of the group is named: (phrase, folded start, folded end)."""
+        if self._found is None:
+            self._search_all()
+        assert self._found is not None
+        found = self._found.get(id(group))
+        if found is None:
+            found = self._found[id(group)] = []
+        if not found and group.fuzzy and id(group) not in self._fuzzed:
+            self._fuzzed.add(id(group))
+            if self.typos is None:
+                self.index_typos()
+            # A near match needs a typo of one of the phrase's words in the answer: without
+            # one, the exact search would have found it.
+            typos = self.typos
+            if typos:
+                for phrase, _, _ in group.fuzzy:
+                    if any(w in typos for w in phrase.words):
+                        span = self.find_fuzzy(phrase)
+                        if span is not None:
+                            found.append((phrase, *span))
+                            self._note(phrase, *span)
+        return found
+
+    def _search_all(self) -> None:
+        """Search every needle of the question whose key the answer has, once."""
+        compiled, canon = self.compiled, self.canon
+        found: dict[int, list[tuple[_Phrase, int, int]]] = {}
+        self._found = found
         if not self.tokens:
-            return []
-        keys, canon = self.keys, self.canon
-        found: list[tuple[_Phrase, int, int]] = []
-        present = group.keys & keys
-        # In the author's phrase order, so the same answer always reports the same match (set
-        # order changes with the hash seed of each process).
-        ordered = sorted(present, key=group.rank.__getitem__) if len(present) > 1 else present
-        for needle, phrase in [n for key in ordered for n in group.by_key[key]] + list(
-            group.keyless
-        ):
+            return
+        needles = [n for key in compiled.index_keys & self.keys for n in compiled.index[key]]
+        for gid, needle, phrase in (*needles, *compiled.keyless):
             at = canon.find(needle)
             while at >= 0:
                 begin, end = self.locate(at, needle)
-                found.append((phrase, begin, end))
+                found.setdefault(gid, []).append((phrase, begin, end))
+                self._note(phrase, begin, end)
                 at = canon.find(needle, at + 1)
-        if not found and group.fuzzy:
-            if self.typos is None:
-                self.index_typos()
-            typos = self.typos or {}
-            for phrase, first_word, first_stem in group.fuzzy:
-                if first_stem in keys or first_word in typos:
-                    span = self.find_fuzzy(phrase)
-                    if span is not None:
-                        found.append((phrase, *span))
-        self.spans.extend((b, e) for _, b, e in found)
-        self.term_spans.extend((b, e) for p, b, e in found if p.is_term)
-        return found
+        for places in found.values():
+            # By position, so the same answer always reports the same match (set order
+            # changes with the hash seed of each process).
+            places.sort(key=lambda f: (f[1], -f[2], f[0].text))
+
+    def _note(self, phrase: _Phrase, begin: int, end: int) -> None:
+        self.spans.append((begin, end))
+        if phrase.is_term:
+            self.term_spans.append((begin, end))
 
     def index_typos(self) -> None:
         """Map answer words that look like typos of phrase words to those words."""
@@ -868,13 +902,8 @@ def score_answer(question: Question, text: str) -> ScoreResult:
     total = question.total_weight
     coverage = min(1.0, max(0.0, gained / total)) if total > 0 else 0.0
     relevance = 0.0
-    if (
-        compiled.vocabulary
-        and reading.tokens
-        and not contradicted
-        and (covered or reading.says_anything())
-    ):
-        shared = compiled.vocabulary & reading.keys
+    shared = compiled.vocabulary & reading.keys if reading.tokens else frozenset()
+    if shared and not contradicted and (covered or reading.says_anything()):
         relevance = len(shared) / len(compiled.vocabulary)
     score = min(1.0, coverage + (1.0 - coverage) * RELEVANCE_SHARE * relevance)
     return ScoreResult(
