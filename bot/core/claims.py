@@ -152,6 +152,10 @@ class Layout:
         self._negating_clauses = negating
         return self._clause_starts
 
+    @property
+    def sentences(self) -> int:
+        return len(self._sentence_starts)
+
     def sentence(self, pos: int) -> int:
         """Index of the sentence holding offset `pos`."""
         return bisect_right(self._sentence_starts, pos) - 1

@@ -412,8 +412,12 @@ def _is_term(text: str) -> bool:
     return not is_statement(text) and not (len(text) > TERM_CHARS and has_verb(text))
 
 
-def _phrases(texts: tuple[str, ...], *, unless_in: str = "") -> list[_Phrase]:
-    """Compile phrases, leaving out those whose every needle occurs in `unless_in`."""
+def _phrases(texts: tuple[str, ...], *, unless_in: str = "", said: bool = False) -> list[_Phrase]:
+    """Compile phrases, leaving out those whose every needle occurs in `unless_in`.
+
+    `said`: the phrases are what is said of a concept (its required parts: 推荐, 用, set to),
+    never blanked out as terms when a sentence is tested for saying something.
+    """
     out = []
     for text in texts:
         phrase = _compile_phrase(text)
@@ -421,7 +425,7 @@ def _phrases(texts: tuple[str, ...], *, unless_in: str = "") -> list[_Phrase]:
             continue
         if unless_in and all(needle in unless_in for needle, _ in phrase.needles[:1]):
             continue
-        out.append(phrase)
+        out.append(replace(phrase, is_term=False) if said else phrase)
     return out
 
 
@@ -456,7 +460,7 @@ def _compile(question: Question) -> _Compiled:
                 concept,
                 _Group.build(_phrases(concept.phrases, unless_in=asked)),
                 subject,
-                tuple(_Group.build(_phrases(part)) for part in concept.requires),
+                tuple(_Group.build(_phrases(part, said=True)) for part in concept.requires),
                 terms := tuple(
                     g
                     for g in (_Group.build(_phrases(t, unless_in=asked)) for t in concept.terms)
@@ -777,7 +781,8 @@ class _Reading:
 
     def says_anything(self) -> bool:
         """Whether any sentence of the answer predicates (for the relevance share)."""
-        return predicates(self.folded)
+        layout = self.layout
+        return any(self.predicates_at(layout.sentence_span(i)[0]) for i in range(layout.sentences))
 
     def judge(
         self, item: _CompiledConcept, found: list[tuple[_Phrase, int, int]]
