@@ -30,6 +30,12 @@ from bot.core.text import canonical, tokenize
 MAX_CONCEPTS = 12
 MAX_ALIASES = 12
 MAX_TERMS = 8
+FIRST_WEIGHT = 1.5
+SUBJECT_WEIGHT = 1.5
+SECONDARY_WEIGHT = 0.6
+_SECONDARY_RE = re.compile(
+    r"^(?:代价|限制|注意|此外|另外|常见做法|补充|缺点|风险|caveat|note|also|however|but)", re.I
+)
 MIN_CHINESE_NOUN = 3
 # A term used in more than this share of the pack's answers names the topic, not a point.
 SHARED_SHARE = 0.7
@@ -245,7 +251,11 @@ def suggest_concepts(question: str, answer: str, analyser: Analyser) -> list[dic
         if not terms:
             continue
         if index == 0 and weight == 1.0:
-            weight = 1.5  # the first claim usually answers the question head-on
+            weight = FIRST_WEIGHT  # the first claim usually answers the question head-on
+        elif subject and weight == 1.0 and not analyser.keep(subject, asked):
+            weight = SUBJECT_WEIGHT  # a claim about a thing the question asks about
+        elif _SECONDARY_RE.match(text) and weight == 1.0:
+            weight = SECONDARY_WEIGHT  # a caveat or a side note
         items = _enumeration(text, terms)
         if items and subject is None:
             claims.extend(Claim(item, weight, None, [item]) for item in items)
