@@ -20,6 +20,22 @@ def library() -> Library:
 
 
 @pytest.fixture(scope="session")
+def flow_content(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """What the flow tests run on: the Triton pack alone (their answers are written for its
+    questions, and a pool of one pack keeps "until triton-q3 comes up" short), with the real
+    strings, glossary and font."""
+    folder = tmp_path_factory.mktemp("content")
+    for name in ("triton.yaml", "strings", "glossary", "fonts"):
+        (folder / name).symlink_to(CONTENT / name)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def flow_library(flow_content: Path) -> Library:
+    return load_library([flow_content])
+
+
+@pytest.fixture(scope="session")
 def q(library: Library):  # type: ignore[no-untyped-def]
     def get(question_id: str) -> Question:
         question = library.question(question_id)
@@ -128,13 +144,13 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
-def bot_settings(api: FakeBotAPI, tmp_path: Path) -> Settings:
+def bot_settings(api: FakeBotAPI, tmp_path: Path, flow_content: Path) -> Settings:
     return Settings(
         _env_file=None,  # type: ignore[call-arg]
         telegram_bot_token=api.token,
         telegram_api_base_url=api.base_url,
         database_path=tmp_path / "bot.sqlite3",
-        content_dir=CONTENT,
+        content_dir=flow_content,
         default_timezone="UTC",
         # Group pacing (3 s between messages at 20 a minute) has its own test; flows run fast.
         group_rate_limit_per_minute=100_000,
@@ -143,9 +159,9 @@ def bot_settings(api: FakeBotAPI, tmp_path: Path) -> Settings:
 
 @pytest.fixture
 async def bot(
-    api: FakeBotAPI, bot_settings: Settings, library: Library, clock: FakeClock
+    api: FakeBotAPI, bot_settings: Settings, flow_library: Library, clock: FakeClock
 ) -> AsyncIterator[BotHarness]:
-    harness = BotHarness(api, bot_settings, library, clock)
+    harness = BotHarness(api, bot_settings, flow_library, clock)
     await harness.start()
     yield harness
     await harness.stop()

@@ -21,10 +21,10 @@ ANA, BEN, CAI, DEE = (
 ADMIN = FakeUser(8009, "Root")
 
 STRONG = (
-    "preferred_batch_size 期望的批大小, max_queue_delay_microseconds 最大等待时间, "
-    "max_batch_size 最大 batch, preserve_ordering 保证顺序"
+    "preferred_batch_size 是期望凑成的批大小，max_queue_delay_microseconds 是最长等待时间，"
+    "max_batch_size 是最大 batch，preserve_ordering 保证按顺序返回"
 )
-MEDIUM = "max_batch_size 和 max_queue_delay_microseconds"
+MEDIUM = "要调 max_batch_size 和 max_queue_delay_microseconds"
 WEAK = "batch size 相关的参数"
 
 

@@ -45,7 +45,7 @@ async def test_the_bot_runs_answers_and_stops_cleanly(api: FakeBotAPI, tmp_path:
         _, stderr = await asyncio.wait_for(process.communicate(), 30)
     logs = stderr.decode()
     assert process.returncode == 0, logs[-2000:]
-    assert "starting: 1 packs, 12 questions" in logs
+    assert "starting: 2 packs, 24 questions" in logs  # content/: triton and llm
     assert api.token not in logs and api.token.split(":")[1] not in logs
     assert (tmp_path / "data" / "bot.sqlite3").exists()
 
