@@ -14,7 +14,14 @@ import yaml
 
 from bot.cli import main
 from bot.core.content import Library, Pack
-from bot.core.evaluation import GAMING_KINDS, Agreement, agreement, parse_graded, spearman
+from bot.core.evaluation import (
+    GAMING_KINDS,
+    STRONG_KINDS,
+    Agreement,
+    agreement,
+    parse_graded,
+    spearman,
+)
 from bot.core.glossary import load_glossary
 from bot.core.importer import import_document
 
@@ -50,6 +57,15 @@ def test_triton_pack_is_not_fooled_by_term_lists_denials_swaps_or_the_question(
     assert result.mean_by_kind["excellent-en"] >= 0.70
     assert result.pairwise >= 0.88
     assert result.spearman >= 0.77
+
+
+def test_second_bank_after_review(library: Library) -> None:
+    result = measure(library.packs["llm"], "graded_llm_inference.yaml")
+    assert result.spearman >= 0.90
+    assert result.pairwise >= 0.95
+    gaming, strong = result.mean_of(GAMING_KINDS), result.mean_of(STRONG_KINDS)
+    assert gaming is not None and gaming <= 0.35
+    assert strong is not None and strong >= 0.70
 
 
 def test_second_bank_imported_as_is() -> None:
