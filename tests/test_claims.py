@@ -105,6 +105,11 @@ def test_words_that_contain_a_negator_deny_nothing(q: QuestionGetter, answer: st
     assert statuses(q("triton-q4"), answer)["Dynamic Batching 用于无状态模型"] is Status.COVERED
 
 
+def test_a_not_a_questions_deny_nothing(q: QuestionGetter) -> None:
+    answer = "不管是不是大模型，Python 代码都跑在独立的子进程里。"
+    assert statuses(q("triton-q9"), answer)["Python 代码跑在独立子进程"] is Status.COVERED
+
+
 def test_negation_stops_at_its_clause(q: QuestionGetter) -> None:
     answer = "Triton 不做推理优化，而是把 vLLM 作为 backend 接入。"
     assert statuses(q("triton-q1"), answer)["引擎作为 backend 接入 Triton"] is Status.COVERED
@@ -192,6 +197,7 @@ def test_one_word_alias_does_not_match_inside_an_identifier(q: QuestionGetter) -
         pytest.param("   : 0,   ,", False, id="colon-before-a-number"),
         pytest.param("   is what keeps   busy", True, id="en-copula"),
         pytest.param("   in the middle,   ,   ", False, id="en-fragment"),
+        pytest.param("Lower   , add GPUs", True, id="en-imperative"),
     ],
 )
 def test_what_counts_as_saying_something(text: str, says: bool) -> None:

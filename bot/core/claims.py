@@ -34,6 +34,7 @@ _CLAUSE_MARK_RE = re.compile(
 )
 # Clauses opened by these deny what they say: "X instead of Y", "用 X 而不是 Y".
 _NEGATING_OPENERS = ("instead", "rather", "而不是", "而非")
+_A_NOT_A_RE = re.compile(r"([\u4e00-\u9fff])不\1")
 _NEGATING_WORD_RE = re.compile(r"\binstead\b|\brather\b", re.IGNORECASE)
 # How far after a term (characters) a negator still denies it: "X is not", "X 并不".
 _NEGATION_REACH = 10
@@ -96,6 +97,13 @@ _EN_PREDICATES = frozenset(
     through into onto than instead rather therefore thus hence which who whose whom that
     where why how what also only just already still then even both either each per
     """.split()
+)
+# Advice opens with a verb: "Lower max-num-seqs, add GPUs, watch preemptions".
+_IMPERATIVE_RE = re.compile(
+    r"(?:^|[,;:，；：]|\b(?:and|then)\b)\s*(?:add|lower|raise|reduce|increase|decrease|set|use|"
+    r"enable|disable|turn|tune|check|watch|monitor|avoid|keep|make|split|limit|cap|move|put|run|"
+    r"give|let|look|try|switch|scale|cut|drop|shrink|grow|pin|shard|cache|batch|route|prefer)\b",
+    re.IGNORECASE,
 )
 # A gloss or a relation: "X：说明", "A -> B", "X (what it does)".
 _RELATION_RE = re.compile(r"[:：=]\s*[^\W\d_]{2}|->|=>|→|[(（][^)）]{2,}[)）]")
@@ -196,6 +204,8 @@ class Layout:
                 found = True
             else:
                 text = masked(self.text, c_start, max(c_end, end), ((start, end), *masks))
+                # A-不-A asks, it does not deny: 是不是, 能不能, 要不要.
+                text = _A_NOT_A_RE.sub("   ", text)
                 split = end - c_start
                 found = _NEGATION_RE.search(text[: start - c_start]) is not None or (
                     _NEGATION_RE.search(text[split : split + _NEGATION_REACH]) is not None
@@ -242,6 +252,8 @@ def is_statement(phrase: str) -> bool:
 def has_verb(text: str) -> bool:
     """Whether text has a verb, copula, negator or relation mark (the cue lists above)."""
     if _RELATION_RE.search(text) or _ZH_PREDICATE_RE.search(text) or _NEGATION_RE.search(text):
+        return True
+    if _IMPERATIVE_RE.search(text):
         return True
     words = [w.lower() for w in _LATIN_WORD_RE.findall(text)]
     if any(w in _EN_PREDICATES for w in words):
