@@ -1,7 +1,13 @@
-"""IANA time zone names: validation and close-match suggestions."""
+"""Time zones as people write them: IANA names, cities, UTC offsets; labels for display.
+
+Offsets (`UTC+8`, `GMT+8`, `+8`, `+08:00`, `东八区`) mean what people mean: eight hours
+ahead of UTC. They are stored as IANA `Etc/GMT-8` (the POSIX sign there is inverted: Etc/GMT-8
+*is* UTC+8) and shown as `UTC+08:00` by `zone_label`, so nobody has to read the inverted name.
+"""
 
 from __future__ import annotations
 
+import re
 import zoneinfo
 from functools import cache
 
@@ -12,6 +18,74 @@ from rapidfuzz import fuzz, process
 def _zones() -> dict[str, str]:
     names = zoneinfo.available_timezones()
     return {n.casefold(): n for n in names if "/" in n or n == "UTC"}
+
+
+_OFFSET_RE = re.compile(
+    r"^(?:utc|gmt|z)?(?P<sign>[+\-−])(?P<h>\d{1,2})(?:(?::|：)?(?P<m>\d{2}))?(?:h|小时)?$"
+)
+_CN_REGION_RE = re.compile(r"^(?P<side>[东西])(?P<n>[一二三四五六七八九十]{1,3}|\d{1,2})(?:时)?区$")
+_CN_DIGITS = {c: i for i, c in enumerate("零一二三四五六七八九十")}
+# Offsets that are not whole hours have no Etc/ zone: the zone that keeps that offset all year.
+_PART_HOUR_ZONES = {
+    (5, 30): "Asia/Kolkata",
+    (5, 45): "Asia/Kathmandu",
+    (6, 30): "Asia/Yangon",
+    (4, 30): "Asia/Kabul",
+    (3, 30): "Asia/Tehran",
+    (9, 30): "Australia/Darwin",
+    (8, 45): "Australia/Eucla",
+    (-9, -30): "Pacific/Marquesas",
+}
+
+
+def _cn_number(text: str) -> int | None:
+    if text.isdigit():
+        return int(text)
+    if text == "十":
+        return 10
+    if text.startswith("十"):  # 十一, 十二
+        return 10 + _CN_DIGITS[text[1]] if len(text) == 2 else None
+    if len(text) == 1:
+        return _CN_DIGITS[text]
+    return None
+
+
+def offset_zone(hours: int, minutes: int = 0) -> str | None:
+    """The zone that is always `hours:minutes` from UTC (signs alike), or None if none is."""
+    if minutes == 0:
+        if not -12 <= hours <= 14:
+            return None
+        # POSIX sign convention: Etc/GMT-8 is eight hours *ahead* of UTC.
+        return "UTC" if hours == 0 else f"Etc/GMT{-hours:+d}"
+    return _PART_HOUR_ZONES.get((hours, minutes))
+
+
+def parse_offset(text: str) -> str | None:
+    """`UTC+8`, `GMT+8`, `+8`, `+08:00`, `+0800`, `UTC-5`, `东八区`, `西五区` -> a zone name."""
+    key = text.strip().replace(" ", "").casefold()
+    if m := _OFFSET_RE.match(key):
+        sign = -1 if m.group("sign") in "-−" else 1
+        hours, minutes = int(m.group("h")), int(m.group("m") or 0)
+        if len(m.group("h")) == 2 and m.group("m") is None and hours > 14:
+            return None
+        if minutes >= 60:
+            return None
+        return offset_zone(sign * hours, sign * minutes)
+    if m := _CN_REGION_RE.match(key):
+        number = _cn_number(m.group("n"))
+        if number is None or not 1 <= number <= 12:
+            return None
+        return offset_zone(number if m.group("side") == "东" else -number)
+    return None
+
+
+def zone_label(zone: str) -> str:
+    """How a zone is shown: IANA names as they are, fixed offsets as `UTC+08:00`."""
+    m = re.fullmatch(r"Etc/GMT([+-])(\d{1,2})", zone)
+    if m is None:
+        return zone
+    hours = int(m.group(2)) * (-1 if m.group(1) == "+" else 1)  # POSIX sign: inverted
+    return f"UTC{'+' if hours >= 0 else '-'}{abs(hours):02d}:00"
 
 
 # Names people type that are not IANA names: Chinese city and country names, and the big
@@ -45,13 +119,16 @@ def resolve_timezone(name: str) -> str | None:
     """Return the canonical IANA name for `name` (any case, spaces for underscores) or None.
 
     Besides IANA names (`asia/shanghai`, `Europe/Berlin`) this accepts a zone's city alone
-    (`Tokyo`, `berlin`) and common names (`北京`, `上海`, `Beijing`).
+    (`Tokyo`, `berlin`), common names (`北京`, `上海`, `Beijing`) and UTC offsets written the
+    way people mean them (`UTC+8`, `GMT+8`, `+8`, `+08:00`, `东八区`: Etc/GMT-8).
     """
     key = name.strip().replace(" ", "_").casefold()
     if not key:
         return None
-    if key in ("utc", "gmt", "z"):
+    if key in ("utc", "gmt", "z", "utc+0", "gmt+0", "utc0"):
         return "UTC"
+    if (offset := parse_offset(name)) is not None:
+        return offset
     if key in _COMMON_NAMES:
         return _COMMON_NAMES[key]
     zones = _zones()
@@ -66,6 +143,8 @@ def _cities() -> dict[str, str]:
     """City part -> zone, for cities that name exactly one zone (tokyo -> Asia/Tokyo)."""
     found: dict[str, list[str]] = {}
     for key, zone in _zones().items():
+        if key.startswith("etc/"):  # "gmt+8" is not a city: offsets are read by parse_offset
+            continue
         found.setdefault(key.rsplit("/", 1)[-1], []).append(zone)
     return {city: zones[0] for city, zones in found.items() if len(zones) == 1}
 
@@ -75,7 +154,8 @@ def suggest_timezones(name: str, limit: int = 3) -> list[str]:
     key = name.strip().replace(" ", "_").casefold()
     if not key:
         return []
-    zones = _zones()
+    # Etc/GMT±N read backwards to most people: offsets are resolved, never suggested.
+    zones = {k: v for k, v in _zones().items() if not k.startswith("etc/")}
     cities = {k.rsplit("/", 1)[-1]: v for k, v in zones.items()}
     by_city = process.extract(key, list(cities), scorer=fuzz.ratio, limit=limit, score_cutoff=70)
     found = [cities[m[0]] for m in by_city]

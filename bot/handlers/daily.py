@@ -10,6 +10,7 @@ from telegram.ext import ContextTypes
 
 from bot.core.models import ChatRecord, UserProfile
 from bot.core.schedule import DailySchedule, Days, next_occurrence, parse_daily, parse_time
+from bot.core.timezones import zone_label
 from bot.handlers.common import Services, begin, current_user, is_admin, send, services, ui_language
 from bot.i18n import Html
 
@@ -121,12 +122,12 @@ def _describe(
         on,
         time=record.daily_time,
         days=svc.strings(lang, f"days_{record.daily_days}"),
-        zone=zone,
+        zone=zone_label(zone),
         next=_next_text(record.next_due_at, zone, lang),
     )
     if record.kind == "private" and not (user and user.timezone):
         # Still on the bot's default zone: say so, or 08:30 may arrive at the wrong hour.
-        text = Html(f"{text}\n{svc.strings(lang, 'daily_zone_hint', zone=zone)}")
+        text = Html(f"{text}\n{svc.strings(lang, 'daily_zone_hint', zone=zone_label(zone))}")
     return text
 
 

@@ -26,6 +26,7 @@ from bot.core.rounds import POINTS_PER_ANSWER, MemberResult, closes_at, rank, we
 from bot.core.scoring import is_answerable
 from bot.core.selection import pick_question
 from bot.core.streaks import visible_streak
+from bot.core.timezones import zone_label
 from bot.handlers.common import (
     Services,
     begin,
@@ -102,7 +103,7 @@ async def open_round(
         pack=pack_title,
         question=question.question,
         closes=closing.astimezone(ZoneInfo(zone)).strftime("%H:%M"),
-        zone=zone,
+        zone=zone_label(zone),
     )
     try:
         if before_send is not None:

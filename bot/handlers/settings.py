@@ -10,7 +10,7 @@ from telegram.ext import ContextTypes
 
 from bot.core.levels import parse_level
 from bot.core.schedule import Days
-from bot.core.timezones import resolve_timezone, suggest_timezones
+from bot.core.timezones import resolve_timezone, suggest_timezones, zone_label
 from bot.handlers.common import begin, current_user, send, services, ui_language
 from bot.handlers.daily import save_schedule
 from bot.handlers.keyboards import forget_keyboard, level_keyboard
@@ -72,7 +72,7 @@ async def timezone(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if not wanted:
         zone_now = user.timezone or svc.settings.default_timezone
         local = _local_time(svc.practice.clock(), zone_now)
-        current = t(lang, "timezone_current", zone=zone_now, time=local)
+        current = t(lang, "timezone_current", zone=zone_label(zone_now), time=local)
         await send(context, chat.id, [current])
         return
     zone = resolve_timezone(wanted)
@@ -99,7 +99,14 @@ async def timezone(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     await send(
         context,
         chat.id,
-        [t(lang, "timezone_set", zone=zone, time=_local_time(svc.practice.clock(), zone))],
+        [
+            t(
+                lang,
+                "timezone_set",
+                zone=zone_label(zone),
+                time=_local_time(svc.practice.clock(), zone),
+            )
+        ],
     )
 
 

@@ -1,0 +1,52 @@
+"""What a phone user trips over (issue 12), end to end through the fake Bot API server.
+
+Time zones written as offsets, buttons tapped twice, the daily button's time, group prompts,
+command menus per scope and language, too-short answers, overrule buttons.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from tests.conftest import BotHarness, FakeClock
+from tests.support.fake_bot_api import FakeUser
+
+ADA = FakeUser(1001, "Ada", "en")
+LI = FakeUser(1002, "李雷", "zh-hans")
+
+
+# -- time zones written as offsets -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("written", ["GMT+8", "UTC+8", "+8", "+08:00", "东八区", "utc+8:00"])
+async def test_offsets_mean_hours_ahead_of_utc(
+    bot: BotHarness, clock: FakeClock, written: str
+) -> None:
+    # The clock reads 09:00 UTC: 17:00 in Shanghai, 01:00 at UTC-8 (the inverted reading).
+    assert clock() == datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+    (reply,) = await bot.say(ADA, f"/timezone {written}")
+    assert "Time zone set to UTC+08:00 (local time 17:00)" in reply.visible
+    user = await bot.storage.get_user(ADA.id)
+    assert user is not None and user.timezone == "Etc/GMT-8"
+    (reply,) = await bot.say(ADA, "/timezone")
+    assert "Your time zone is UTC+08:00 (local time 17:00)" in reply.visible
+
+
+async def test_offset_west_of_utc_and_the_daily_time_follows(bot: BotHarness) -> None:
+    await bot.say(ADA, "/daily 08:30")
+    (reply,) = await bot.say(ADA, "/timezone UTC-5")
+    assert "UTC-05:00 (local time 04:00)" in reply.visible
+    chat = await bot.storage.get_chat(ADA.id)
+    assert chat is not None and chat.next_due_at == datetime(2026, 3, 2, 13, 30, tzinfo=UTC)
+    (reply,) = await bot.say(ADA, "/daily")
+    assert "08:30 every day (UTC-05:00)" in reply.visible
+
+
+async def test_daily_accepts_an_offset_zone(bot: BotHarness) -> None:
+    (reply,) = await bot.say(LI, "/daily 08:30 东八区")
+    assert "UTC+08:00" in reply.visible
+    chat = await bot.storage.get_chat(LI.id)
+    # 08:30 at UTC+8 is 00:30 UTC; the next one after 09:00 UTC is tomorrow's.
+    assert chat is not None and chat.next_due_at == datetime(2026, 3, 3, 0, 30, tzinfo=UTC)

@@ -1,0 +1,52 @@
+"""Time zones as people write them: offsets resolve to the zone they mean, labels read right."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from bot.core.timezones import resolve_timezone, suggest_timezones, zone_label
+
+NOON_UTC = datetime(2026, 7, 1, 12, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("written", "local_hour"),
+    [
+        ("GMT+8", 20), ("UTC+8", 20), ("+8", 20), ("+08:00", 20), ("+0800", 20),
+        ("utc +8", 20), ("东八区", 20), ("东8区", 20), ("UTC-5", 7), ("−5", 7), ("西五区", 7),
+        ("UTC+14", 2), ("东十二区", 0), ("UTC-12", 0), ("+0", 12), ("GMT", 12),
+    ],
+)  # fmt: skip
+def test_offsets_give_the_local_time_people_expect(written: str, local_hour: int) -> None:
+    zone = resolve_timezone(written)
+    assert zone is not None, written
+    assert NOON_UTC.astimezone(ZoneInfo(zone)).hour == local_hour
+
+
+@pytest.mark.parametrize(
+    ("written", "zone"),
+    [("+05:30", "Asia/Kolkata"), ("UTC+5:45", "Asia/Kathmandu"), ("+9:30", "Australia/Darwin")],
+)
+def test_part_hour_offsets_use_a_zone_that_keeps_them(written: str, zone: str) -> None:
+    assert resolve_timezone(written) == zone
+
+
+@pytest.mark.parametrize("written", ["+15", "UTC+99", "东十三区", "+8:75", "+05:10", "8"])
+def test_impossible_offsets_are_refused(written: str) -> None:
+    assert resolve_timezone(written) is None
+
+
+def test_explicit_etc_names_keep_their_posix_meaning_and_are_labelled_plainly() -> None:
+    assert resolve_timezone("Etc/GMT+8") == "Etc/GMT+8"
+    assert zone_label("Etc/GMT+8") == "UTC-08:00"
+    assert zone_label("Etc/GMT-8") == "UTC+08:00"
+    assert zone_label("Etc/GMT-14") == "UTC+14:00"
+    assert zone_label("Asia/Shanghai") == "Asia/Shanghai"
+    assert zone_label("UTC") == "UTC"
+
+
+def test_offsets_are_never_suggested_backwards() -> None:
+    assert not any(s.startswith("Etc/") for s in suggest_timezones("GMT+9x"))
