@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 import pytest
 
 from tests.conftest import BotHarness, FakeClock
-from tests.support.fake_bot_api import FakeUser
+from tests.support.fake_bot_api import FakeBotAPI, FakeUser
 
 ADA = FakeUser(1001, "Ada", "en")
 LI = FakeUser(1002, "李雷", "zh-hans")
@@ -50,3 +50,24 @@ async def test_daily_accepts_an_offset_zone(bot: BotHarness) -> None:
     chat = await bot.storage.get_chat(LI.id)
     # 08:30 at UTC+8 is 00:30 UTC; the next one after 09:00 UTC is tomorrow's.
     assert chat is not None and chat.next_due_at == datetime(2026, 3, 3, 0, 30, tzinfo=UTC)
+
+
+# -- buttons tapped twice --------------------------------------------------------------------
+
+
+async def test_second_tap_on_an_old_hint_button_is_quiet(bot: BotHarness, api: FakeBotAPI) -> None:
+    (old,) = await bot.say(ADA, "/quiz beginner")
+    await bot.say(ADA, "/skip", expect=2)  # "skipped" and the next question: `old` is stale
+    (edit,) = await bot.press(ADA, old, f"hint:{_question_id(old)}")
+    assert edit.method == "editMessageReplyMarkup" and edit.buttons == []
+    answered = len(api.callback_answers)
+    api.callback(ADA, f"hint:{_question_id(old)}", old)  # the client still showed the button
+    (sentinel,) = await bot.say(ADA, "/help")
+    assert len(api.callback_answers) == answered + 1  # the spinner stopped
+    assert "/quiz" in sentinel.visible
+    assert not any("went wrong" in m.visible for m in api.to(ADA.id))
+
+
+def _question_id(message: object) -> str:
+    buttons = getattr(message, "buttons", [])
+    return next(d for _, d in buttons if d.startswith("hint:")).split(":", 1)[1]

@@ -7,7 +7,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from telegram import Chat, InlineKeyboardMarkup, InputFile, Message, ReplyParameters, Update
+from telegram import (
+    CallbackQuery,
+    Chat,
+    InlineKeyboardMarkup,
+    InputFile,
+    Message,
+    ReplyParameters,
+    Update,
+)
 from telegram.constants import ChatMemberStatus
 from telegram.error import BadRequest, Forbidden
 from telegram.ext import ContextTypes
@@ -116,6 +124,20 @@ async def send(
         log.exception("Telegram rejected a message to chat %s", chat_id)
         return None
     return last
+
+
+async def set_keyboard(query: CallbackQuery, keyboard: InlineKeyboardMarkup | None) -> None:
+    """Change (None: remove) the buttons under the message a button was tapped on.
+
+    A second tap before the client caught up asks for the keyboard it already has; Telegram
+    answers 400 "message is not modified", which is the outcome we wanted anyway.
+    """
+    try:
+        await query.edit_message_reply_markup(keyboard)
+    except BadRequest as exc:
+        if "not modified" not in exc.message.lower():
+            raise
+        log.debug("keyboard already as wanted: %s", exc)
 
 
 async def is_admin(update: Update, context: ContextTypes.DEFAULT_TYPE) -> bool:

@@ -19,6 +19,7 @@ from bot.handlers.common import (
     send_document,
     send_photo,
     services,
+    set_keyboard,
     ui_language,
 )
 from bot.handlers.keyboards import (
@@ -319,7 +320,7 @@ async def _still_open(query: CallbackQuery, svc: Services, chat_id: int, questio
     state = await svc.storage.get_open_question(chat_id)
     if state is None or state.question_id != question_id:
         # A button under an old question: do nothing to the current one.
-        await query.edit_message_reply_markup(None)
+        await set_keyboard(query, None)
         return False
     return True
 

@@ -33,6 +33,15 @@ _ENTITY_RE = re.compile(r"&(lt|gt|amp|quot|#[0-9]{1,7}|#x[0-9a-fA-F]{1,6});")
 _ENTITY_VALUES = {"lt": "<", "gt": ">", "amp": "&", "quot": '"'}
 
 
+class ApiError(Exception):
+    """A request Telegram refuses in normal use (not a malformed message): no violation."""
+
+    def __init__(self, status: int, description: str) -> None:
+        super().__init__(description)
+        self.status = status
+        self.description = description
+
+
 def utf16_len(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
@@ -158,6 +167,12 @@ class FakeBotAPI:
         self.requests = 0
         self.webhook: dict[str, Any] | None = None
         self.callback_answers: list[str] = []  # texts of answerCallbackQuery (toasts)
+        # What each message shows now, as Telegram keeps it: an edit that changes nothing is
+        # refused with 400 "message is not modified", as the real server does.
+        self._shown: dict[tuple[int, int], tuple[str, Any]] = {}
+        # Every setMyCommands / setMyDescription / setMyShortDescription call, in order.
+        self.commands: list[dict[str, Any]] = []
+        self.descriptions: dict[tuple[str, str | None], str] = {}
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -449,6 +464,11 @@ class FakeBotAPI:
             )
         try:
             result = handler(params)
+        except ApiError as exc:
+            return web.json_response(
+                {"ok": False, "error_code": exc.status, "description": exc.description},
+                status=exc.status,
+            )
         except ValueError as exc:
             self.violations.append(f"{method} to {chat_id}: {exc}")
             return web.json_response(
@@ -483,6 +503,12 @@ class FakeBotAPI:
         self, method: str, chat_id: int, text: str, params: dict[str, Any]
     ) -> dict[str, Any]:
         message_id = _int(params.get("message_id")) or self.next_message_id(chat_id)
+        key = (chat_id, message_id)
+        if method == "editMessageReplyMarkup":
+            shown = self._shown.get(key, ("", None))
+            self._shown[key] = (shown[0], _markup(params))
+        elif method in ("sendMessage", "editMessageText"):
+            self._shown[key] = (text, _markup(params))
         self.sent.append(Sent(method, chat_id, message_id, text, params, time.monotonic()))
         self._new_sent.set()
         chat: dict[str, Any] = {"id": chat_id, "type": "private" if chat_id > 0 else "group"}
@@ -531,6 +557,37 @@ class FakeBotAPI:
         for command in params.get("commands", []):
             if not 1 <= len(command.get("description", "")) <= 256:
                 raise ValueError("command description must be 1-256 characters")
+            if not re.fullmatch(r"[a-z0-9_]{1,32}", command.get("command", "")):
+                raise ValueError("BOT_COMMAND_INVALID")
+        self.commands.append(
+            {
+                "scope": (params.get("scope") or {}).get("type", "default"),
+                "language_code": params.get("language_code") or None,
+                "commands": [c["command"] for c in params.get("commands", [])],
+                "descriptions": [c["description"] for c in params.get("commands", [])],
+            }
+        )
+        return True
+
+    def menu(self, scope: str, language_code: str | None) -> list[str]:
+        """The commands last registered for a scope and language (as a client would show)."""
+        for call in reversed(self.commands):
+            if call["scope"] == scope and call["language_code"] == language_code:
+                return list(call["commands"])
+        raise AssertionError(f"no menu registered for {scope} / {language_code}")
+
+    def _m_setMyDescription(self, params: dict[str, Any]) -> bool:
+        text = str(params.get("description", ""))
+        if len(text) > 512:
+            raise ValueError("description must be at most 512 characters")
+        self.descriptions[("description", params.get("language_code") or None)] = text
+        return True
+
+    def _m_setMyShortDescription(self, params: dict[str, Any]) -> bool:
+        text = str(params.get("short_description", ""))
+        if len(text) > 120:
+            raise ValueError("short description must be at most 120 characters")
+        self.descriptions[("short", params.get("language_code") or None)] = text
         return True
 
     def _m_sendMessage(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -538,12 +595,27 @@ class FakeBotAPI:
         self._check_text(text, params)
         return self._record("sendMessage", int(params["chat_id"]), text, params)
 
+    def _not_modified(self, params: dict[str, Any], text: str | None) -> None:
+        key = (int(params["chat_id"]), _int(params.get("message_id")) or 0)
+        shown = self._shown.get(key)
+        if shown is None:
+            return
+        same_text = text is None or text == shown[0]
+        if same_text and _markup(params) == shown[1]:
+            raise ApiError(
+                400,
+                "Bad Request: message is not modified: specified new message content and reply "
+                "markup are exactly the same as a current content and reply markup of the message",
+            )
+
     def _m_editMessageText(self, params: dict[str, Any]) -> dict[str, Any]:
         text = str(params.get("text", ""))
         self._check_text(text, params)
+        self._not_modified(params, text)
         return self._record("editMessageText", int(params["chat_id"]), text, params)
 
     def _m_editMessageReplyMarkup(self, params: dict[str, Any]) -> dict[str, Any]:
+        self._not_modified(params, None)
         return self._record("editMessageReplyMarkup", int(params["chat_id"]), "", params)
 
     def _m_answerCallbackQuery(self, params: dict[str, Any]) -> bool:
@@ -585,6 +657,14 @@ class FakeBotAPI:
                 can_post_stories=False, can_edit_stories=False, can_delete_stories=False,
             )  # fmt: skip
         return data
+
+
+def _markup(params: dict[str, Any]) -> Any:
+    """A message's inline keyboard, or None when it has none (an empty one counts as none)."""
+    markup = params.get("reply_markup")
+    if not markup or not markup.get("inline_keyboard"):
+        return None
+    return markup["inline_keyboard"]
 
 
 def _int(value: Any) -> int | None:
