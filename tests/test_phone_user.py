@@ -71,3 +71,28 @@ async def test_second_tap_on_an_old_hint_button_is_quiet(bot: BotHarness, api: F
 def _question_id(message: object) -> str:
     buttons = getattr(message, "buttons", [])
     return next(d for _, d in buttons if d.startswith("hint:")).split(":", 1)[1]
+
+
+# -- /start offers the daily time the user had -----------------------------------------------
+
+
+async def test_start_offers_the_daily_time_the_user_had_and_sets_it(bot: BotHarness) -> None:
+    await bot.say(LI, "/daily 8:30pm")
+    (reply,) = await bot.say(LI, "/daily off")
+    (welcome,) = await bot.say(LI, "/start")
+    labels = [label for label, _ in welcome.buttons if "⏰" in label]
+    assert labels == ["⏰ 每天 20:30 推送一题"]
+    data = next(d for label, d in welcome.buttons if "⏰" in label)
+    (reply,) = await bot.press(LI, welcome, data)
+    assert "20:30" in reply.visible
+    chat = await bot.storage.get_chat(LI.id)
+    assert chat is not None and chat.daily_enabled and chat.daily_time == "20:30"
+
+
+async def test_the_daily_button_sets_the_time_on_its_label(bot: BotHarness) -> None:
+    (welcome,) = await bot.say(ADA, "/start")  # offers 09:00
+    await bot.say(ADA, "/daily 07:15")
+    await bot.say(ADA, "/daily off")
+    data = next(d for label, d in welcome.buttons if "09:00" in label)
+    (reply,) = await bot.press(ADA, welcome, data)  # the old message's button says 09:00
+    assert "Daily question at 09:00" in reply.visible

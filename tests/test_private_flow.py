@@ -26,7 +26,7 @@ async def test_start_welcomes_in_three_lines_with_setup_buttons(bot: BotHarness)
     assert welcome.visible.count("\n") == 2
     assert welcome.visible.startswith("👋 Hi Ada!")
     data = [d for _, d in welcome.buttons]
-    assert {"level:beginner", "level:intermediate", "level:advanced", "daily:on"} <= set(data)
+    assert {"level:beginner", "level:intermediate", "level:advanced", "daily:on:09:00"} <= set(data)
 
 
 async def test_start_speaks_chinese_to_chinese_users(bot: BotHarness) -> None:

@@ -132,7 +132,10 @@ def _describe(
 
 
 async def daily_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """The /start button: turn the daily question on at the chat's time (09:00 by default)."""
+    """The /start button: turn the daily question on at the time its label showed.
+
+    `daily:on:HH:MM` carries that time; the older `daily:on` means the chat's stored time.
+    """
     query = update.callback_query
     chat = update.effective_chat
     svc = services(context)
@@ -147,7 +150,9 @@ async def daily_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     record = await _chat_record(svc, chat)
     zone = _zone_for(svc, record, user)
     days = Days(record.daily_days)
-    await save_schedule(svc, record, user, enabled=True, at=record.daily_time, days=days, zone=zone)
+    shown = parse_time((query.data or "").removeprefix("daily:on").lstrip(":"))
+    at = shown.strftime("%H:%M") if shown is not None else record.daily_time
+    await save_schedule(svc, record, user, enabled=True, at=at, days=days, zone=zone)
     updated = await svc.storage.get_chat(chat.id)
     assert updated is not None
     await send(context, chat.id, [_confirmation(svc, updated, user, lang)])

@@ -69,8 +69,9 @@ def start_keyboard(
     t: Strings, lang: str, current: Level | None, daily_time: str
 ) -> InlineKeyboardMarkup:
     levels = level_keyboard(t, lang, current).inline_keyboard[0]
+    # The time travels with the button, so a tap sets exactly the time its label shows.
     daily = InlineKeyboardButton(
-        t(lang, "button_daily_on", time=daily_time), callback_data="daily:on"
+        t(lang, "button_daily_on", time=daily_time), callback_data=f"daily:on:{daily_time}"
     )
     return InlineKeyboardMarkup([list(levels), [daily]])
 

@@ -51,7 +51,10 @@ async def start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     svc, user, chat, lang = turn
     text = svc.strings(lang, "welcome", name=user.first_name or "👋")
-    keyboard = start_keyboard(svc.strings, lang, user.level, DEFAULT_DAILY_TIME)
+    record = await svc.storage.get_chat(chat.id)
+    # The time the user chose before (/daily 8:30pm, then /daily off) is the one offered back.
+    daily_time = record.daily_time if record is not None else DEFAULT_DAILY_TIME
+    keyboard = start_keyboard(svc.strings, lang, user.level, daily_time)
     await send(context, chat.id, [text], keyboard)
 
 
