@@ -96,3 +96,27 @@ async def test_the_daily_button_sets_the_time_on_its_label(bot: BotHarness) -> N
     data = next(d for label, d in welcome.buttons if "09:00" in label)
     (reply,) = await bot.press(ADA, welcome, data)  # the old message's button says 09:00
     assert "Daily question at 09:00" in reply.visible
+
+
+# -- group /level without a level ------------------------------------------------------------
+
+GROUP = -100400
+ADMIN_EN = FakeUser(8101, "Root", "en")
+ADMIN_ZH = FakeUser(8102, "管理员", "zh-hans")
+
+
+async def test_group_level_without_a_word_explains_in_the_admins_language(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    api.admins[GROUP] = {ADMIN_EN.id, ADMIN_ZH.id}
+    await bot.say(ADMIN_ZH, "/quiz", chat_id=GROUP)  # the group is first met in Chinese
+    (reply,) = await bot.say(ADMIN_EN, "/level", chat_id=GROUP)
+    assert "This group's level is Beginner" in reply.visible
+    assert "e.g. /level advanced" in reply.visible and "“”" not in reply.visible
+    (reply,) = await bot.say(ADMIN_ZH, "/level", chat_id=GROUP)
+    assert "本群当前难度：初级" in reply.visible and "例如：/level 高级" in reply.visible
+    (reply,) = await bot.say(ADMIN_EN, "/level expert-ish", chat_id=GROUP)
+    assert "“expert-ish”" in reply.visible and "Example: /level advanced" in reply.visible
+    (reply,) = await bot.say(ADMIN_EN, "/level advanced", chat_id=GROUP)
+    (reply,) = await bot.say(ADMIN_EN, "/level", chat_id=GROUP)
+    assert "This group's level is Advanced" in reply.visible

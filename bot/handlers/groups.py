@@ -336,10 +336,16 @@ async def group_level(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     if turn is None:
         return
     svc, _, chat, lang = turn
-    word = " ".join(context.args or [])
-    chosen = parse_level(word) if word else None
+    word = " ".join(context.args or []).strip()
+    if not word:  # what the level is and how to change it, with an example of this command
+        record = await svc.storage.get_chat(chat.id)
+        current = (record.level if record else None) or Level.BEGINNER
+        name = level_name(svc.strings, lang, current)
+        await send(context, chat.id, [svc.strings(lang, "group_level_current", level=name)])
+        return
+    chosen = parse_level(word)
     if chosen is None:
-        await send(context, chat.id, [svc.strings(lang, "bad_level", word=word[:40])])
+        await send(context, chat.id, [svc.strings(lang, "level_bad", word=word[:40])])
         return
     if not await is_admin(update, context):
         await send(context, chat.id, [svc.strings(lang, "admins_only")])

@@ -36,7 +36,7 @@ async def level(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     chosen = parse_level(" ".join(args))
     if chosen is None:
-        await send(context, chat.id, [t(lang, "bad_level", word=" ".join(args)[:40])])
+        await send(context, chat.id, [t(lang, "level_bad", word=" ".join(args)[:40])])
         return
     await svc.storage.update_user(user.user_id, level=chosen)
     await send(context, chat.id, [t(lang, "level_set", level=level_name(t, lang, chosen))])
