@@ -8,9 +8,8 @@ from collections.abc import AsyncIterator, Awaitable
 from contextlib import asynccontextmanager
 from typing import Any
 
-from telegram import BotCommand, Update
+from telegram import Update
 from telegram.constants import ParseMode
-from telegram.error import TelegramError
 from telegram.ext import (
     Application,
     ApplicationBuilder,
@@ -26,36 +25,17 @@ from telegram.ext import (
 
 from bot.config import Settings
 from bot.core.content import Library
-from bot.handlers import daily, errors, groups, membership, private, updates
+from bot.handlers import daily, errors, groups, membership, menus, private, updates
 from bot.handlers import settings as settings_handlers
 from bot.handlers.common import SERVICES_KEY, Services
 from bot.handlers.scheduled import DailySender
-from bot.i18n import LANGUAGES, Strings
+from bot.i18n import Strings
 from bot.logs import configure_logging
 from bot.practice import Clock, Practice, utc_now
 from bot.ratelimit import PerChatRetryRateLimiter, strict_window
 from bot.storage import Storage
 
 log = logging.getLogger(__name__)
-
-# (command, string key of its description) in menu order.
-MENU = [
-    ("quiz", "cmd_quiz"),
-    ("hint", "cmd_hint"),
-    ("skip", "cmd_skip"),
-    ("reveal", "cmd_reveal"),
-    ("stats", "cmd_stats"),
-    ("export", "cmd_export"),
-    ("level", "cmd_level"),
-    ("daily", "cmd_daily"),
-    ("reminders", "cmd_reminders"),
-    ("top", "cmd_top"),
-    ("timezone", "cmd_timezone"),
-    ("lang", "cmd_lang"),
-    ("forget", "cmd_forget"),
-    ("help", "cmd_help"),
-    ("start", "cmd_start"),
-]
 
 
 class PerChatUpdateProcessor(BaseUpdateProcessor):
@@ -130,7 +110,7 @@ def build_application(
 
     async def post_init(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         await storage.open()
-        await _register_menu(app, strings)
+        await menus.register(app.bot, strings)
         if scheduler:
             sender = app.bot_data[SENDER_KEY]
             interval = settings.scheduler_interval_seconds
@@ -192,6 +172,7 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         CommandHandler("timezone", settings_handlers.timezone, in_private),
         CommandHandler("lang", settings_handlers.language, in_private),
         CommandHandler("forget", settings_handlers.forget, in_private),
+        CommandHandler("settings", settings_handlers.settings_command, in_private),
         CommandHandler("reminders", daily.reminders, in_private),
         # 4. The daily question: private chats, and groups (admins change it).
         CommandHandler("daily", daily.daily),
@@ -203,7 +184,17 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         CommandHandler("roundlength", groups.round_length, in_group),
         CommandHandler(("help", "start"), groups.group_help, in_group),
         CommandHandler(
-            ("stats", "hint", "skip", "export", "forget", "lang", "timezone", "reminders"),
+            (
+                "stats",
+                "hint",
+                "skip",
+                "export",
+                "forget",
+                "lang",
+                "timezone",
+                "reminders",
+                "settings",
+            ),
             groups.private_only,
             in_group,
         ),
@@ -220,6 +211,7 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         CallbackQueryHandler(private.rate_button, pattern=r"^rate:"),
         CallbackQueryHandler(settings_handlers.level_button, pattern=r"^level:"),
         CallbackQueryHandler(settings_handlers.forget_button, pattern=r"^forget:"),
+        CallbackQueryHandler(settings_handlers.settings_button, pattern=r"^set:"),
         CallbackQueryHandler(daily.daily_button, pattern=r"^daily:"),
         CallbackQueryHandler(private.stale_button),  # anything else: an outdated button
         # 7. Private chats: edits are not re-scored; plain text answers the open question.
@@ -239,18 +231,6 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     #    after a crash) is handled once.
     app.add_handler(TypeHandler(Update, updates.first_delivery), group=-2)
     app.add_error_handler(errors.on_error)
-
-
-async def _register_menu(app: Application[Any, Any, Any, Any, Any, Any], strings: Strings) -> None:
-    """The command menu, with descriptions in each interface language."""
-    for lang in LANGUAGES:
-        commands = [BotCommand(cmd, strings(lang, key)) for cmd, key in MENU]
-        try:
-            if lang == "en":
-                await app.bot.set_my_commands(commands)
-            await app.bot.set_my_commands(commands, language_code=lang)
-        except TelegramError as exc:  # the menu is a convenience: never block start-up
-            log.warning("could not register the command menu (%s): %s", lang, exc)
 
 
 @asynccontextmanager

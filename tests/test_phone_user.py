@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 import pytest
 
 from tests.conftest import BotHarness, FakeClock
-from tests.support.fake_bot_api import FakeBotAPI, FakeUser
+from tests.support.fake_bot_api import FakeBotAPI, FakeUser, Sent
 
 ADA = FakeUser(1001, "Ada", "en")
 LI = FakeUser(1002, "李雷", "zh-hans")
@@ -68,6 +68,23 @@ async def test_second_tap_on_an_old_hint_button_is_quiet(bot: BotHarness, api: F
     assert not any("went wrong" in m.visible for m in api.to(ADA.id))
 
 
+async def sentinel(bot: BotHarness, chat_id: int, user: FakeUser = ADA) -> list[Sent]:
+    """Send a last message and wait for its reply: everything before it was handled.
+
+    Updates of one chat are handled in order, so once the sentinel's reply is there, any
+    reply to earlier messages is too. Returns what the chat got before the sentinel's reply.
+    """
+    marker = "sentinel-" + str(len(bot.api.sent))
+    bot.api.message(user, f"/daily {marker}", chat_id=None if chat_id == user.id else chat_id)
+    for _ in range(200):
+        sent = bot.api.to(chat_id)
+        for i, message in enumerate(sent):
+            if marker in message.visible:
+                return sent[:i]
+        await bot.api.wait_for(chat_id, len(sent) + 1)
+    raise AssertionError("the sentinel was never answered")
+
+
 def _question_id(message: object) -> str:
     buttons = getattr(message, "buttons", [])
     return next(d for _, d in buttons if d.startswith("hint:")).split(":", 1)[1]
@@ -120,3 +137,102 @@ async def test_group_level_without_a_word_explains_in_the_admins_language(
     (reply,) = await bot.say(ADMIN_EN, "/level advanced", chat_id=GROUP)
     (reply,) = await bot.say(ADMIN_EN, "/level", chat_id=GROUP)
     assert "This group's level is Advanced" in reply.visible
+
+
+# -- command menus and descriptions ----------------------------------------------------------
+
+PRIVATE = [
+    "quiz", "hint", "skip", "reveal", "stats", "settings", "level", "daily", "reminders",
+    "timezone", "lang", "export", "forget", "help", "start",
+]  # fmt: skip
+GROUPS = ["quiz", "reveal", "top", "help"]
+GROUP_ADMINS = ["quiz", "reveal", "top", "daily", "level", "roundlength", "help"]
+
+
+@pytest.mark.parametrize("language", [None, "zh"])
+async def test_each_audience_sees_only_commands_that_work_for_it(
+    bot: BotHarness, api: FakeBotAPI, language: str | None
+) -> None:
+    assert api.menu("all_private_chats", language) == PRIVATE
+    assert api.menu("default", language) == PRIVATE
+    assert api.menu("all_group_chats", language) == GROUPS
+    assert api.menu("all_chat_administrators", language) == GROUP_ADMINS
+
+
+async def test_menus_are_described_in_each_language(bot: BotHarness, api: FakeBotAPI) -> None:
+    def described(scope: str, language: str | None) -> dict[str, str]:
+        call = next(
+            c
+            for c in reversed(api.commands)
+            if c["scope"] == scope and c["language_code"] == language
+        )
+        return dict(zip(call["commands"], call["descriptions"], strict=True))
+
+    assert described("all_private_chats", "zh")["quiz"] == "来一道题，例如 /quiz 高级"
+    assert described("all_private_chats", None)["quiz"] == "Get a question, e.g. /quiz advanced"
+    assert described("all_group_chats", "zh")["quiz"] == "开一轮，例如 /quiz 高级"
+    assert described("all_chat_administrators", None)["roundlength"].startswith("Round length")
+
+
+async def test_private_menu_commands_all_answer_in_private(bot: BotHarness) -> None:
+    """Every command the private menu offers is known there (none gets 'unknown command')."""
+    for command in PRIVATE:
+        bot.api.message(ADA, f"/{command}")
+    replies = await sentinel(bot, ADA.id)
+    assert len(replies) >= len(PRIVATE)
+    assert not [m.visible for m in replies if "don't know that command" in m.visible]
+
+
+async def test_group_admin_menu_commands_all_answer_in_a_group(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    api.admins[GROUP] = {ADMIN_EN.id}
+    for command in GROUP_ADMINS:
+        api.message(ADMIN_EN, f"/{command}", chat_id=GROUP)
+    replies = await sentinel(bot, GROUP, ADMIN_EN)
+    texts = [m.visible for m in replies if m.method == "sendMessage"]
+    assert len(texts) >= len(GROUP_ADMINS)
+    assert not [t for t in texts if "don't know" in t or "private chat" in t]
+
+
+async def test_descriptions_are_set_in_both_languages(bot: BotHarness, api: FakeBotAPI) -> None:
+    assert "interview" in api.descriptions[("description", None)]
+    assert "面试" in api.descriptions[("description", "zh")]
+    assert "key concepts" in api.descriptions[("short", None)]
+    assert "关键概念" in api.descriptions[("short", "zh")]
+
+
+# -- /settings -------------------------------------------------------------------------------
+
+
+async def test_settings_screen_changes_each_setting_in_place(bot: BotHarness) -> None:
+    await bot.say(ADA, "/timezone UTC+8")
+    (screen,) = await bot.say(ADA, "/settings")
+    assert "Level: Beginner" in screen.visible
+    assert "Time zone: UTC+08:00 (local time 17:00)" in screen.visible
+    assert "Daily question: off" in screen.visible and "Evening reminders: on" in screen.visible
+
+    (edit,) = await bot.press(ADA, screen, "set:level:advanced")
+    assert edit.method == "editMessageText" and "Level: Advanced" in edit.visible
+    assert ("✅ Advanced", "set:level:advanced") in edit.buttons
+    user = await bot.storage.get_user(ADA.id)
+    assert user is not None and user.level == "advanced"
+
+    (edit,) = await bot.press(ADA, screen, "set:daily:on")
+    assert "Daily question: on at 09:00" in edit.visible
+    chat = await bot.storage.get_chat(ADA.id)
+    # 09:00 at UTC+8 is 01:00 UTC; after today's 09:00 UTC the next one is tomorrow's.
+    assert chat is not None and chat.next_due_at == datetime(2026, 3, 3, 1, 0, tzinfo=UTC)
+
+    (edit,) = await bot.press(ADA, screen, "set:rem:off")
+    assert "Evening reminders: off" in edit.visible
+    user = await bot.storage.get_user(ADA.id)
+    assert user is not None and not user.reminders
+
+    (prompt,) = await bot.press(ADA, screen, "set:tz")
+    assert "/timezone UTC+8" in prompt.visible
+
+    (edit,) = await bot.press(ADA, screen, "set:lang:zh")
+    assert "⚙️ 设置" in edit.visible and "难度：高级" in edit.visible
+    (reply,) = await bot.say(ADA, "/help")
+    assert "练习" in reply.visible or "题" in reply.visible

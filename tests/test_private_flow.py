@@ -34,12 +34,6 @@ async def test_start_speaks_chinese_to_chinese_users(bot: BotHarness) -> None:
     assert "你好，李雷" in welcome.visible
 
 
-async def test_command_menu_is_registered_in_both_languages(
-    bot: BotHarness, api: FakeBotAPI
-) -> None:
-    assert api.calls["setMyCommands"] >= 2
-
-
 async def test_quiz_answer_and_stats(bot: BotHarness, library: Library) -> None:
     (question,) = await bot.say(ADA, "/quiz advanced")
     assert "Advanced" in question.visible

@@ -140,6 +140,18 @@ async def set_keyboard(query: CallbackQuery, keyboard: InlineKeyboardMarkup | No
         log.debug("keyboard already as wanted: %s", exc)
 
 
+async def edit_text(
+    query: CallbackQuery, text: Html, keyboard: InlineKeyboardMarkup | None = None
+) -> None:
+    """Redraw the message a button was tapped on; unchanged (a repeated tap) is fine."""
+    try:
+        await query.edit_message_text(text, reply_markup=keyboard)
+    except BadRequest as exc:
+        if "not modified" not in exc.message.lower():
+            raise
+        log.debug("message already as wanted: %s", exc)
+
+
 async def is_admin(update: Update, context: ContextTypes.DEFAULT_TYPE) -> bool:
     """True in private chats, for group admins, and for anonymous admins posting as the group."""
     chat, message, user = update.effective_chat, update.effective_message, update.effective_user

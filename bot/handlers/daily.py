@@ -15,6 +15,7 @@ from bot.handlers.common import Services, begin, current_user, is_admin, send, s
 from bot.i18n import Html
 
 _ZH_WEEKDAYS = "一二三四五六日"
+DEFAULT_DAILY_TIME = "09:00"  # what /start offers before a chat has chosen a time
 
 
 def _next_text(at: datetime, zone: str, lang: str) -> str:

@@ -85,3 +85,53 @@ def forget_keyboard(t: Strings, lang: str) -> InlineKeyboardMarkup:
             ]
         ]
     )
+
+
+def settings_keyboard(
+    t: Strings,
+    lang: str,
+    *,
+    level: Level,
+    daily_on: bool,
+    daily_time: str,
+    reminders: bool,
+    zone: str,
+) -> InlineKeyboardMarkup:
+    """The /settings screen: each button changes one setting and the screen is redrawn."""
+    levels = [
+        InlineKeyboardButton(
+            ("✅ " if each is level else "") + t(lang, f"level_{each.value}"),
+            callback_data=f"set:level:{each.value}",
+        )
+        for each in LEVEL_ORDER
+    ]
+    languages = [
+        InlineKeyboardButton(
+            ("✅ " if code == lang else "") + name, callback_data=f"set:lang:{code}"
+        )
+        for code, name in (("en", "English"), ("zh", "中文"))
+    ]
+    daily_key = "button_settings_daily_on" if daily_on else "button_settings_daily_off"
+    reminders_key = "button_settings_reminders_on" if reminders else "button_settings_reminders_off"
+    return InlineKeyboardMarkup(
+        [
+            levels,
+            languages,
+            [
+                InlineKeyboardButton(
+                    t(lang, "button_settings_zone", zone=zone), callback_data="set:tz"
+                )
+            ],
+            [
+                InlineKeyboardButton(
+                    t(lang, daily_key, time=daily_time),
+                    callback_data=f"set:daily:{'off' if daily_on else 'on'}",
+                )
+            ],
+            [
+                InlineKeyboardButton(
+                    t(lang, reminders_key), callback_data=f"set:rem:{'off' if reminders else 'on'}"
+                )
+            ],
+        ]
+    )

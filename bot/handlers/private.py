@@ -22,6 +22,7 @@ from bot.handlers.common import (
     set_keyboard,
     ui_language,
 )
+from bot.handlers.daily import DEFAULT_DAILY_TIME
 from bot.handlers.keyboards import (
     feedback_keyboard,
     next_keyboard,
@@ -41,8 +42,6 @@ from bot.render import (
     split_head,
     utf16_len,
 )
-
-DEFAULT_DAILY_TIME = "09:00"
 
 
 async def start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

@@ -5,15 +5,24 @@ from __future__ import annotations
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from telegram import Update
+from telegram import InlineKeyboardMarkup, Update
 from telegram.ext import ContextTypes
 
-from bot.core.levels import parse_level
+from bot.core.levels import Level, parse_level
+from bot.core.models import ChatRecord, UserProfile
 from bot.core.schedule import Days
 from bot.core.timezones import resolve_timezone, suggest_timezones, zone_label
-from bot.handlers.common import begin, current_user, send, services, ui_language
-from bot.handlers.daily import save_schedule
-from bot.handlers.keyboards import forget_keyboard, level_keyboard
+from bot.handlers.common import (
+    Services,
+    begin,
+    current_user,
+    edit_text,
+    send,
+    services,
+    ui_language,
+)
+from bot.handlers.daily import DEFAULT_DAILY_TIME, save_schedule
+from bot.handlers.keyboards import forget_keyboard, level_keyboard, settings_keyboard
 from bot.i18n import LANGUAGES, Html
 from bot.render import level_name
 
@@ -154,3 +163,87 @@ async def forget_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
         await query.edit_message_text(svc.strings(lang, "forget_done"))
     else:
         await query.edit_message_text(svc.strings(lang, "forget_cancelled"))
+
+
+# -- /settings: one screen with buttons ------------------------------------------------------
+
+
+async def _settings_view(
+    svc: Services, user: UserProfile, chat: ChatRecord | None, lang: str
+) -> tuple[Html, InlineKeyboardMarkup]:
+    t = svc.strings
+    zone = user.timezone or svc.settings.default_timezone
+    daily_on = chat is not None and chat.daily_enabled
+    daily_time = chat.daily_time if chat is not None else DEFAULT_DAILY_TIME
+    text = t(
+        lang,
+        "settings_title",
+        level=level_name(t, lang, user.level or Level.BEGINNER),
+        language=t(lang, "language_name"),
+        zone=zone_label(zone),
+        time=_local_time(svc.practice.clock(), zone),
+        daily=t(lang, "settings_daily_on" if daily_on else "settings_daily_off", time=daily_time),
+        reminders=t(lang, "settings_on" if user.reminders else "settings_off"),
+    )
+    keyboard = settings_keyboard(
+        t,
+        lang,
+        level=user.level or Level.BEGINNER,
+        daily_on=daily_on,
+        daily_time=daily_time,
+        reminders=user.reminders,
+        zone=zone_label(zone),
+    )
+    return text, keyboard
+
+
+async def settings_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """/settings: level, language, time zone, daily question and reminders on one screen."""
+    turn = await begin(update, context)
+    if turn is None:
+        return
+    svc, user, chat, lang = turn
+    text, keyboard = await _settings_view(svc, user, await svc.storage.get_chat(chat.id), lang)
+    await send(context, chat.id, [text], keyboard)
+
+
+async def settings_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """A tap on the settings screen: change the setting, redraw the screen in place."""
+    query = update.callback_query
+    turn = await begin(update, context)
+    if query is None or turn is None:
+        return
+    svc, user, chat, lang = turn
+    what, _, value = (query.data or "").removeprefix("set:").partition(":")
+    record = await svc.storage.get_chat(chat.id)
+    await query.answer()
+    if what == "tz":  # a zone is typed, not tapped: say how
+        await send(context, chat.id, [svc.strings(lang, "settings_timezone_prompt")])
+        return
+    if what == "level" and (chosen := parse_level(value)) is not None:
+        await svc.storage.update_user(user.user_id, level=chosen)
+    elif what == "lang" and value in LANGUAGES:
+        await svc.storage.update_user(user.user_id, language=value)
+        lang = value
+    elif what == "rem" and value in ("on", "off"):
+        await svc.storage.update_user(user.user_id, reminders=int(value == "on"))
+    elif what == "daily" and value in ("on", "off"):
+        if record is None:
+            await svc.storage.ensure_chat(chat.id, chat.type, chat.first_name or "")
+            record = await svc.storage.get_chat(chat.id)
+            assert record is not None
+        await save_schedule(
+            svc,
+            record,
+            user,
+            enabled=value == "on",
+            at=record.daily_time,
+            days=Days(record.daily_days),
+            zone=record.timezone or user.timezone or svc.settings.default_timezone,
+        )
+    else:
+        return
+    fresh = await svc.storage.get_user(user.user_id)
+    assert fresh is not None
+    text, keyboard = await _settings_view(svc, fresh, await svc.storage.get_chat(chat.id), lang)
+    await edit_text(query, text, keyboard)
