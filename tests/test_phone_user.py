@@ -236,3 +236,33 @@ async def test_settings_screen_changes_each_setting_in_place(bot: BotHarness) ->
     assert "⚙️ 设置" in edit.visible and "难度：高级" in edit.visible
     (reply,) = await bot.say(ADA, "/help")
     assert "练习" in reply.visible or "题" in reply.visible
+
+
+# -- too-short answers -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("short", ["x", "ok", "好", "??", "12", "aaaa"])
+async def test_a_too_short_answer_is_refused_and_keeps_the_question_open(
+    bot: BotHarness, short: str
+) -> None:
+    await bot.say(ADA, "/quiz beginner")
+    (reply,) = await bot.say(ADA, short)
+    assert "too short to score" in reply.visible and "still open" in reply.visible
+    user = await bot.storage.get_user(ADA.id)
+    assert user is not None and user.streak.current == 0
+    assert await bot.storage.answers_for(ADA.id) == []
+    feedback = await bot.say(ADA, "max_batch_size 和 preferred batch size")
+    assert "Score:" in feedback[0].visible  # the question was still open
+    user = await bot.storage.get_user(ADA.id)
+    assert user is not None and user.streak.current == 1
+
+
+async def test_a_too_short_group_reply_is_not_counted(bot: BotHarness, api: FakeBotAPI) -> None:
+    api.admins[GROUP] = {ADMIN_EN.id}
+    (question,) = await bot.say(ADMIN_EN, "/quiz", chat_id=GROUP)
+    (note,) = await bot.say(ADA, "x", chat_id=GROUP, reply_to=question.message_id)
+    assert "too short to count" in note.visible
+    results = await bot.say(ADMIN_EN, "/reveal", chat_id=GROUP)
+    assert "Nobody answered" in results[0].visible
+    user = await bot.storage.get_user(ADA.id)
+    assert user is None or user.streak.current == 0

@@ -219,7 +219,7 @@ async def test_non_answers_get_a_nudge(bot: BotHarness, api: FakeBotAPI) -> None
     assert "/help" in reply.visible
     await bot.say(ADA, "/quiz")
     (reply,) = await bot.say(ADA, "🤷‍♀️👍")
-    assert "looks empty" in reply.visible
+    assert "too short to score" in reply.visible
 
 
 async def test_edits_are_not_rescored(bot: BotHarness, api: FakeBotAPI) -> None:

@@ -20,6 +20,7 @@ from telegram.constants import ReactionEmoji
 from telegram.error import BadRequest, Forbidden, TelegramError
 from telegram.ext import ContextTypes
 
+from bot.core.answers import is_substantive
 from bot.core.levels import Level, parse_level
 from bot.core.models import RoundRecord
 from bot.core.rounds import POINTS_PER_ANSWER, MemberResult, closes_at, rank, week_start
@@ -181,6 +182,11 @@ async def answer(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     question = svc.library.question(round_.question_id)
     if question is None or not is_answerable(message.text):
+        return
+    if not is_substantive(message.text):  # `x`, `ok`: not an answer, and not counted
+        if not edited:
+            text = svc.strings(lang, "round_answer_too_short")
+            await send(context, chat.id, [text], reply_to=message.message_id)
         return
     user = await current_user(update, svc)
     assert user is not None

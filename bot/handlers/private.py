@@ -7,6 +7,7 @@ import asyncio
 from telegram import CallbackQuery, Update
 from telegram.ext import ContextTypes
 
+from bot.core.answers import is_substantive
 from bot.core.levels import LEVEL_ORDER, Level, parse_level
 from bot.core.models import UserProfile
 from bot.core.scoring import is_answerable
@@ -137,7 +138,8 @@ async def answer(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         return
     lang = ui_language(user, update)
     chat_id = message.chat_id
-    if not is_answerable(message.text):
+    if not (is_answerable(message.text) and is_substantive(message.text)):
+        # Too short to be an attempt: the question stays open and the day is not counted.
         is_open = await svc.practice.open_question(chat_id) is not None
         key = "answer_too_short" if is_open else "no_open_question"
         await send(context, chat_id, [svc.strings(lang, key)])
