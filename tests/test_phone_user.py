@@ -266,3 +266,24 @@ async def test_a_too_short_group_reply_is_not_counted(bot: BotHarness, api: Fake
     assert "Nobody answered" in results[0].visible
     user = await bot.storage.get_user(ADA.id)
     assert user is None or user.streak.current == 0
+
+
+# -- overruling the rating -------------------------------------------------------------------
+
+
+async def test_overrule_buttons_go_after_use_and_partly_differs_from_no(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    await bot.say(ADA, "/quiz beginner")
+    feedback = await bot.say(ADA, "不知道，没有概念")
+    last = feedback[-1]
+    rate = {label: data for label, data in last.buttons if data.startswith("rate:")}
+    assert set(rate) == {"✅ I knew it", "🤏 Partly", "❌ No"}
+    (edit,) = await bot.press(ADA, last, rate["🤏 Partly"])
+    assert edit.method == "editMessageReplyMarkup"
+    assert [d for _, d in api.keyboard(ADA.id, last.message_id)] == ["next:beginner"]
+    # Answered at 2026-03-02 09:00 UTC: "partly" brings it back in two days, "no" tomorrow.
+    assert api.callback_answers[-1] == "Noted. Next review: 2026-03-04."
+    api.callback(ADA, rate["❌ No"], last)  # an old client still showing the buttons
+    await sentinel(bot, ADA.id)
+    assert api.callback_answers[-1] == "Noted. Next review: 2026-03-03."

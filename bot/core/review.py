@@ -8,6 +8,8 @@ Every rule about *when a question comes back* lives here:
   "no" -> Again); the review is then redone from the state before that answer.
 - FSRS runs without same-day learning steps: a question practised today comes back on a
   later day, never minutes later.
+- a better rating never brings a question back sooner than a worse one, and on a different
+  day: FSRS gives a new card one day for both "no" and "partly", so "partly" gets one more.
 Also here: weak spots (concepts missed across questions) and the level-up suggestion.
 """
 
@@ -17,7 +19,7 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from fsrs import Card, Rating, Scheduler
 
@@ -55,11 +57,20 @@ class ReviewState:
 
 def review(previous: str | None, rating: Rating, at: datetime) -> ReviewState:
     """Apply one review at `at` to a card (None: first time seen); return the new state."""
+    updated = _review_card(previous, rating, at)
+    if rating > Rating.Again:
+        worse = review(previous, Rating(rating - 1), at)
+        if updated.due <= worse.due:
+            updated.due = worse.due + timedelta(days=1)
+    return ReviewState(json.dumps(updated.to_dict()), updated.due)
+
+
+def _review_card(previous: str | None, rating: Rating, at: datetime) -> Card:
     # An explicit card_id: without one, fsrs.Card() sleeps 1 ms (blocking the event loop)
     # to keep its clock-based ids unique. Ours are never used; the row key is enough.
     card = Card.from_dict(json.loads(previous)) if previous else Card(card_id=1, due=at)
     updated, _log = _SCHEDULER.review_card(card, rating, review_datetime=at)
-    return ReviewState(json.dumps(updated.to_dict()), updated.due)
+    return updated
 
 
 def weak_concepts(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from telegram import CallbackQuery, Update
+from telegram import CallbackQuery, InlineKeyboardMarkup, Message, Update
 from telegram.ext import ContextTypes
 
 from bot.core.answers import is_substantive
@@ -383,6 +383,17 @@ async def rate_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     zone = svc.practice.zone(user)
     when = state.due.astimezone(zone).strftime("%Y-%m-%d")
     await query.answer(svc.strings(lang, "rated", when=when))
+    # One tap is the answer: the rating buttons go, "next question" (and level up) stay.
+    message = query.message
+    markup = message.reply_markup if isinstance(message, Message) else None
+    if markup is not None:
+        rows = [
+            row
+            for row in markup.inline_keyboard
+            if not any(str(b.callback_data or "").startswith("rate:") for b in row)
+        ]
+        if len(rows) < len(markup.inline_keyboard):
+            await set_keyboard(query, InlineKeyboardMarkup(rows) if rows else None)
 
 
 async def export(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

@@ -300,21 +300,33 @@ class FakeBotAPI:
         return self.message(user, chat_id=chat_id, extra={"voice": voice})
 
     def callback(self, user: FakeUser, data: str, message: Sent) -> None:
+        """A tap on a button of `message`, which carries its keyboard as Telegram shows it now."""
+        shown: dict[str, Any] = {
+            "message_id": message.message_id,
+            "date": int(time.time()),
+            "chat": self.chat(message.chat_id, user),
+            "from": {"id": self.bot_id, "is_bot": True, "first_name": "Interview Bot"},
+            "text": message.visible,
+        }
+        _, keyboard = self._shown.get((message.chat_id, message.message_id), ("", None))
+        if keyboard:
+            shown["reply_markup"] = {"inline_keyboard": keyboard}
         self.push(
             callback_query={
                 "id": str(next(self._update_ids)),
                 "from": user.to_dict(),
                 "chat_instance": "ci",
                 "data": data,
-                "message": {
-                    "message_id": message.message_id,
-                    "date": int(time.time()),
-                    "chat": self.chat(message.chat_id, user),
-                    "from": {"id": self.bot_id, "is_bot": True, "first_name": "Interview Bot"},
-                    "text": message.visible,
-                },
+                "message": shown,
             }
         )
+
+    def keyboard(self, chat_id: int, message_id: int) -> list[tuple[str, str]]:
+        """The buttons a message shows now, after any edits: (text, callback data)."""
+        _, keyboard = self._shown.get((chat_id, message_id), ("", None))
+        return [
+            (b.get("text", ""), b.get("callback_data", "")) for row in keyboard or [] for b in row
+        ]
 
     def my_chat_member(
         self, user: FakeUser, chat_id: int, old: str, new: str, title: str = "Study group"
