@@ -28,6 +28,16 @@ def language_for(code: str | None) -> str:
     return DEFAULT_LANGUAGE
 
 
+def interface_language(chosen: str | None, client: str | None) -> str:
+    """The one rule for the language of a reply to a person.
+
+    What they chose (/lang), else what their Telegram client reports, else English.
+    """
+    if chosen in LANGUAGES:
+        return chosen
+    return language_for(client)
+
+
 class Strings:
     def __init__(self, tables: dict[str, dict[str, str]]) -> None:
         if DEFAULT_LANGUAGE not in tables:

@@ -287,3 +287,35 @@ async def test_overrule_buttons_go_after_use_and_partly_differs_from_no(
     api.callback(ADA, rate["❌ No"], last)  # an old client still showing the buttons
     await sentinel(bot, ADA.id)
     assert api.callback_answers[-1] == "Noted. Next review: 2026-03-03."
+
+
+# -- one rule for the interface language -----------------------------------------------------
+
+
+async def test_a_chosen_language_is_used_everywhere_including_groups(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    api.admins[GROUP] = {ADMIN_EN.id}
+    await bot.say(ADMIN_EN, "/quiz", chat_id=GROUP)  # an English group
+    (question,) = [m for m in api.to(GROUP) if "Round" in m.visible]
+    await bot.say(ADA, "/lang zh")  # Ada's client is English, but she chose Chinese
+    (note,) = await bot.say(ADA, "x", chat_id=GROUP, reply_to=question.message_id)
+    assert "这条回复太短" in note.visible
+    (reply,) = await bot.say(ADA, "/stats", chat_id=GROUP)
+    assert "私聊" in reply.visible
+    # Li never chose: his Chinese client decides, in the group and in private.
+    (note,) = await bot.say(LI, "x", chat_id=GROUP, reply_to=question.message_id)
+    assert "这条回复太短" in note.visible
+    # The group's own messages (results) stay in the group's language.
+    results = await bot.say(ADMIN_EN, "/reveal", chat_id=GROUP)
+    assert "Round closed" in results[0].visible
+
+
+async def test_without_a_choice_the_client_language_follows_the_client(bot: BotHarness) -> None:
+    (reply,) = await bot.say(LI, "/help")
+    assert "练习" in reply.visible
+    li_in_english = FakeUser(LI.id, LI.first_name, "en-US")
+    (reply,) = await bot.say(li_in_english, "/help")
+    assert "Practice" in reply.visible
+    user = await bot.storage.get_user(LI.id)
+    assert user is not None and user.language is None and user.telegram_language == "en"

@@ -13,7 +13,7 @@ from bot.core.streaks import StreakState
 class UserProfile:
     user_id: int
     first_name: str = ""
-    language: str | None = None
+    language: str | None = None  # chosen with /lang; None: follow the Telegram client
     timezone: str | None = None
     level: Level | None = None
     pack: str | None = None
@@ -21,6 +21,7 @@ class UserProfile:
     active: bool = True
     started: bool = True  # has a private chat with the bot (False: known from groups only)
     streak: StreakState = field(default_factory=StreakState)
+    telegram_language: str | None = None  # the client's language at the last contact
 
 
 @dataclass(frozen=True, slots=True)

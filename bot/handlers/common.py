@@ -23,7 +23,7 @@ from telegram.ext import ContextTypes
 from bot.config import Settings
 from bot.core.content import Library
 from bot.core.models import UserProfile
-from bot.i18n import Html, Strings, language_for
+from bot.i18n import Html, Strings, interface_language, language_for
 from bot.practice import Practice
 from bot.storage import Storage
 
@@ -54,11 +54,14 @@ async def current_user(update: Update, svc: Services) -> UserProfile | None:
         return None
     private = update.effective_chat is not None and update.effective_chat.type == "private"
     user = await svc.storage.get_user(tg.id)
-    stale = user is None or user.first_name != (tg.first_name or "")[:64]
+    client = language_for(tg.language_code) if tg.language_code else None
+    stale = (
+        user is None
+        or user.first_name != (tg.first_name or "")[:64]
+        or (client is not None and user.telegram_language != client)
+    )
     if stale or (private and not (user.active and user.started)):  # type: ignore[union-attr]
-        user = await svc.storage.ensure_user(
-            tg.id, tg.first_name or "", language_for(tg.language_code), private=private
-        )
+        user = await svc.storage.ensure_user(tg.id, tg.first_name or "", client, private=private)
     return user
 
 
@@ -82,10 +85,14 @@ async def begin(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Turn | No
 
 
 def ui_language(user: UserProfile | None, update: Update | None = None) -> str:
-    if user is not None and user.language:
-        return user.language
+    """The language of every reply to this person, in any chat (see `interface_language`).
+
+    With an update, the client's language comes from it (the freshest); without (background
+    sends), from what the client reported at the last contact.
+    """
     code = update.effective_user.language_code if update and update.effective_user else None
-    return language_for(code)
+    client = language_for(code) if code else (user.telegram_language if user else None)
+    return interface_language(user.language if user else None, client)
 
 
 async def send(

@@ -37,7 +37,7 @@ from bot.handlers.common import (
     services,
     ui_language,
 )
-from bot.i18n import Html, language_for
+from bot.i18n import Html
 from bot.render import excerpt, level_name, pack_messages, percent, score_summary, split_head
 
 log = logging.getLogger(__name__)
@@ -166,7 +166,9 @@ async def answer(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     replied = message.reply_to_message
     if replied is None or replied.from_user is None or replied.from_user.id != context.bot.id:
         return
-    lang = language_for(tg_user.language_code)
+    user = await current_user(update, svc)
+    assert user is not None  # the update has a sender
+    lang = ui_language(user, update)
     round_ = await svc.storage.round_by_message(chat.id, replied.message_id)
     if round_ is None:
         return  # a reply to one of our other messages (results, help): not an answer
@@ -188,8 +190,6 @@ async def answer(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
             text = svc.strings(lang, "round_answer_too_short")
             await send(context, chat.id, [text], reply_to=message.message_id)
         return
-    user = await current_user(update, svc)
-    assert user is not None
     scored = await svc.practice.answer_round(
         round_.round_id,
         question,

@@ -212,6 +212,7 @@ class Storage:
             user_id=row["user_id"],
             first_name=row["first_name"],
             language=row["language"],
+            telegram_language=row["telegram_language"],
             timezone=row["timezone"],
             level=Level(row["level"]) if row["level"] else None,
             pack=row["pack"],
@@ -234,23 +235,28 @@ class Storage:
         self,
         user_id: int,
         first_name: str = "",
-        language: str | None = None,
+        telegram_language: str | None = None,
         *,
         private: bool = True,
     ) -> UserProfile:
         """Return the user, creating them on first contact.
+
+        `telegram_language`: the interface language the user's client reports, kept current
+        (the language chosen with /lang is a separate setting and is never overwritten).
 
         `private`: the contact is in a private chat, so the user can be messaged there (and a
         returning user who had blocked the bot is active again). Group members are stored
         too, for their streaks and the leaderboard, but are not messaged until they start.
         """
         await self._write(
-            "INSERT INTO users (user_id, first_name, language, created_at, started, active)"
+            "INSERT INTO users"
+            " (user_id, first_name, telegram_language, created_at, started, active)"
             " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (user_id) DO UPDATE SET"
             " first_name = excluded.first_name,"
+            " telegram_language = COALESCE(excluded.telegram_language, users.telegram_language),"
             " started = MAX(users.started, excluded.started),"
             " active = CASE WHEN excluded.started = 1 THEN 1 ELSE users.active END",
-            (user_id, first_name[:64], language, _now(), int(private), int(private)),
+            (user_id, first_name[:64], telegram_language, _now(), int(private), int(private)),
         )
         user = await self.get_user(user_id)
         assert user is not None
