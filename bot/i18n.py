@@ -2,6 +2,9 @@
 
 Templates are trusted Telegram HTML; every value filled into a template is HTML-escaped here,
 unless it is already `Html` (built by `bot.render` from escaped parts).
+
+Counts agree with their noun through the placeholder's format: `{days:day|days}` gives
+"1 day" and "2 days" (languages without plural forms write `{days} 天`).
 """
 
 from __future__ import annotations
@@ -38,6 +41,16 @@ def interface_language(chosen: str | None, client: str | None) -> str:
     return language_for(client)
 
 
+class Count(int):
+    """An integer that formats `{n:one|many}` as "1 one" or "2 many"."""
+
+    def __format__(self, spec: str) -> str:
+        if "|" not in spec:
+            return int.__format__(self, spec)
+        one, many = spec.split("|", 1)
+        return f"{int(self)} {one if self == 1 else many}"
+
+
 class Strings:
     def __init__(self, tables: dict[str, dict[str, str]]) -> None:
         if DEFAULT_LANGUAGE not in tables:
@@ -59,8 +72,13 @@ class Strings:
         """The template `key` in `lang` (falling back to English) with escaped values."""
         table = self.tables.get(lang or DEFAULT_LANGUAGE, self.tables[DEFAULT_LANGUAGE])
         template = table.get(key) or self.tables[DEFAULT_LANGUAGE][key]
-        safe = {
-            k: v if isinstance(v, Html) else html.escape(str(v), quote=False)
-            for k, v in values.items()
-        }
+        safe = {k: _safe(v) for k, v in values.items()}
         return Html(template.format_map(safe))
+
+
+def _safe(value: object) -> object:
+    if isinstance(value, Html):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return Count(value)  # digits need no escaping; plural forms need the number
+    return html.escape(str(value), quote=False)

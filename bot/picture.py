@@ -106,9 +106,10 @@ def render_stats_picture(
 
     big = _font(folder, 40)
     y = legend_y + 70
-    days = text("pic_days")
-    draw.text((LEFT - 100, y), f"{text('pic_streak')}: {current} {days}", font=big, fill=INK)
-    draw.text((LEFT + 480, y), f"{text('pic_best')}: {best} {days}", font=big, fill=INK)
+    streak = html.unescape(strings(lang, "pic_streak_line", count=current))
+    draw.text((LEFT - 100, y), streak, font=big, fill=INK)
+    best_line = html.unescape(strings(lang, "pic_best_line", count=best))
+    draw.text((LEFT + 480, y), best_line, font=big, fill=INK)
 
     y += 80
     draw.text((LEFT - 100, y), text("pic_levels"), font=big, fill=INK)
@@ -133,7 +134,10 @@ def render_stats_picture(
 
 def drawn_text(strings: Strings, lang: str) -> str:
     """Every interface string the picture can draw (for the glyph-coverage test)."""
-    keys = ["pic_title", "pic_weekdays", "pic_less", "pic_more", "pic_streak", "pic_best",
-            "pic_days", "pic_levels", "pic_no_answers",
+    keys = ["pic_title", "pic_weekdays", "pic_less", "pic_more", "pic_levels", "pic_no_answers",
             "level_beginner", "level_intermediate", "level_advanced"]  # fmt: skip
-    return "".join(html.unescape(strings(lang, k)) for k in keys) + "0123456789-:% "
+    counted = [
+        strings(lang, k, count=n) for k in ("pic_streak_line", "pic_best_line") for n in (1, 2)
+    ]
+    drawn = [*(strings(lang, k) for k in keys), *counted]
+    return "".join(html.unescape(s) for s in drawn) + "0123456789-:% "

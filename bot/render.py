@@ -27,7 +27,13 @@ def utf16_len(text: str) -> int:
 
 
 def bar(fraction: float, width: int = 10) -> str:
-    filled = round(max(0.0, min(1.0, fraction)) * width)
+    """A bar of `width` cells: full only at 100%, empty only at 0% (95% is not 100%)."""
+    share = max(0.0, min(1.0, fraction))
+    filled = int(share * width)  # floor: a cell is drawn once it is complete
+    if share > 0 and filled == 0:
+        filled = 1
+    if share < 1 and filled == width:
+        filled = width - 1
     return "▓" * filled + "░" * (width - filled)
 
 

@@ -111,10 +111,10 @@ async def _loop(
                 if concept.label not in wrong:
                     say(f"  ❌ {concept.label}")
             if feedback.hints:
-                say(f"  💡 {feedback.hints} hint(s) used")
+                say(f"  💡 {feedback.hints} hint{'' if feedback.hints == 1 else 's'} used")
             say(f"\nReference answer:\n{q.answer}")
             s = feedback.streak
-            say(f"\n🔥 Streak: {s.current} day(s), best {s.best}\n")
+            say(f"\n🔥 Streak: {s.current} day{'' if s.current == 1 else 's'}, best {s.best}\n")
             break
         say("Press Enter for the next question, or type /quit.")
         nxt = await asyncio.to_thread(stdin.readline)

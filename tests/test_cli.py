@@ -134,7 +134,7 @@ async def test_terminal_practice_scores_and_keeps_the_streak(
     assert "💡 Hint 1:" in shown
     assert "Score: " in shown and "%" in shown
     assert "Reference answer:" in shown
-    assert "🔥 Streak: 1 day(s)" in shown
+    assert "🔥 Streak: 1 day," in shown
     storage = Storage(settings.database_path)
     await storage.open()
     try:

@@ -199,7 +199,7 @@ async def test_leaderboard_after_several_rounds(bot: BotHarness, api: FakeBotAPI
     assert "This week" in text and "All time" in text
     week = text.split("All time")[0]
     assert week.index("Ben") < week.index("Ana")
-    assert "2 answer(s)" in text
+    assert "2 answers" in text
     assert "🔥1" in text  # group answers count towards personal streaks
     ben = await bot.storage.get_user(BEN.id)
     assert ben is not None and ben.streak.current == 1

@@ -146,7 +146,7 @@ async def test_stats_sends_the_picture_and_weak_spots(bot: BotHarness, api: Fake
     picture, text = await bot.say(ADA, "/stats", expect=2)
     image = Image.open(io.BytesIO(picture.params["photo"]))
     assert image.format == "PNG" and image.size == (WIDTH, HEIGHT)
-    assert "4 answer(s)" in picture.visible
+    assert "4 answers" in picture.visible
     assert "Weak spots" in text.visible
 
 

@@ -50,7 +50,7 @@ async def test_quiz_answer_and_stats(bot: BotHarness, library: Library) -> None:
     assert re.search(r"Score: \d+%", text)
     assert "Reference answer" in text
     assert asked.answer.splitlines()[0][:30] in text
-    assert "🔥 Streak: 1 day(s)" in text
+    assert "🔥 Streak: 1 day ·" in text
     assert [d for _, d in feedback[-1].buttons] == [
         "rate:1:good",
         "rate:1:hard",
@@ -62,10 +62,10 @@ async def test_quiz_answer_and_stats(bot: BotHarness, library: Library) -> None:
 
     picture, stats = await bot.say(ADA, "/stats", expect=2)
     assert picture.method == "sendPhoto"
-    assert "1 answer(s) · 🔥 1 day(s), best 1 · Advanced" in picture.visible  # the caption
-    assert "Current streak: 1 day(s) · best: 1" in stats.visible
-    assert "Answers: 1 on 1 question(s)" in stats.visible
-    assert "Advanced: 1 answer(s), average" in stats.visible
+    assert "1 answer · 🔥 1 day, best 1 · Advanced" in picture.visible  # the caption
+    assert "Current streak: 1 day · best: 1" in stats.visible
+    assert "Answers: 1 on 1 question\n" in stats.visible
+    assert "Advanced: 1 answer, average" in stats.visible
 
 
 async def test_specific_question_feedback_lists_covered_and_missed(bot: BotHarness) -> None:
@@ -184,7 +184,7 @@ async def test_hint_skip_reveal(bot: BotHarness) -> None:
     (hint2,) = await bot.press(ADA, question, question.buttons[0][1])
     assert hint2.visible.startswith("💡 Hint 2:")
     feedback = await bot.say(ADA, "我不知道")
-    assert "💡 2 hint(s) used." in "\n".join(m.visible for m in feedback)
+    assert "💡 2 hints used." in "\n".join(m.visible for m in feedback)
 
     await bot.say(ADA, "/quiz")
     skipped = await bot.say(ADA, "/skip", expect=2)

@@ -247,7 +247,8 @@ async def close_round(bot: Bot, svc: Services, round_: RoundRecord, lang: str = 
     if not ranked:
         lines.append(t(lang, "round_nobody"))
     for place, r in enumerate(ranked, start=1):
-        medal = MEDALS[place - 1] if place <= len(MEDALS) else f"{place}."
+        # A medal is for an answer that covered something: 0% gets a place, not bronze.
+        medal = MEDALS[place - 1] if place <= len(MEDALS) and r.score > 0 else f"{place}."
         lines.append(
             t(
                 lang,
