@@ -44,6 +44,8 @@ class Asked:
     question: Question
     pack_title: str
     replaced: bool  # an unanswered question was open and is now closed
+    pack_language: str = ""  # the language of the pack's questions and answers (zh, en…)
+    exhausted: bool = False  # a fresh question was wanted, but all at the level were answered
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,14 +108,16 @@ class Practice:
         way nothing is repeated while unasked questions remain.
         """
         question = None if level else await self._due_review(user, pack)
+        exhausted = False
         if question is None:
-            question = await self._fresh(chat_id, user, level or user.level or Level.BEGINNER, pack)
+            wanted = level or user.level or Level.BEGINNER
+            question, exhausted = await self._fresh(chat_id, user, wanted, pack)
         if question is None:
             return None
         previous = await self.storage.get_open_question(chat_id)
         await self.storage.open_question(chat_id, user.user_id, question.id, self.clock())
-        pack_id = self.library.pack_of[question.id]
-        return Asked(question, self.library.packs[pack_id].title, previous is not None)
+        found = self.library.packs[self.library.pack_of[question.id]]
+        return Asked(question, found.title, previous is not None, found.language, exhausted)
 
     async def _due_review(self, user: UserProfile, pack: str | None) -> Question | None:
         for question_id in await self.storage.due_reviews(user.user_id, self.clock()):
@@ -124,14 +128,15 @@ class Practice:
 
     async def _fresh(
         self, chat_id: int, user: UserProfile, level: Level, pack: str | None
-    ) -> Question | None:
+    ) -> tuple[Question | None, bool]:
+        """A question not answered yet at `level`; else a repeat, with True (all answered)."""
         pool = self.library.pool(level, pack or user.pack)
         if not pool and pack is None and user.pack:
             pool = self.library.pool(level)  # the saved pack has no such level: use all
         answered = await self.storage.answered_questions(user.user_id)
         unseen = [q for q in pool if q.id not in answered]
         recent = await self.storage.recent_questions(chat_id)
-        return pick_question(unseen or pool, recent, self.rng)
+        return pick_question(unseen or pool, recent, self.rng), bool(pool) and not unseen
 
     async def open_question(self, chat_id: int) -> tuple[Question, int] | None:
         """The chat's open question and hints used, if it is still in the library."""

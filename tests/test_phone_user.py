@@ -10,6 +10,8 @@ from datetime import UTC, datetime
 
 import pytest
 
+from bot.core.content import Library
+from bot.core.levels import Level
 from tests.conftest import BotHarness, FakeClock
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser, Sent
 
@@ -83,6 +85,18 @@ async def sentinel(bot: BotHarness, chat_id: int, user: FakeUser = ADA) -> list[
                 return sent[:i]
         await bot.api.wait_for(chat_id, len(sent) + 1)
     raise AssertionError("the sentinel was never answered")
+
+
+async def answered(bot: BotHarness, user: FakeUser, text: str) -> list[Sent]:
+    """Answer and wait for the whole feedback (its last message carries the rating buttons)."""
+    before = len(bot.api.to(user.id))
+    bot.api.message(user, text)
+    for _ in range(20):
+        sent = bot.api.to(user.id)[before:]
+        if sent and any(d.startswith("rate:") for _, d in sent[-1].buttons):
+            return sent
+        await bot.api.wait_for(user.id, before + len(sent) + 1)
+    raise AssertionError("no complete feedback")
 
 
 def _question_id(message: object) -> str:
@@ -319,3 +333,30 @@ async def test_without_a_choice_the_client_language_follows_the_client(bot: BotH
     assert "Practice" in reply.visible
     user = await bot.storage.get_user(LI.id)
     assert user is not None and user.language is None and user.telegram_language == "en"
+
+
+# -- the bank's language, a finished level ---------------------------------------------------
+
+
+async def test_an_english_user_is_told_the_bank_is_chinese(bot: BotHarness) -> None:
+    (question,) = await bot.say(ADA, "/quiz")
+    assert "This question bank is in Chinese" in question.visible
+    (question,) = await bot.say(LI, "/quiz")
+    assert "🌐" not in question.visible  # a Chinese bank for a Chinese user needs no note
+
+
+async def test_answering_every_question_at_a_level_nudges_to_the_next(
+    bot: BotHarness, library: Library
+) -> None:
+    count = len(library.pool(Level.BEGINNER))
+    for _ in range(count):
+        (question,) = await bot.say(LI, "/quiz beginner")
+        assert "🎓" not in question.visible
+        await answered(bot, LI, "我不太确定这个问题")
+    (question,) = await bot.say(LI, "/quiz beginner")
+    assert "初级题目你已经全部答过" in question.visible and "/quiz intermediate" in question.visible
+
+
+async def test_the_pack_list_shows_each_packs_language(bot: BotHarness) -> None:
+    (reply,) = await bot.say(ADA, "/quiz legendary")
+    assert "Packs: triton (Chinese)" in reply.visible

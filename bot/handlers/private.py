@@ -30,8 +30,9 @@ from bot.handlers.keyboards import (
     question_keyboard,
     start_keyboard,
 )
-from bot.i18n import Html
+from bot.i18n import LANGUAGES, Html
 from bot.picture import LevelBar, first_day, render_stats_picture
+from bot.practice import Asked
 from bot.render import (
     MESSAGE_LIMIT,
     bar,
@@ -108,7 +109,37 @@ async def ask(
         note = svc.strings(lang, "question_replaces")
         joined = Html(f"{note}\n{messages[0]}")
         messages = [joined, *messages[1:]] if utf16_len(joined) <= MESSAGE_LIMIT else messages
+    notes = _asked_notes(svc, lang, asked)
+    if notes:
+        joined = Html("\n\n".join([messages[-1], *notes]))
+        messages = [*messages[:-1], joined] if utf16_len(joined) <= MESSAGE_LIMIT else messages
     await send(context, chat_id, messages, question_keyboard(svc.strings, lang, q.id))
+
+
+def _language_name(svc: Services, lang: str, code: str) -> str:
+    base = code.split("-")[0].lower()
+    return svc.strings(lang, f"language_{base}") if base in LANGUAGES else code
+
+
+def _asked_notes(svc: Services, lang: str, asked: Asked) -> list[Html]:
+    """What the user should know about this question: the bank's language, a finished level."""
+    t = svc.strings
+    notes: list[Html] = []
+    if asked.pack_language and asked.pack_language.split("-")[0].lower() != lang:
+        name = _language_name(svc, lang, asked.pack_language)
+        notes.append(t(lang, "bank_language", language=name))
+    if asked.exhausted:
+        level = asked.question.level
+        name = level_name(t, lang, level)
+        following = LEVEL_ORDER.index(level) + 1
+        if following < len(LEVEL_ORDER):
+            up = LEVEL_ORDER[following]
+            notes.append(
+                t(lang, "level_done", level=name, next=level_name(t, lang, up), command=up.value)
+            )
+        else:
+            notes.append(t(lang, "level_done_top", level=name))
+    return notes
 
 
 async def quiz(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -119,7 +150,10 @@ async def quiz(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     level, pack, problem = _parse_quiz_args(svc, list(context.args or []))
     if problem is not None:
         word = next((a for a in (context.args or []) if parse_level(a) is None), "")
-        packs = ", ".join(svc.library.packs)
+        packs = ", ".join(
+            f"{pid} ({_language_name(svc, lang, pack.language)})"
+            for pid, pack in svc.library.packs.items()
+        )
         first_pack = next(iter(svc.library.packs))
         text = svc.strings(lang, problem, word=word[:40], packs=packs, pack=first_pack)
         if problem == "bad_level" and svc.library.packs:
