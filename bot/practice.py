@@ -114,6 +114,12 @@ class Practice:
             question, exhausted = await self._fresh(chat_id, user, wanted, pack)
         if question is None:
             return None
+        return await self.ask_question(chat_id, user, question, exhausted=exhausted)
+
+    async def ask_question(
+        self, chat_id: int, user: UserProfile, question: Question, *, exhausted: bool = False
+    ) -> Asked:
+        """Open this question for the chat (a shared link, or the one `ask` chose)."""
         previous = await self.storage.get_open_question(chat_id)
         await self.storage.open_question(chat_id, user.user_id, question.id, self.clock())
         found = self.library.packs[self.library.pack_of[question.id]]

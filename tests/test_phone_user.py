@@ -360,3 +360,46 @@ async def test_answering_every_question_at_a_level_nudges_to_the_next(
 async def test_the_pack_list_shows_each_packs_language(bot: BotHarness) -> None:
     (reply,) = await bot.say(ADA, "/quiz legendary")
     assert "Packs: triton (Chinese)" in reply.visible
+
+
+# -- links: the private chat, a shared question, adding the bot to a group -------------------
+
+
+def urls(message: Sent) -> list[str]:
+    markup = message.params.get("reply_markup") or {}
+    return [b["url"] for row in markup.get("inline_keyboard", []) for b in row if "url" in b]
+
+
+async def test_the_private_chat_pointer_has_a_link_button(bot: BotHarness) -> None:
+    (reply,) = await bot.say(ADA, "/stats", chat_id=GROUP)
+    assert "@interview_test_bot" in reply.visible
+    assert urls(reply) == ["https://t.me/interview_test_bot"]
+
+
+async def test_a_shared_question_link_opens_that_question(
+    bot: BotHarness, library: Library
+) -> None:
+    (question,) = await bot.say(ADA, "/quiz beginner")
+    qid = _question_id(question)
+    (share,) = urls(question)
+    assert share == (
+        "https://t.me/share/url?url=https%3A%2F%2Ft.me%2Finterview_test_bot%3Fstart%3Dq_" + qid
+    )
+    # A friend follows the link: /start with the payload, as Telegram sends it.
+    friend = FakeUser(1077, "Bo", "en")
+    welcome, opened = await bot.say(friend, f"/start q_{qid}", expect=2)
+    assert "Hi Bo" in welcome.visible
+    assert library.questions[qid].question in opened.visible
+    assert _question_id(opened) == qid
+    open_ = await bot.storage.get_open_question(friend.id)
+    assert open_ is not None and open_.question_id == qid
+
+
+async def test_a_link_to_a_question_no_longer_there_says_so(bot: BotHarness) -> None:
+    _, reply = await bot.say(ADA, "/start q_gone-q1", expect=2)
+    assert "no longer in my question bank" in reply.visible
+
+
+async def test_welcome_offers_to_add_the_bot_to_a_group(bot: BotHarness) -> None:
+    (welcome,) = await bot.say(ADA, "/start")
+    assert "https://t.me/interview_test_bot?startgroup=start" in urls(welcome)

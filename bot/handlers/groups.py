@@ -37,6 +37,7 @@ from bot.handlers.common import (
     services,
     ui_language,
 )
+from bot.handlers.keyboards import chat_link_keyboard
 from bot.i18n import Html
 from bot.render import excerpt, level_name, pack_messages, percent, score_summary, split_head
 
@@ -399,8 +400,10 @@ async def private_only(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     chat, message = update.effective_chat, update.effective_message
     if chat is not None and message is not None:
         lang = ui_language(await current_user(update, svc), update)
-        text = svc.strings(lang, "private_only", bot=context.bot.username or "")
-        await send(context, chat.id, [text], reply_to=message.message_id)
+        username = context.bot.username or ""
+        text = svc.strings(lang, "private_only", bot=username)
+        keyboard = chat_link_keyboard(svc.strings, lang, username) if username else None
+        await send(context, chat.id, [text], keyboard, reply_to=message.message_id)
 
 
 async def introduce(bot: Bot, svc: Services, chat_id: int, title: str, lang: str) -> None:

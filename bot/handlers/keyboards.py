@@ -2,23 +2,44 @@
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.core.levels import LEVEL_ORDER, Level
 from bot.i18n import Strings
 
+QUESTION_LINK_PREFIX = "q_"  # t.me/<bot>?start=q_<question id> opens that question
 
-def question_keyboard(t: Strings, lang: str, question_id: str) -> InlineKeyboardMarkup:
-    return InlineKeyboardMarkup(
+
+def question_link(bot_username: str, question_id: str) -> str:
+    return f"https://t.me/{bot_username}?start={QUESTION_LINK_PREFIX}{question_id}"
+
+
+def question_keyboard(
+    t: Strings, lang: str, question_id: str, bot_username: str | None = None
+) -> InlineKeyboardMarkup:
+    """Hint, show answer, skip; and, when the bot's username is known, share the question."""
+    rows = [
         [
-            [
-                InlineKeyboardButton(t(lang, "button_hint"), callback_data=f"hint:{question_id}"),
-                InlineKeyboardButton(
-                    t(lang, "button_show_answer"), callback_data=f"show:{question_id}"
-                ),
-                InlineKeyboardButton(t(lang, "button_skip"), callback_data=f"skip:{question_id}"),
-            ]
+            InlineKeyboardButton(t(lang, "button_hint"), callback_data=f"hint:{question_id}"),
+            InlineKeyboardButton(
+                t(lang, "button_show_answer"), callback_data=f"show:{question_id}"
+            ),
+            InlineKeyboardButton(t(lang, "button_skip"), callback_data=f"skip:{question_id}"),
         ]
+    ]
+    if bot_username:
+        link = question_link(bot_username, question_id)
+        share = f"https://t.me/share/url?url={quote(link, safe='')}"
+        rows.append([InlineKeyboardButton(t(lang, "button_share"), url=share)])
+    return InlineKeyboardMarkup(rows)
+
+
+def chat_link_keyboard(t: Strings, lang: str, bot_username: str) -> InlineKeyboardMarkup:
+    """One button that opens the private chat with the bot."""
+    return InlineKeyboardMarkup(
+        [[InlineKeyboardButton(t(lang, "button_open_private"), url=f"https://t.me/{bot_username}")]]
     )
 
 
@@ -66,14 +87,18 @@ def level_keyboard(t: Strings, lang: str, current: Level | None) -> InlineKeyboa
 
 
 def start_keyboard(
-    t: Strings, lang: str, current: Level | None, daily_time: str
+    t: Strings, lang: str, current: Level | None, daily_time: str, bot_username: str | None = None
 ) -> InlineKeyboardMarkup:
     levels = level_keyboard(t, lang, current).inline_keyboard[0]
     # The time travels with the button, so a tap sets exactly the time its label shows.
     daily = InlineKeyboardButton(
         t(lang, "button_daily_on", time=daily_time), callback_data=f"daily:on:{daily_time}"
     )
-    return InlineKeyboardMarkup([list(levels), [daily]])
+    rows = [list(levels), [daily]]
+    if bot_username:  # Telegram's add-to-group picker, then the bot introduces itself there
+        add = f"https://t.me/{bot_username}?startgroup=start"
+        rows.append([InlineKeyboardButton(t(lang, "button_add_to_group"), url=add)])
+    return InlineKeyboardMarkup(rows)
 
 
 def forget_keyboard(t: Strings, lang: str) -> InlineKeyboardMarkup:

@@ -25,6 +25,7 @@ from bot.handlers.common import (
 )
 from bot.handlers.daily import DEFAULT_DAILY_TIME
 from bot.handlers.keyboards import (
+    QUESTION_LINK_PREFIX,
     feedback_keyboard,
     next_keyboard,
     question_keyboard,
@@ -55,8 +56,16 @@ async def start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     record = await svc.storage.get_chat(chat.id)
     # The time the user chose before (/daily 8:30pm, then /daily off) is the one offered back.
     daily_time = record.daily_time if record is not None else DEFAULT_DAILY_TIME
-    keyboard = start_keyboard(svc.strings, lang, user.level, daily_time)
+    keyboard = start_keyboard(svc.strings, lang, user.level, daily_time, context.bot.username)
     await send(context, chat.id, [text], keyboard)
+    payload = (context.args or [""])[0]
+    if payload.startswith(QUESTION_LINK_PREFIX):  # a shared question: open it right away
+        question = svc.library.question(payload.removeprefix(QUESTION_LINK_PREFIX))
+        if question is None:
+            await send(context, chat.id, [svc.strings(lang, "shared_question_gone")])
+            return
+        asked = await svc.practice.ask_question(chat.id, user, question)
+        await send_asked(context, chat.id, lang, asked)
 
 
 async def help_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -101,6 +110,14 @@ async def ask(
         name = level_name(svc.strings, lang, chosen)
         await send(context, chat_id, [svc.strings(lang, "no_questions", level=name)])
         return
+    await send_asked(context, chat_id, lang, asked)
+
+
+async def send_asked(
+    context: ContextTypes.DEFAULT_TYPE, chat_id: int, lang: str, asked: Asked
+) -> None:
+    """Send an opened question with its notes and buttons."""
+    svc = services(context)
     q = asked.question
     messages = question_message(
         svc.strings, lang, level=q.level, pack_title=asked.pack_title, question=q.question
@@ -113,7 +130,8 @@ async def ask(
     if notes:
         joined = Html("\n\n".join([messages[-1], *notes]))
         messages = [*messages[:-1], joined] if utf16_len(joined) <= MESSAGE_LIMIT else messages
-    await send(context, chat_id, messages, question_keyboard(svc.strings, lang, q.id))
+    keyboard = question_keyboard(svc.strings, lang, q.id, context.bot.username)
+    await send(context, chat_id, messages, keyboard)
 
 
 def _language_name(svc: Services, lang: str, code: str) -> str:
