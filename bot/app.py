@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
 from collections.abc import AsyncIterator, Awaitable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -93,17 +94,20 @@ def build_application(
     clock: Clock = utc_now,
     max_retries: int = 3,
     scheduler: bool = True,
+    rng: random.Random | None = None,
 ) -> Application[Any, Any, Any, Any, Any, Any]:
     """Build the bot; the database opens in post_init and closes in post_shutdown.
 
     `scheduler`: run the daily-prompt and round-closing loop in the background (tests drive
-    `DailySender.tick` by hand instead).
+    `DailySender.tick` by hand instead). `rng`: question choice (tests seed it).
     """
     if settings.telegram_bot_token is None:
         raise ValueError("TELEGRAM_BOT_TOKEN is required to build the bot")
     strings = Strings.load(settings.content_dir / "strings")
     storage = Storage(settings.database_path)
-    practice = Practice(storage, library, default_timezone=settings.default_timezone, clock=clock)
+    practice = Practice(
+        storage, library, default_timezone=settings.default_timezone, clock=clock, rng=rng
+    )
     svc = Services(settings, storage, library, strings, practice)
 
     background: list[asyncio.Task[None]] = []

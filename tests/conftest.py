@@ -47,6 +47,7 @@ def q(library: Library):  # type: ignore[no-untyped-def]
 
 # -- flow tests: the real Application against the fake Bot API server ------------------------
 
+import random  # noqa: E402
 from collections.abc import AsyncIterator  # noqa: E402
 from contextlib import AsyncExitStack  # noqa: E402
 from datetime import UTC, datetime, timedelta  # noqa: E402
@@ -94,8 +95,14 @@ class BotHarness:
         self.app: Any = None
 
     async def start(self) -> None:
+        # Seeded: which question comes up is the same in every run.
         self.app = build_application(
-            self.settings, self.library, clock=self.clock, max_retries=3, scheduler=False
+            self.settings,
+            self.library,
+            clock=self.clock,
+            max_retries=3,
+            scheduler=False,
+            rng=random.Random(20260302),
         )
         self._stack = AsyncExitStack()
         await self._stack.enter_async_context(running(self.app, poll_timeout=1))
@@ -129,6 +136,24 @@ class BotHarness:
         before = len(self.api.to(chat))
         self.api.message(user, text, chat_id=chat_id, **kw)
         return (await self.api.wait_for(chat, before + expect))[before:]
+
+    async def sentinel(self, user: FakeUser, chat_id: int | None = None) -> list[Sent]:
+        """Send a last message and wait for its reply; return what came before that reply.
+
+        Updates of one chat are handled one at a time in order, so once the sentinel is
+        answered every earlier message of the chat was handled: a check that nothing was
+        sent waits for the bot instead of sleeping and hoping.
+        """
+        chat = user.id if chat_id is None else chat_id
+        marker = f"sentinel-{len(self.api.sent)}"
+        self.api.message(user, f"/daily {marker}", chat_id=chat_id)
+        for _ in range(100):
+            sent = self.api.to(chat)
+            for i, message in enumerate(sent):
+                if marker in message.visible:
+                    return sent[:i]
+            await self.api.wait_for(chat, len(sent) + 1)
+        raise AssertionError("the sentinel was never answered")
 
     async def press(
         self, user: FakeUser, message: Sent, data: str, *, expect: int = 1

@@ -70,23 +70,6 @@ async def test_second_tap_on_an_old_hint_button_is_quiet(bot: BotHarness, api: F
     assert not any("went wrong" in m.visible for m in api.to(ADA.id))
 
 
-async def sentinel(bot: BotHarness, chat_id: int, user: FakeUser = ADA) -> list[Sent]:
-    """Send a last message and wait for its reply: everything before it was handled.
-
-    Updates of one chat are handled in order, so once the sentinel's reply is there, any
-    reply to earlier messages is too. Returns what the chat got before the sentinel's reply.
-    """
-    marker = "sentinel-" + str(len(bot.api.sent))
-    bot.api.message(user, f"/daily {marker}", chat_id=None if chat_id == user.id else chat_id)
-    for _ in range(200):
-        sent = bot.api.to(chat_id)
-        for i, message in enumerate(sent):
-            if marker in message.visible:
-                return sent[:i]
-        await bot.api.wait_for(chat_id, len(sent) + 1)
-    raise AssertionError("the sentinel was never answered")
-
-
 async def answered(bot: BotHarness, user: FakeUser, text: str) -> list[Sent]:
     """Answer and wait for the whole feedback (its last message carries the rating buttons)."""
     before = len(bot.api.to(user.id))
@@ -192,7 +175,7 @@ async def test_private_menu_commands_all_answer_in_private(bot: BotHarness) -> N
     """Every command the private menu offers is known there (none gets 'unknown command')."""
     for command in PRIVATE:
         bot.api.message(ADA, f"/{command}")
-    replies = await sentinel(bot, ADA.id)
+    replies = await bot.sentinel(ADA)
     assert len(replies) >= len(PRIVATE)
     assert not [m.visible for m in replies if "don't know that command" in m.visible]
 
@@ -203,7 +186,7 @@ async def test_group_admin_menu_commands_all_answer_in_a_group(
     api.admins[GROUP] = {ADMIN_EN.id}
     for command in GROUP_ADMINS:
         api.message(ADMIN_EN, f"/{command}", chat_id=GROUP)
-    replies = await sentinel(bot, GROUP, ADMIN_EN)
+    replies = await bot.sentinel(ADMIN_EN, GROUP)
     texts = [m.visible for m in replies if m.method == "sendMessage"]
     assert len(texts) >= len(GROUP_ADMINS)
     assert not [t for t in texts if "don't know" in t or "private chat" in t]
@@ -299,7 +282,7 @@ async def test_overrule_buttons_go_after_use_and_partly_differs_from_no(
     # Answered at 2026-03-02 09:00 UTC: "partly" brings it back in two days, "no" tomorrow.
     assert api.callback_answers[-1] == "Noted. Next review: 2026-03-04."
     api.callback(ADA, rate["❌ No"], last)  # an old client still showing the buttons
-    await sentinel(bot, ADA.id)
+    await bot.sentinel(ADA)
     assert api.callback_answers[-1] == "Noted. Next review: 2026-03-03."
 
 

@@ -267,13 +267,20 @@ class FakeBotAPI:
                 command = text.split()[0]
                 msg["entities"] = [{"type": "bot_command", "offset": 0, "length": len(command)}]
         if reply_to is not None:
+            # As Telegram does: the replied-to message carries its real sender, the bot only
+            # for messages the bot sent; anything else was a person's.
             original = self.find(chat_id, reply_to)
+            sender = (
+                {"id": self.bot_id, "is_bot": True, "first_name": "Interview Bot"}
+                if original is not None
+                else {"id": 777000 + reply_to, "is_bot": False, "first_name": "Someone"}
+            )
             msg["reply_to_message"] = {
                 "message_id": reply_to,
                 "date": int(time.time()),
                 "chat": self.chat(chat_id, user),
-                "from": {"id": self.bot_id, "is_bot": True, "first_name": "Interview Bot"},
-                "text": original.visible if original else "",
+                "from": sender,
+                "text": original.visible if original else "a member's message",
             }
         if extra:
             msg.update(extra)
