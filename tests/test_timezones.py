@@ -50,3 +50,24 @@ def test_explicit_etc_names_keep_their_posix_meaning_and_are_labelled_plainly() 
 
 def test_offsets_are_never_suggested_backwards() -> None:
     assert not any(s.startswith("Etc/") for s in suggest_timezones("GMT+9x"))
+
+
+@pytest.mark.parametrize(
+    ("written", "zone"),
+    [("东十区", "Etc/GMT-10"), ("东十一区", "Etc/GMT-11"), ("西十二区", "Etc/GMT+12"),
+     ("UTC-12", "Etc/GMT+12"), ("UTC+14", "Etc/GMT-14")],
+)  # fmt: skip
+def test_the_ends_of_the_offset_range(written: str, zone: str) -> None:
+    assert resolve_timezone(written) == zone
+
+
+@pytest.mark.parametrize("written", ["UTC-13", "UTC+15", "东十三区", "东十一二区", "东零区"])
+def test_offsets_past_the_ends_are_refused(written: str) -> None:
+    assert resolve_timezone(written) is None
+
+
+def test_suggestions_read_spaces_as_underscores_and_the_city_after_the_last_slash() -> None:
+    assert suggest_timezones("New Yrok")[0] == "America/New_York"
+    assert "America/Argentina/Buenos_Aires" in suggest_timezones("Buenos Aries")
+    assert suggest_timezones("Buenos Aries", limit=1) == ["America/Argentina/Buenos_Aires"]
+    assert len(suggest_timezones("Santa", limit=2)) == 2

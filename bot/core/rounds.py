@@ -24,8 +24,9 @@ def rank(results: list[MemberResult]) -> list[MemberResult]:
     return sorted(results, key=lambda r: (-r.score, -r.covered, r.answered_at, r.user_id))
 
 
-def points(score: float) -> int:
-    return round(max(0.0, min(1.0, score)) * POINTS_PER_ANSWER)
+def points(total_score: float) -> int:
+    """Leaderboard points for a sum of round scores: each round's score (0..1) times 100."""
+    return round(max(0.0, total_score) * POINTS_PER_ANSWER)
 
 
 def closes_at(

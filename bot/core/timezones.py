@@ -156,10 +156,11 @@ def suggest_timezones(name: str, limit: int = 3) -> list[str]:
         return []
     # Etc/GMT±N read backwards to most people: offsets are resolved, never suggested.
     zones = {k: v for k, v in _zones().items() if not k.startswith("etc/")}
-    cities = {k.rsplit("/", 1)[-1]: v for k, v in zones.items()}
-    by_city = process.extract(key, list(cities), scorer=fuzz.ratio, limit=limit, score_cutoff=70)
+    cities = {k.rpartition("/")[2]: v for k, v in zones.items()}
+    # Every match above the cut-off, best first; the list is cut to `limit` once, at the end.
+    by_city = process.extract(key, list(cities), scorer=fuzz.ratio, limit=None, score_cutoff=70)
     found = [cities[m[0]] for m in by_city]
-    by_full = process.extract(key, list(zones), scorer=fuzz.WRatio, limit=limit, score_cutoff=80)
+    by_full = process.extract(key, list(zones), scorer=fuzz.WRatio, limit=None, score_cutoff=80)
     for m in by_full:
         if zones[m[0]] not in found:
             found.append(zones[m[0]])

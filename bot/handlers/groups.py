@@ -23,7 +23,7 @@ from telegram.ext import ContextTypes
 from bot.core.answers import is_substantive
 from bot.core.levels import Level, parse_level
 from bot.core.models import RoundRecord
-from bot.core.rounds import POINTS_PER_ANSWER, MemberResult, closes_at, rank, week_start
+from bot.core.rounds import MemberResult, closes_at, points, rank, week_start
 from bot.core.scoring import is_answerable
 from bot.core.selection import pick_question
 from bot.core.streaks import visible_streak
@@ -331,7 +331,7 @@ async def top(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
                     "top_line",
                     place=place,
                     name=row.first_name or "?",
-                    points=round(row.total_score * POINTS_PER_ANSWER),
+                    points=points(row.total_score),
                     answers=row.answers,
                     streak=visible_streak(row.streak, today).current,
                 )

@@ -1,0 +1,86 @@
+"""Rules a user would notice if they broke, which mutation testing showed no test guarded."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, time, timedelta
+
+from bot.core.review import weak_concepts
+from bot.core.rounds import points, week_start
+from bot.core.schedule import DailySchedule, Days, next_occurrence, parse_daily
+from bot.core.streaks import StreakState, at_risk, record_answer, visible_streak
+
+MONDAY = date(2026, 3, 2)
+
+
+def _days(n: int) -> StreakState:
+    state = StreakState()
+    for i in range(n):
+        state = record_answer(state, MONDAY + timedelta(i))
+    return state
+
+
+def test_no_reminder_for_a_streak_already_lost() -> None:
+    lost = _days(2)  # last answer Tuesday; Friday: two missed days, no freeze
+    friday = MONDAY + timedelta(4)
+    assert visible_streak(lost, friday).current == 0
+    assert not at_risk(lost, friday)  # "your 0-day streak is at risk" is never sent
+    assert not at_risk(StreakState(), friday)  # nor to someone who never answered
+
+
+def test_a_freeze_is_earned_on_the_seventh_day_not_the_sixth() -> None:
+    assert _days(6).freezes == 0
+    assert _days(7).freezes == 1
+    assert _days(13).freezes == 1
+    assert _days(14).freezes == 2
+
+
+def test_weekday_schedules_include_friday() -> None:
+    schedule = DailySchedule(time(9, 0), Days.WEEKDAYS, "UTC")
+    friday_early = datetime(2026, 3, 6, 7, tzinfo=UTC)
+    assert next_occurrence(schedule, friday_early).day == date(2026, 3, 6)
+    thursday_late = datetime(2026, 3, 5, 10, tzinfo=UTC)
+    assert next_occurrence(schedule, thursday_late).day == date(2026, 3, 6)
+    every_day = DailySchedule(time(9, 0), Days.EVERY_DAY, "UTC")
+    saturday_early = datetime(2026, 3, 7, 7, tzinfo=UTC)
+    assert next_occurrence(every_day, saturday_early).day == date(2026, 3, 7)
+
+
+def test_daily_every_day_turns_the_prompt_on() -> None:
+    for words in (["every", "day"], ["everyday"], ["每天"], ["weekdays"]):
+        command = parse_daily(words)
+        assert command.enabled is True, words
+        assert command.problem is None and not command.show
+
+
+def test_daily_time_with_every_day() -> None:
+    command = parse_daily(["08:30", "every", "day"])
+    assert command.problem is None
+    assert (command.at, command.days, command.enabled) == (time(8, 30), Days.EVERY_DAY, True)
+    command = parse_daily(["8:30pm", "每天"])
+    assert (command.at, command.days) == (time(20, 30), Days.EVERY_DAY)
+
+
+def test_weak_spots_heal_when_covered_again() -> None:
+    missed_twice = [([], ["a"]), ([], ["a"])]
+    assert weak_concepts(missed_twice) == ["a"]
+    healed = [(["a"], []), (["a"], []), (["a"], []), *missed_twice]  # newest first
+    assert weak_concepts(healed) == []
+
+
+def test_week_starts_on_monday_from_any_weekday() -> None:
+    monday = datetime(2026, 3, 2, 0, 0, tzinfo=UTC)
+    for offset in range(7):
+        now = monday + timedelta(days=offset, hours=15)
+        assert week_start(now, "UTC") == monday, now
+    assert week_start(monday + timedelta(days=7), "UTC") == monday + timedelta(days=7)
+    # In Shanghai, Sunday 20:00 UTC is already Monday: a new week there.
+    sunday_evening = datetime(2026, 3, 8, 20, 0, tzinfo=UTC)
+    assert week_start(sunday_evening, "Asia/Shanghai") == datetime(2026, 3, 8, 16, 0, tzinfo=UTC)
+
+
+def test_points_are_round_scores_times_100_summed() -> None:
+    assert points(0.0) == 0
+    assert points(1.0) == 100
+    assert points(1.75) == 175  # two rounds: 100 + 75
+    assert points(0.456) == 46  # rounded to whole points
+    assert points(-0.1) == 0

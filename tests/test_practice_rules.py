@@ -1,0 +1,100 @@
+"""The practice steps on a real database, without Telegram: overruling, asking, hints."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from fsrs import Rating
+
+from bot.core.content import Library
+from bot.core.levels import Level
+from bot.core.models import UserProfile
+from bot.practice import Practice
+from bot.storage import Storage
+from tests.conftest import FakeClock
+
+ADA, BOB = 501, 502
+
+
+@pytest.fixture
+async def practice(tmp_path: Path, library: Library) -> AsyncIterator[Practice]:
+    storage = Storage(tmp_path / "p.sqlite3")
+    await storage.open()
+    clock = FakeClock(datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
+    yield Practice(storage, library, clock=clock, rng=random.Random(5))
+    await storage.close()
+
+
+async def _user(practice: Practice, user_id: int) -> UserProfile:
+    return await practice.storage.ensure_user(user_id, f"u{user_id}", "en")
+
+
+async def _answer(practice: Practice, user: UserProfile, qid: str, text: str) -> int:
+    await practice.ask_question(user.user_id, user, practice.library.questions[qid])
+    feedback = await practice.answer(user.user_id, user, text)
+    assert feedback is not None
+    return feedback.answer_id
+
+
+async def test_only_the_author_can_overrule_an_answer(practice: Practice) -> None:
+    ada, bob = await _user(practice, ADA), await _user(practice, BOB)
+    answer_id = await _answer(practice, ada, "triton-q3", "不知道这个")
+    before = await practice.storage.get_review(ADA, "triton-q3")
+    assert await practice.overrule(bob.user_id, answer_id, "good") is None
+    assert await practice.storage.get_review(ADA, "triton-q3") == before
+
+
+async def test_an_unknown_choice_changes_nothing(practice: Practice) -> None:
+    ada = await _user(practice, ADA)
+    answer_id = await _answer(practice, ada, "triton-q3", "不知道这个")
+    before = await practice.storage.get_review(ADA, "triton-q3")
+    assert await practice.overrule(ADA, answer_id, "brilliant") is None
+    assert await practice.overrule(ADA, answer_id + 99, "good") is None
+    assert await practice.storage.get_review(ADA, "triton-q3") == before
+
+
+async def test_an_answer_reviewed_again_since_cannot_be_overruled(practice: Practice) -> None:
+    ada = await _user(practice, ADA)
+    first = await _answer(practice, ada, "triton-q3", "不知道这个")
+    practice.clock.advance(days=2)  # type: ignore[attr-defined]
+    await _answer(practice, ada, "triton-q3", "max_batch_size")
+    assert await practice.overrule(ADA, first, "good") is None
+
+
+async def test_overruling_a_repeat_starts_from_the_card_before_that_answer(
+    practice: Practice,
+) -> None:
+    ada = await _user(practice, ADA)
+    concepts = practice.library.questions["triton-q3"].concepts
+    perfect = "；".join(f"{c.label} {' '.join(c.aliases)}" for c in concepts)
+    await _answer(practice, ada, "triton-q3", perfect)  # a first, complete answer
+    practice.clock.advance(days=8)  # type: ignore[attr-defined]
+    second = await _answer(practice, ada, "triton-q3", "不知道这个")
+    stored = await practice.storage.get_review(ADA, "triton-q3")
+    assert stored is not None and stored["previous_card"] is not None
+    good = await practice.overrule(ADA, second, "good")
+    assert good is not None
+    # From the well-known card before the second answer: much later than a new card's
+    # "good" (three days).
+    reviewed = datetime.fromisoformat(str(stored["reviewed_at"]))
+    assert good.due - reviewed > timedelta(days=5)
+    again = await practice.overrule(ADA, second, "again")  # overruled twice: same base card
+    assert again is not None and again.due < good.due
+    latest = await practice.storage.get_review(ADA, "triton-q3")
+    assert latest is not None and latest["previous_card"] == stored["previous_card"]
+    assert latest["rating"] == int(Rating.Again)
+
+
+async def test_asking_without_a_level_uses_the_users_level(practice: Practice) -> None:
+    ada = await _user(practice, ADA)
+    await practice.storage.update_user(ADA, level=Level.ADVANCED)
+    ada = await _user(practice, ADA)
+    asked = await practice.ask(ADA, ada, None, None)
+    assert asked is not None and asked.question.level is Level.ADVANCED
+    assert asked.pack_language == "zh" and not asked.replaced and not asked.exhausted
+    again = await practice.ask(ADA, ada, None, None)
+    assert again is not None and again.replaced
