@@ -12,7 +12,7 @@ LOCK_FLAGS := --quiet --generate-hashes --universal --python-version 3.11 --no-a
 TOOLS := $(VENV)-tools
 UV := $(TOOLS)/bin/uv
 
-.PHONY: install run test lint bench practice clean lock
+.PHONY: install run test lint bench practice mutation clean lock
 
 install: $(STAMP)
 
@@ -48,8 +48,15 @@ test: lint
 	$(BIN)/interview-bot content check
 	$(BIN)/pytest -q
 
+# Slow (an hour on two cores), so not part of `make test`; see TESTING.md. A fresh run each
+# time: mutmut keeps earlier verdicts, which new tests would not revisit.
+mutation: $(STAMP)
+	rm -rf mutants
+	$(BIN)/mutmut run --max-children $${MUTATION_JOBS:-2} || true
+	$(BIN)/python -m tests.support.mutation_report
+
 bench: $(STAMP)
 	$(BIN)/python -m bench $(ARGS)
 
 clean:
-	rm -rf $(VENV) $(TOOLS) .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(TOOLS) .mypy_cache .pytest_cache .ruff_cache mutants

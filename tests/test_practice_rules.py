@@ -98,3 +98,42 @@ async def test_asking_without_a_level_uses_the_users_level(practice: Practice) -
     assert asked.pack_language == "zh" and not asked.replaced and not asked.exhausted
     again = await practice.ask(ADA, ada, None, None)
     assert again is not None and again.replaced
+
+
+async def test_skip_closes_only_the_question_it_read(practice: Practice) -> None:
+    """A question opened in between (the daily prompt, say) stays open after a skip."""
+    ada = await _user(practice, ADA)
+    questions = practice.library.questions
+    await practice.ask_question(ADA, ada, questions["triton-q3"])
+    read = practice.open_question
+
+    async def daily_prompt_in_between(chat_id: int):  # type: ignore[no-untyped-def]
+        found = await read(chat_id)
+        await practice.storage.open_question(chat_id, ADA, "triton-q1", practice.clock())
+        return found
+
+    practice.open_question = daily_prompt_in_between  # type: ignore[method-assign]
+    closed = await practice.close(ADA)
+    assert closed is not None and closed.id == "triton-q3"
+    still = await practice.storage.get_open_question(ADA)
+    assert still is not None and still.question_id == "triton-q1"
+
+
+async def test_hints_stop_after_the_last_concept(practice: Practice) -> None:
+    ada = await _user(practice, ADA)
+    question = practice.library.questions["triton-q3"]
+    await practice.ask_question(ADA, ada, question)
+    given = [await practice.hint(ADA) for _ in question.concepts]
+    assert [g[1] for g in given if g] == list(range(1, len(question.concepts) + 1))
+    assert await practice.hint(ADA) is None
+    open_ = await practice.open_question(ADA)
+    assert open_ is not None and open_[1] == len(question.concepts)
+
+
+async def test_today_is_the_users_local_date(practice: Practice) -> None:
+    await _user(practice, ADA)
+    await practice.storage.update_user(ADA, timezone="Asia/Shanghai")
+    ada = await _user(practice, ADA)
+    practice.clock.now = datetime(2026, 3, 2, 20, 0, tzinfo=UTC)  # type: ignore[attr-defined]
+    progress = await practice.progress(ada, since=lambda today: today)
+    assert progress.today.isoformat() == "2026-03-03"  # already Tuesday in Shanghai

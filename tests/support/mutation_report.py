@@ -1,0 +1,78 @@
+"""Print the kill rate of the last `mutmut run`, per module, equivalent mutants excluded.
+
+`make mutation` runs this after mutmut. Equivalent mutants (no test can tell them from the
+original, because the program behaves the same) are listed by name, each with the reason,
+in tests/mutation_equivalents.txt; they are left out of the rate, never counted away.
+Mutants no test runs ("no tests") count as survivors; timeouts count as killed.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+
+EQUIVALENTS = Path(__file__).resolve().parent.parent / "mutation_equivalents.txt"
+KILLED = {"killed", "timeout", "caught by type check"}
+
+
+def equivalents() -> dict[str, str]:
+    found: dict[str, str] = {}
+    for line in EQUIVALENTS.read_text(encoding="utf-8").splitlines():
+        name, _, why = line.partition("#")
+        if name.strip():
+            found[name.strip()] = why.strip()
+    return found
+
+
+def main() -> int:
+    out = subprocess.run(
+        [str(Path(sys.executable).parent / "mutmut"), "results", "--all", "true"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    excluded = equivalents()
+    by_module: dict[str, Counter[str]] = defaultdict(Counter)
+    survivors: list[str] = []
+    seen_equivalents: set[str] = set()
+    for line in out.splitlines():
+        name, sep, status = line.strip().rpartition(": ")
+        if not sep or "__mutmut_" not in name:
+            continue
+        module = name.split(".x")[0]
+        if name in excluded:
+            seen_equivalents.add(name)
+            by_module[module]["equivalent"] += 1
+            continue
+        verdict = "killed" if status in KILLED else "survived"
+        if status == "not checked":
+            verdict = "not checked"
+        by_module[module][verdict] += 1
+        if verdict == "survived":
+            survivors.append(f"{name}: {status}")
+    total = Counter[str]()
+    print(f"{'module':32} {'killed':>7} {'survived':>8} {'equiv.':>6} {'rate':>7}")
+    for module in sorted(by_module):
+        c = by_module[module]
+        total.update(c)
+        counted = c["killed"] + c["survived"]
+        rate = c["killed"] / counted if counted else 1.0
+        print(f"{module:32} {c['killed']:7} {c['survived']:8} {c['equivalent']:6} {rate:7.1%}")
+    counted = total["killed"] + total["survived"]
+    rate = total["killed"] / counted if counted else 1.0
+    print(
+        f"{'all':32} {total['killed']:7} {total['survived']:8} {total['equivalent']:6} {rate:7.1%}"
+    )
+    if total["not checked"]:
+        print(f"{total['not checked']} mutants not checked yet (run interrupted?)")
+    if stale := sorted(set(excluded) - seen_equivalents):
+        print("listed as equivalent but not found (code moved?):", *stale, sep="\n  ")
+    if survivors:
+        print("survivors:", *survivors, sep="\n  ")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
