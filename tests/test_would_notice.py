@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from PIL import Image
 
 from bot.core.content import Library
@@ -178,3 +179,24 @@ async def test_this_week_on_top_is_monday_to_sunday_on_any_weekday(
         week = board.visible.split("All time")[0]
         assert ("Ben" in week) is in_week, now
         assert "Ben" in board.visible.split("All time")[1]
+
+
+# -- the clock on every weekday --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("day", "sent"),
+    [(2, True), (3, True), (4, True), (5, True), (6, True), (7, False), (8, False)],
+    ids=["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"],
+)
+async def test_weekday_prompts_come_monday_to_friday(
+    bot: BotHarness, api: FakeBotAPI, clock: FakeClock, day: int, sent: bool
+) -> None:
+    await bot.say(ADA, "/daily 09:00 weekdays")
+    clock.now = datetime(2026, 3, day, 8, 0, tzinfo=UTC)
+    # The schedule was saved on Monday 09:00: recompute from this day's morning.
+    await bot.say(ADA, "/daily 09:00 weekdays")
+    clock.advance(hours=1, minutes=1)
+    await bot.sender.tick()
+    prompts = [m for m in api.to(ADA.id) if m.visible.startswith("☀️ Daily question")]
+    assert bool(prompts) is sent
