@@ -386,3 +386,16 @@ async def test_a_link_to_a_question_no_longer_there_says_so(bot: BotHarness) -> 
 async def test_welcome_offers_to_add_the_bot_to_a_group(bot: BotHarness) -> None:
     (welcome,) = await bot.say(ADA, "/start")
     assert "https://t.me/interview_test_bot?startgroup=start" in urls(welcome)
+
+
+async def test_posts_to_the_whole_group_use_the_groups_language(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    api.admins[GROUP] = {ADMIN_EN.id, ADMIN_ZH.id}
+    await bot.say(ADMIN_ZH, "/quiz", chat_id=GROUP)  # the group is met in Chinese
+    (results,) = await bot.say(ADMIN_EN, "/reveal", chat_id=GROUP)
+    assert "本轮结束" in results.visible
+    (question,) = await bot.say(ADMIN_EN, "/quiz", chat_id=GROUP)
+    assert "❓ 本轮" in question.visible
+    (reply,) = await bot.say(ADMIN_EN, "/quiz", chat_id=GROUP)  # to him: in English
+    assert "A round is already open" in reply.visible

@@ -145,8 +145,10 @@ async def quiz(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
             await send(context, chat.id, [text], reply_to=message.message_id)
             return
     opener = update.effective_user.id if update.effective_user else None
+    # The question is for the whole group: in the group's language (replies to one person
+    # are in theirs).
     asked = await open_round(
-        context.bot, svc, chat.id, level=level, daily=False, opened_by=opener, lang=lang, pack=pack
+        context.bot, svc, chat.id, level=level, daily=False, opened_by=opener, pack=pack
     )
     if asked is None:
         open_ = await svc.storage.open_round_of(chat.id)
@@ -300,7 +302,8 @@ async def reveal(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if not opener and not await is_admin(update, context):
         await send(context, chat.id, [svc.strings(lang, "reveal_not_allowed")])
         return
-    await close_round(context.bot, svc, round_, lang)
+    record = await svc.storage.get_chat(chat.id)
+    await close_round(context.bot, svc, round_, (record.language if record else None) or lang)
 
 
 async def top(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
