@@ -68,6 +68,7 @@ def test_offsets_past_the_ends_are_refused(written: str) -> None:
 
 def test_suggestions_read_spaces_as_underscores_and_the_city_after_the_last_slash() -> None:
     assert suggest_timezones("New Yrok")[0] == "America/New_York"
-    assert "America/Argentina/Buenos_Aires" in suggest_timezones("Buenos Aries")
-    assert suggest_timezones("Buenos Aries", limit=1) == ["America/Argentina/Buenos_Aires"]
+    assert suggest_timezones("Beulha")[0] == "America/North_Dakota/Beulah"  # three parts
+    (one,) = suggest_timezones("Buenos Aries", limit=1)
+    assert one.endswith("/Buenos_Aires")
     assert len(suggest_timezones("Santa", limit=2)) == 2
