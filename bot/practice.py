@@ -21,6 +21,7 @@ from bot.core.models import AnswerRecord, UserProfile, UserStats
 from bot.core.review import (
     LEVEL_UP_ANSWERS,
     OVERRIDES,
+    WEAK_WINDOW,
     ReviewState,
     level_up,
     rating_for,
@@ -60,8 +61,7 @@ class Progress:
     level: Level
     level_up: Level | None
     level_average: float
-    per_day: dict[date, int]  # answers per local day since `since`
-    since: date
+    per_day: dict[date, int]  # answers per local day, from the first day the caller asked
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,7 +254,7 @@ class Practice:
         """
         today = self.today(user).date()
         summary = await self.storage.user_stats(user.user_id)
-        recent = await self.storage.recent_answers(user.user_id, 50)
+        recent = await self.storage.recent_answers(user.user_id, WEAK_WINDOW)
         weak = weak_concepts(((a["covered"], a["missed"]) for a in recent), self.library.topic_of)
         current = user.level or Level.BEGINNER
         at_level = [a["score"] for a in recent if a["level"] == current][:LEVEL_UP_ANSWERS]
@@ -270,7 +270,6 @@ class Practice:
             level_up=level_up(current, at_level),
             level_average=sum(at_level) / len(at_level) if at_level else 0.0,
             per_day={date.fromisoformat(day): n for day, n in counts.items()},
-            since=first,
         )
 
     async def answer_round(

@@ -84,3 +84,27 @@ def test_points_are_round_scores_times_100_summed() -> None:
     assert points(1.75) == 175  # two rounds: 100 + 75
     assert points(0.456) == 46  # rounded to whole points
     assert points(-0.1) == 0
+
+
+def test_at_most_three_weak_spots() -> None:
+    answers = [([], ["a", "b", "c", "d"])] * 2
+    assert weak_concepts(answers) == ["a", "b", "c"]
+
+
+def test_a_spot_covered_as_often_as_missed_is_not_weak() -> None:
+    assert weak_concepts([(["a"], []), (["a"], []), ([], ["a"]), ([], ["a"])]) == []
+    assert weak_concepts([(["a"], []), ([], ["a"]), ([], ["a"])]) == ["a"]
+
+
+def test_covering_a_topic_under_another_label_heals_it() -> None:
+    topics = {"monitoring": "observability", "metrics": "observability"}
+    answers = [(["metrics"], []), (["metrics"], []), (["metrics"], []), ([], ["monitoring"]),
+               ([], ["monitoring"])]  # fmt: skip
+    assert weak_concepts(answers, topics) == []
+
+
+def test_daily_arguments_leave_unsaid_parts_unset() -> None:
+    command = parse_daily(["08:30"])
+    assert command.zone is None and command.days is None
+    assert parse_daily(["13PM"]).problem == "time"  # looks like a time, in any case
+    assert parse_daily(["8.30PM", "weekdays"]).days is Days.WEEKDAYS

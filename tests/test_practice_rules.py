@@ -137,3 +137,58 @@ async def test_today_is_the_users_local_date(practice: Practice) -> None:
     practice.clock.now = datetime(2026, 3, 2, 20, 0, tzinfo=UTC)  # type: ignore[attr-defined]
     progress = await practice.progress(ada, since=lambda today: today)
     assert progress.today.isoformat() == "2026-03-03"  # already Tuesday in Shanghai
+
+
+async def test_progress_counts_days_streak_risk_and_level(practice: Practice) -> None:
+    ada = await _user(practice, ADA)
+    concepts = practice.library.questions["triton-q3"].concepts
+    perfect = "；".join(f"{c.label} {' '.join(c.aliases)}" for c in concepts)
+    for _ in range(5):  # five complete beginner answers, one a day
+        await _answer(practice, ada, "triton-q3", perfect)
+        practice.clock.advance(days=1)  # type: ignore[attr-defined]
+    ada = await _user(practice, ADA)
+    progress = await practice.progress(ada, since=lambda today: today - timedelta(days=6))
+    today = progress.today
+    assert progress.per_day == {today - timedelta(days=d): 1 for d in range(1, 6)}
+    assert progress.at_risk  # answered yesterday, not yet today
+    assert (progress.level, progress.level_up) == (Level.BEGINNER, Level.INTERMEDIATE)
+    assert progress.level_average == pytest.approx(1.0)
+    assert progress.streak.current == 5
+
+
+async def test_weak_spots_look_at_the_latest_fifty_answers(practice: Practice) -> None:
+    from bot.core.models import AnswerRecord
+    from bot.core.streaks import record_answer
+
+    ada = await _user(practice, ADA)
+
+    async def store(covered: list[str], missed: list[str]) -> None:
+        record = AnswerRecord(
+            user_id=ADA, chat_id=ADA, question_id="triton-q3", level=Level.BEGINNER,
+            answer="…", score=0.5, covered=covered, missed=missed, hints=0,
+            answered_at=practice.clock(), local_day=practice.clock().date().isoformat(),
+        )  # fmt: skip
+        day = practice.clock().date()
+        stored = await practice.storage.record_answer(
+            record, lambda s: record_answer(s, day), close_open=False
+        )
+        assert stored is not None
+        practice.clock.advance(minutes=1)  # type: ignore[attr-defined]
+
+    await store([], ["old miss"])  # the 51st answer back: out of the window
+    await store([], ["old miss"])
+    for _ in range(49):
+        await store(["fine"], [])
+    progress = await practice.progress(ada, since=lambda today: today)
+    assert progress.weak == []  # one miss in the window is no pattern
+    await store([], ["new miss"])
+    await store([], ["new miss"])
+    progress = await practice.progress(ada, since=lambda today: today)
+    assert progress.weak == ["new miss"]
+
+
+async def test_progress_of_someone_new(practice: Practice) -> None:
+    bob = await _user(practice, BOB)
+    progress = await practice.progress(bob, since=lambda today: today)
+    assert progress.level_average == 0.0 and progress.level_up is None
+    assert progress.weak == [] and progress.per_day == {} and not progress.at_risk

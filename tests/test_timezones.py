@@ -72,3 +72,13 @@ def test_suggestions_read_spaces_as_underscores_and_the_city_after_the_last_slas
     (one,) = suggest_timezones("Buenos Aries", limit=1)
     assert one.endswith("/Buenos_Aires")
     assert len(suggest_timezones("Santa", limit=2)) == 2
+
+
+@pytest.mark.parametrize(
+    ("written", "zone"),
+    [("+0", "UTC"), ("+00:00", "UTC"), ("+1", "Etc/GMT-1"), ("-1", "Etc/GMT+1"),
+     ("东一区", "Etc/GMT-1"), ("西一区", "Etc/GMT+1"), ("UTC-0530", None), ("+15:00", None),
+     ("+8:60", None), ("+08:61", None)],
+)  # fmt: skip
+def test_offsets_near_the_edges(written: str, zone: str | None) -> None:
+    assert resolve_timezone(written) == zone

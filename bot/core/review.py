@@ -36,6 +36,7 @@ OVERRIDES: dict[str, Rating] = {"good": Rating.Good, "hard": Rating.Hard, "again
 LEVEL_UP_ANSWERS = 5  # recent answers at the current level that are looked at
 LEVEL_UP_AVERAGE = 0.80  # their average coverage that earns the suggestion
 WEAK_MIN_MISSES = 2
+WEAK_WINDOW = 50  # the latest answers weak spots are looked for in
 
 _SCHEDULER = Scheduler(learning_steps=(), relearning_steps=(), enable_fuzzing=False)
 

@@ -64,13 +64,9 @@ def parse_offset(text: str) -> str | None:
     """`UTC+8`, `GMT+8`, `+8`, `+08:00`, `+0800`, `UTC-5`, `东八区`, `西五区` -> a zone name."""
     key = text.strip().replace(" ", "").casefold()
     if m := _OFFSET_RE.match(key):
-        sign = -1 if m.group("sign") in "-−" else 1
+        sign = 1 if m.group("sign") == "+" else -1
         hours, minutes = int(m.group("h")), int(m.group("m") or 0)
-        if len(m.group("h")) == 2 and m.group("m") is None and hours > 14:
-            return None
-        if minutes >= 60:
-            return None
-        return offset_zone(sign * hours, sign * minutes)
+        return offset_zone(sign * hours, sign * minutes)  # None past ±14 h or odd minutes
     if m := _CN_REGION_RE.match(key):
         number = _cn_number(m.group("n"))
         if number is None or not 1 <= number <= 12:
