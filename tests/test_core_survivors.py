@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, time, timedelta
 
 from bot.core.review import weak_concepts
-from bot.core.rounds import points, week_start
+from bot.core.rounds import MemberResult, closes_at, points, rank, week_start
 from bot.core.schedule import DailySchedule, Days, next_occurrence, parse_daily
 from bot.core.streaks import StreakState, at_risk, record_answer, visible_streak
 
@@ -108,3 +108,22 @@ def test_daily_arguments_leave_unsaid_parts_unset() -> None:
     assert command.zone is None and command.days is None
     assert parse_daily(["13PM"]).problem == "time"  # looks like a time, in any case
     assert parse_daily(["8.30PM", "weekdays"]).days is Days.WEEKDAYS
+
+
+def test_ties_rank_more_concepts_first_then_the_earlier_answer() -> None:
+    at = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+    two = MemberResult(1, "a", 0.5, 2, 4, at)
+    three = MemberResult(2, "b", 0.5, 3, 4, at + timedelta(minutes=1))
+    early = MemberResult(3, "c", 0.5, 3, 4, at)
+    assert [r.user_id for r in rank([two, three, early])] == [3, 2, 1]
+
+
+def test_a_daily_round_closes_in_the_local_evening_or_after_its_minutes() -> None:
+    def close(opened: datetime) -> datetime:
+        return closes_at(opened, minutes=10, daily=True, zone="Asia/Shanghai", evening_hour=20)
+
+    # 01:00 on Tuesday in Shanghai (Monday 17:00 UTC): Tuesday 20:00 Shanghai.
+    assert close(datetime(2026, 3, 2, 17, 0, tzinfo=UTC)) == datetime(2026, 3, 3, 12, 0, tzinfo=UTC)
+    # Opened at 20:05 local, after the evening: ten minutes, never before it opened.
+    opened = datetime(2026, 3, 2, 12, 5, tzinfo=UTC)
+    assert close(opened) == opened + timedelta(minutes=10)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -192,3 +192,50 @@ async def test_progress_of_someone_new(practice: Practice) -> None:
     progress = await practice.progress(bob, since=lambda today: today)
     assert progress.level_average == 0.0 and progress.level_up is None
     assert progress.weak == [] and progress.per_day == {} and not progress.at_risk
+
+
+async def test_a_second_answer_builds_on_the_first_review(practice: Practice) -> None:
+    ada = await _user(practice, ADA)
+    concepts = practice.library.questions["triton-q3"].concepts
+    perfect = "；".join(f"{c.label} {' '.join(c.aliases)}" for c in concepts)
+    await ada_answers(practice, ada, perfect)
+    first = await practice.storage.get_review(ADA, "triton-q3")
+    assert first is not None
+    practice.clock.now = datetime.fromisoformat(str(first["due_at"]))  # type: ignore[attr-defined]
+    feedback = await ada_answers(practice, ada, perfect)
+    # A new card answered this well comes back in 8 days; a second good review, later.
+    assert feedback.next_review - practice.clock() > timedelta(days=8)
+
+
+async def ada_answers(practice: Practice, user: UserProfile, text: str):  # type: ignore[no-untyped-def]
+    await practice.ask_question(user.user_id, user, practice.library.questions["triton-q3"])
+    feedback = await practice.answer(user.user_id, user, text)
+    assert feedback is not None
+    return feedback
+
+
+async def test_a_group_answer_keeps_what_was_missed_and_counts_the_local_day(
+    practice: Practice,
+) -> None:
+    await _user(practice, ADA)
+    await practice.storage.update_user(ADA, timezone="Asia/Shanghai")
+    ada = await _user(practice, ADA)
+    practice.clock.now = datetime(2026, 3, 2, 20, 0, tzinfo=UTC)  # type: ignore[attr-defined]
+    group = -4242
+    await practice.storage.ensure_chat(group, "group", "g")
+    now = practice.clock()
+    round_id = await practice.storage.open_round(
+        group, "triton-q3", ADA, now, now + timedelta(minutes=10), daily=False
+    )
+    assert round_id is not None
+    question = practice.library.questions["triton-q3"]
+    scored = await practice.answer_round(
+        round_id, question, ada, first_name="Ada", message_id=7, text="max_batch_size"
+    )
+    assert scored is not None
+    result, streak = scored
+    assert streak.last_day == date(2026, 3, 3)  # already Tuesday in Shanghai
+    answers = await practice.storage.close_round(round_id, now, question.level)
+    assert answers is not None
+    (mine,) = answers
+    assert mine.missed == result.missed_labels and mine.missed  # kept for weak spots

@@ -36,3 +36,14 @@ def test_each_better_rating_comes_back_on_a_later_day(history: list[Rating]) -> 
 def test_a_new_card_no_tomorrow_partly_in_two_days() -> None:
     assert review(None, Rating.Again, AT).due == AT + timedelta(days=1)
     assert review(None, Rating.Hard, AT).due == AT + timedelta(days=2)
+
+
+def test_order_holds_for_a_card_reviewed_off_schedule() -> None:
+    # "No", then "partly" two days later, then a review the next day: FSRS alone gives
+    # "partly" and "I knew it" the same day here.
+    first = review(None, Rating.Again, AT)
+    second_at = AT + timedelta(days=2)
+    second = review(first.card, Rating.Hard, second_at)
+    third_at = second_at + timedelta(days=1)
+    days = [(review(second.card, r, third_at).due - third_at).days for r in Rating]
+    assert days == sorted(days) and len(set(days)) == 4, days
