@@ -127,3 +127,13 @@ def test_a_daily_round_closes_in_the_local_evening_or_after_its_minutes() -> Non
     # Opened at 20:05 local, after the evening: ten minutes, never before it opened.
     opened = datetime(2026, 3, 2, 12, 5, tzinfo=UTC)
     assert close(opened) == opened + timedelta(minutes=10)
+
+
+def test_defaults_no_hints_and_three_suggestions() -> None:
+    from fsrs import Rating
+
+    from bot.core.review import rating_for
+    from bot.core.timezones import suggest_timezones
+
+    assert rating_for(0.9) is Rating.Easy  # no hints unless told
+    assert len(suggest_timezones("Santa")) == 3  # Santarem, Santiago, Santo_Domingo…
