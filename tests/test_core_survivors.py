@@ -137,3 +137,18 @@ def test_defaults_no_hints_and_three_suggestions() -> None:
 
     assert rating_for(0.9) is Rating.Easy  # no hints unless told
     assert len(suggest_timezones("Santa")) == 3  # Santarem, Santiago, Santo_Domingo…
+
+
+def test_boundaries_of_level_up_and_grace() -> None:
+    from bot.core.levels import Level
+    from bot.core.review import level_up
+    from bot.core.schedule import Due, due_state
+
+    assert level_up(Level.BEGINNER, [0.8] * 5) is Level.INTERMEDIATE  # 80% is enough
+    at = datetime(2026, 3, 2, 9, tzinfo=UTC)
+    assert due_state(at, at + timedelta(minutes=120), timedelta(minutes=120)) is Due.SEND
+
+
+def test_schedule_instants_are_utc() -> None:
+    at = DailySchedule(time(8, 30), Days.EVERY_DAY, "Asia/Tokyo").local_instant(MONDAY)
+    assert at.tzinfo is UTC and at == datetime(2026, 3, 1, 23, 30, tzinfo=UTC)

@@ -239,3 +239,87 @@ async def test_a_group_answer_keeps_what_was_missed_and_counts_the_local_day(
     assert answers is not None
     (mine,) = answers
     assert mine.missed == result.missed_labels and mine.missed  # kept for weak spots
+
+
+def _perfect(practice: Practice, qid: str) -> str:
+    concepts = practice.library.questions[qid].concepts
+    return "；".join(f"{c.label} {' '.join(c.aliases)}" for c in concepts)
+
+
+async def _store(practice: Practice, level: Level, score: float, qid: str = "triton-q1") -> None:
+    from bot.core.models import AnswerRecord
+    from bot.core.streaks import record_answer
+
+    record = AnswerRecord(
+        user_id=ADA, chat_id=ADA, question_id=qid, level=level, answer="…", score=score,
+        covered=[], missed=[], hints=0, answered_at=practice.clock(),
+        local_day=practice.clock().date().isoformat(),
+    )  # fmt: skip
+    day = practice.clock().date()
+    stored = await practice.storage.record_answer(
+        record, lambda s: record_answer(s, day), close_open=False
+    )
+    assert stored is not None
+    practice.clock.advance(minutes=1)  # type: ignore[attr-defined]
+
+
+async def test_answer_feedback_carries_the_review_and_the_local_day(practice: Practice) -> None:
+    await _user(practice, ADA)
+    await practice.storage.update_user(ADA, timezone="Asia/Shanghai")
+    ada = await _user(practice, ADA)
+    practice.clock.now = datetime(2026, 3, 2, 20, 0, tzinfo=UTC)  # type: ignore[attr-defined]
+    feedback = await ada_answers(practice, ada, "不知道这个")
+    assert feedback.streak.last_day == date(2026, 3, 3)  # Tuesday in Shanghai
+    stored = await practice.storage.get_review(ADA, "triton-q3")
+    assert stored is not None
+    assert feedback.next_review == datetime.fromisoformat(str(stored["due_at"]))
+
+
+async def test_hints_cap_the_rating_of_a_complete_answer(practice: Practice) -> None:
+    ada = await _user(practice, ADA)
+    await practice.ask_question(ADA, ada, practice.library.questions["triton-q3"])
+    await practice.hint(ADA)
+    await practice.hint(ADA)
+    feedback = await practice.answer(ADA, ada, _perfect(practice, "triton-q3"))
+    assert feedback is not None and feedback.result.coverage == 1.0
+    stored = await practice.storage.get_review(ADA, "triton-q3")
+    assert stored is not None and stored["rating"] == int(Rating.Hard)  # two hints: "partly"
+
+
+async def test_the_level_up_suggestion_looks_at_the_latest_twenty_answers(
+    practice: Practice,
+) -> None:
+    ada = await _user(practice, ADA)
+    for _ in range(5):
+        await _store(practice, Level.BEGINNER, 1.0)
+    for _ in range(16):
+        await _store(practice, Level.ADVANCED, 0.0, "triton-q8")
+    feedback = await ada_answers(practice, ada, _perfect(practice, "triton-q3"))
+    # The latest 20: this answer, 16 advanced, 3 beginner: four at the level, too few.
+    assert feedback.level_up is None
+
+
+async def test_no_level_up_suggestion_under_a_question_of_another_level(
+    practice: Practice,
+) -> None:
+    ada = await _user(practice, ADA)
+    for _ in range(5):
+        await _store(practice, Level.BEGINNER, 1.0)
+    await practice.ask_question(ADA, ada, practice.library.questions["triton-q8"])
+    feedback = await practice.answer(ADA, ada, "不知道这个")
+    assert feedback is not None
+    assert feedback.level_up is None and feedback.level_average == pytest.approx(1.0)
+
+
+async def test_a_first_answer_at_another_level_has_no_average(practice: Practice) -> None:
+    ada = await _user(practice, ADA)
+    await practice.ask_question(ADA, ada, practice.library.questions["triton-q8"])
+    feedback = await practice.answer(ADA, ada, _perfect(practice, "triton-q8"))
+    assert feedback is not None and feedback.level_average == 0.0
+
+
+async def test_a_question_removed_from_the_packs_is_closed(practice: Practice) -> None:
+    await _user(practice, ADA)
+    await practice.storage.open_question(ADA, ADA, "gone-q1", practice.clock())
+    assert await practice.open_question(ADA) is None
+    assert await practice.storage.get_open_question(ADA) is None
