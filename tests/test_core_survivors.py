@@ -152,3 +152,20 @@ def test_boundaries_of_level_up_and_grace() -> None:
 def test_schedule_instants_are_utc() -> None:
     at = DailySchedule(time(8, 30), Days.EVERY_DAY, "Asia/Tokyo").local_instant(MONDAY)
     assert at.tzinfo is UTC and at == datetime(2026, 3, 1, 23, 30, tzinfo=UTC)
+
+
+def test_times_people_write() -> None:
+    from bot.core.schedule import parse_time
+
+    assert parse_time("8 p.m.") == time(20, 0)
+    assert parse_time("8 a.m.") == time(8, 0)
+    assert parse_time("1pm") == time(13, 0)
+    assert parse_time("晚上8点") == time(20, 0)
+    assert parse_time("下午12点") == time(12, 0)
+    assert parse_time("8:60") is None
+
+
+def test_a_zero_offset_reads_plus() -> None:
+    from bot.core.timezones import zone_label
+
+    assert zone_label("Etc/GMT-0") == zone_label("Etc/GMT+0") == "UTC+00:00"

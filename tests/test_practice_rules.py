@@ -323,3 +323,23 @@ async def test_a_question_removed_from_the_packs_is_closed(practice: Practice) -
     await practice.storage.open_question(ADA, ADA, "gone-q1", practice.clock())
     assert await practice.open_question(ADA) is None
     assert await practice.storage.get_open_question(ADA) is None
+
+
+async def _due(practice: Practice, qid: str, days_ago: int) -> None:
+    due = practice.clock() - timedelta(days=days_ago)
+    await practice.storage.save_review(
+        ADA, qid, card="{}", due=due, previous_card=None, answer_id=0,
+        reviewed_at=due - timedelta(days=1), rating=1,
+    )  # fmt: skip
+
+
+async def test_due_reviews_skip_removed_questions_and_keep_to_the_pack(
+    practice: Practice,
+) -> None:
+    ada = await _user(practice, ADA)
+    await _due(practice, "gone-q1", 3)  # most overdue, but no longer in any pack
+    await _due(practice, "triton-q8", 2)
+    asked = await practice.ask(ADA, ada, None, None)
+    assert asked is not None and asked.question.id == "triton-q8"
+    asked = await practice.ask(ADA, ada, None, "triton")
+    assert asked is not None and asked.question.id == "triton-q8"

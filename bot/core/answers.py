@@ -14,7 +14,8 @@ MIN_DISTINCT = 2  # different letters or characters
 
 
 def _is_cjk(ch: str) -> bool:
-    return unicodedata.east_asian_width(ch) in ("W", "F") and ch.isalpha()
+    # After NFKC no full-width ("F") letters are left: wide ones are the CJK scripts.
+    return unicodedata.east_asian_width(ch) == "W" and ch.isalpha()
 
 
 def is_substantive(text: str) -> bool:
