@@ -343,3 +343,69 @@ async def test_due_reviews_skip_removed_questions_and_keep_to_the_pack(
     assert asked is not None and asked.question.id == "triton-q8"
     asked = await practice.ask(ADA, ada, None, "triton")
     assert asked is not None and asked.question.id == "triton-q8"
+
+
+EXTRA_PACK = """\
+id: extra
+title: Extra pack
+language: en
+questions:
+  - id: extra-q1
+    level: beginner
+    question: What does a load balancer do?
+    answer: It spreads requests across servers.
+    concepts:
+      - label: spreads requests
+        aliases: [distributes requests, spreads traffic]
+"""
+
+
+@pytest.fixture
+async def two_packs(tmp_path: Path) -> AsyncIterator[Practice]:
+    from bot.core.content import load_library
+    from tests.conftest import CONTENT
+
+    extra = tmp_path / "packs"
+    extra.mkdir()
+    (extra / "extra.yaml").write_text(EXTRA_PACK, encoding="utf-8")
+    library = load_library([CONTENT, extra])
+    storage = Storage(tmp_path / "two.sqlite3")
+    await storage.open()
+    clock = FakeClock(datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
+    yield Practice(storage, library, clock=clock, rng=random.Random(5))
+    await storage.close()
+
+
+async def _ids(practice: Practice, user: UserProfile, level: Level | None, pack: str | None):  # type: ignore[no-untyped-def]
+    found = []
+    for _ in range(2):  # twice: the second ask would move on to another pack's question
+        asked = await practice.ask(ADA, user, level, pack)
+        assert asked is not None
+        found.append(asked.question.id)
+    return found
+
+
+async def test_an_asked_pack_is_kept_to(two_packs: Practice) -> None:
+    ada = await _user(two_packs, ADA)
+    assert await _ids(two_packs, ada, Level.BEGINNER, "extra") == ["extra-q1", "extra-q1"]
+
+
+async def test_the_saved_pack_is_kept_to_and_left_for_a_level_it_lacks(
+    two_packs: Practice,
+) -> None:
+    await _user(two_packs, ADA)
+    await two_packs.storage.update_user(ADA, pack="extra")
+    ada = await _user(two_packs, ADA)
+    assert await _ids(two_packs, ada, Level.BEGINNER, None) == ["extra-q1", "extra-q1"]
+    advanced = await _ids(two_packs, ada, Level.ADVANCED, None)  # extra has none
+    assert all(two_packs.library.pack_of[q] == "triton" for q in advanced)
+
+
+async def test_a_due_review_from_another_pack_waits(two_packs: Practice) -> None:
+    ada = await _user(two_packs, ADA)
+    await _due(two_packs, "triton-q8", 2)
+    asked = await two_packs.ask(ADA, ada, None, "extra")
+    assert asked is not None and asked.question.id == "extra-q1"
+    asked = await two_packs.ask(ADA, ada, None, None)
+    assert asked is not None and asked.question.id == "triton-q8"
+    assert asked.exhausted is False  # a review, not a sign the level is used up
