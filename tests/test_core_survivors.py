@@ -169,3 +169,17 @@ def test_a_zero_offset_reads_plus() -> None:
     from bot.core.timezones import zone_label
 
     assert zone_label("Etc/GMT-0") == zone_label("Etc/GMT+0") == "UTC+00:00"
+
+
+def test_question_choice_is_the_seeds() -> None:
+    import random
+
+    from bot.core.content import load_library
+    from bot.core.levels import Level
+    from bot.core.selection import pick_question
+    from tests.conftest import CONTENT
+
+    pool = load_library([CONTENT]).pool(Level.ADVANCED)
+    picks = {pick_question(pool, [], random.Random(3)).id for _ in range(8)}  # type: ignore[union-attr]
+    assert len(picks) == 1
+    assert pick_question(pool, [], None) is not None

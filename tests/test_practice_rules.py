@@ -399,6 +399,7 @@ async def test_the_saved_pack_is_kept_to_and_left_for_a_level_it_lacks(
     assert await _ids(two_packs, ada, Level.BEGINNER, None) == ["extra-q1", "extra-q1"]
     advanced = await _ids(two_packs, ada, Level.ADVANCED, None)  # extra has none
     assert all(two_packs.library.pack_of[q] == "triton" for q in advanced)
+    assert all(two_packs.library.questions[q].level is Level.ADVANCED for q in advanced)
 
 
 async def test_a_due_review_from_another_pack_waits(two_packs: Practice) -> None:
@@ -409,3 +410,33 @@ async def test_a_due_review_from_another_pack_waits(two_packs: Practice) -> None
     asked = await two_packs.ask(ADA, ada, None, None)
     assert asked is not None and asked.question.id == "triton-q8"
     assert asked.exhausted is False  # a review, not a sign the level is used up
+
+
+async def test_a_shared_question_opens_as_it_is(practice: Practice) -> None:
+    ada = await _user(practice, ADA)
+    asked = await practice.ask_question(ADA, ada, practice.library.questions["triton-q8"])
+    assert asked.pack_title == practice.library.packs["triton"].title
+    assert asked.exhausted is False and asked.replaced is False
+
+
+async def test_question_choice_follows_the_seed_and_works_without_one(
+    tmp_path: Path, library: Library
+) -> None:
+    async def sequence(name: str, rng: random.Random | None) -> list[str]:
+        storage = Storage(tmp_path / f"{name}.sqlite3")
+        await storage.open()
+        try:
+            practice = Practice(storage, library, rng=rng)
+            user = await storage.ensure_user(ADA, "a", "en")
+            found = []
+            for _ in range(3):
+                asked = await practice.ask(ADA, user, Level.ADVANCED, None)
+                assert asked is not None
+                found.append(asked.question.id)
+            return found
+        finally:
+            await storage.close()
+
+    first = await sequence("a", random.Random(11))
+    assert await sequence("b", random.Random(11)) == first
+    assert len(await sequence("c", None)) == 3

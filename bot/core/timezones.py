@@ -121,7 +121,7 @@ def resolve_timezone(name: str) -> str | None:
     key = name.strip().replace(" ", "_").casefold()
     if not key:
         return None
-    if key in ("utc", "gmt", "z", "utc+0", "gmt+0", "utc0"):
+    if key in ("gmt", "z", "utc0"):  # "utc" is an IANA name; "utc+0" an offset
         return "UTC"
     if (offset := parse_offset(name)) is not None:
         return offset
