@@ -82,3 +82,28 @@ def test_suggestions_read_spaces_as_underscores_and_the_city_after_the_last_slas
 )  # fmt: skip
 def test_offsets_near_the_edges(written: str, zone: str | None) -> None:
     assert resolve_timezone(written) == zone
+
+
+@pytest.mark.parametrize(
+    ("typed", "suggested"),
+    [
+        ("Ho Chi Mihn", {"Asia/Ho_Chi_Minh"}),
+        ("Buenos Aries", {"America/Buenos_Aires", "America/Argentina/Buenos_Aires"}),
+        ("St Johns", {"America/St_Johns"}),
+        ("Pari", {"Europe/Paris"}),
+        ("Hong Kng", {"Asia/Hong_Kong", "Asia/Chongqing", "Asia/Chungking"}),
+        ("Europe/Berln", {"Europe/Berlin", "Europe/Dublin"}),
+    ],
+)
+def test_suggestions_for_common_typos(typed: str, suggested: set[str]) -> None:
+    """Pins the matching: city names by plain ratio (cut-off 70), full names by WRatio (80)."""
+    found = suggest_timezones(typed)
+    assert set(found) == suggested and len(found) == len(suggested)
+
+
+@pytest.mark.parametrize(
+    ("written", "zone"), [("Z", "UTC"), ("utc0", "UTC"), ("GMT", "UTC"), ("utc", "UTC"),
+                          ("tokyo", "Asia/Tokyo"), ("Sao Paulo", "America/Sao_Paulo")],
+)  # fmt: skip
+def test_short_names_and_cities_alone(written: str, zone: str) -> None:
+    assert resolve_timezone(written) == zone
