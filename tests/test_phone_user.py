@@ -331,7 +331,7 @@ async def test_an_english_user_is_told_the_bank_is_chinese(bot: BotHarness) -> N
 async def test_answering_every_question_at_a_level_nudges_to_the_next(
     bot: BotHarness, library: Library
 ) -> None:
-    count = len(library.pool(Level.BEGINNER))
+    count = len(bot.library.pool(Level.BEGINNER))
     for _ in range(count):
         (question,) = await bot.say(LI, "/quiz beginner")
         assert "🎓" not in question.visible
