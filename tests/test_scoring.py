@@ -174,3 +174,38 @@ def test_adding_text_never_lowers_the_score(q: QuestionGetter, first: str, more:
         after = score_answer(question, f"{first}\n{more}")
         assert after.score >= before.score
         assert set(before.covered_labels) <= set(after.covered_labels)
+
+
+@pytest.mark.parametrize(
+    ("word", "base"),
+    [("batching", "batch"), ("batches", "batch"), ("batched", "batch"), ("routing", "route")],
+)
+def test_english_inflections_meet(word: str, base: str) -> None:
+    question = Question(
+        id="s-1",
+        level=Level.BEGINNER,
+        question="What is it?",
+        answer=f"It is {base}.",
+        concepts=(Concept(label="the idea", aliases=(base,)),),
+    )
+    assert score_answer(question, f"It is {word}.").covered_labels == ["the idea"]
+
+
+def test_a_chinese_phrase_inside_a_run_is_quoted_exactly(q: QuestionGetter) -> None:
+    answer = "主要看请求在队列里的排队时间有多长"
+    result = score_answer(q("triton-q10"), answer)
+    (hit,) = [h for h in result.covered if h.label.startswith("排队时间")]
+    assert (hit.start, hit.end, hit.text) == (
+        answer.index("排队时间"),
+        answer.index("排队时间") + 4,
+        "排队时间",
+    )
+
+
+def test_on_topic_words_rank_above_off_topic_ones(q: QuestionGetter) -> None:
+    # Neither answer states a concept; the first uses the reference's own vocabulary.
+    question = q("triton-q6")
+    on_topic = score_answer(question, "拼好以后然后负责到底。")
+    off_topic = score_answer(question, "我觉得今天天气不错，适合出去走走。")
+    assert on_topic.covered_labels == [] and off_topic.covered_labels == []
+    assert on_topic.score > off_topic.score == 0
