@@ -34,6 +34,7 @@ from bot.i18n import Strings
 from bot.logs import configure_logging
 from bot.practice import Clock, Practice, utc_now
 from bot.ratelimit import PerChatRetryRateLimiter, strict_window
+from bot.retention import prune_forever
 from bot.storage import Storage
 
 log = logging.getLogger(__name__)
@@ -98,8 +99,9 @@ def build_application(
 ) -> Application[Any, Any, Any, Any, Any, Any]:
     """Build the bot; the database opens in post_init and closes in post_shutdown.
 
-    `scheduler`: run the daily-prompt and round-closing loop in the background (tests drive
-    `DailySender.tick` by hand instead). `rng`: question choice (tests seed it).
+    `scheduler`: run the daily-prompt and round-closing loop and the hourly retention job in
+    the background (tests drive `DailySender.tick` and `prune_once` by hand instead). `rng`:
+    question choice (tests seed it).
     """
     if settings.telegram_bot_token is None:
         raise ValueError("TELEGRAM_BOT_TOKEN is required to build the bot")
@@ -119,6 +121,7 @@ def build_application(
             sender = app.bot_data[SENDER_KEY]
             interval = settings.scheduler_interval_seconds
             background.append(asyncio.create_task(sender.run_forever(interval)))
+            background.append(asyncio.create_task(prune_forever(storage, clock)))
 
     async def post_shutdown(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         for task in background:

@@ -32,12 +32,13 @@ from bot.core.models import (
     UserProfile,
     UserStats,
 )
+from bot.core.retention import Cutoffs
 from bot.core.schedule import Occurrence
 from bot.core.streaks import StreakState
 from bot.storage.files import DatabaseFileError, describe, open_database
 
 # Tables whose rows follow a group to its new id when it becomes a supergroup.
-MIGRATING_TABLES = ("open_questions", "asked", "answers", "daily_sends", "rounds")
+MIGRATING_TABLES = ("open_questions", "asked", "answers", "daily_sends", "rounds", "group_totals")
 
 _USER_FIELDS = {"first_name", "language", "timezone", "level", "pack", "reminders", "active"}
 
@@ -288,6 +289,7 @@ class Storage:
                 "DELETE FROM daily_sends WHERE chat_id = ?",
                 "DELETE FROM reminders_sent WHERE user_id = ?",
                 "DELETE FROM round_answers WHERE user_id = ?",
+                "DELETE FROM group_totals WHERE user_id = ?",
                 "DELETE FROM chats WHERE chat_id = ?",
                 "DELETE FROM users WHERE user_id = ?",
             ):
@@ -458,6 +460,48 @@ class Storage:
         )
         return claimed > 0
 
+    # -- retention ---------------------------------------------------------------------------
+
+    async def prune(
+        self, cut: Cutoffs, *, rounds_closed_after: datetime | None = None, batch: int = 5000
+    ) -> dict[str, int]:
+        """Delete bookkeeping rows older than the cutoffs; rows deleted per table.
+
+        Deletes go in batches, each its own short write, so handlers are never held up for
+        long. `rounds_closed_after`: skip rounds whose answers an earlier pass already pruned.
+        """
+        day = cut.before_day.isoformat()
+        closed_before = _iso(cut.rounds_closed_before)
+        closed_after = _iso(rounds_closed_after) if rounds_closed_after else ""
+        statements = {
+            "daily_sends": (
+                "DELETE FROM daily_sends WHERE rowid IN"
+                " (SELECT rowid FROM daily_sends WHERE local_day < ? LIMIT ?)",
+                (day,),
+            ),
+            "reminders_sent": (
+                "DELETE FROM reminders_sent WHERE rowid IN"
+                " (SELECT rowid FROM reminders_sent WHERE local_day < ? LIMIT ?)",
+                (day,),
+            ),
+            "round_answers": (
+                "DELETE FROM round_answers WHERE rowid IN"
+                " (SELECT ra.rowid FROM rounds r JOIN round_answers ra ON ra.round_id = r.id"
+                " WHERE r.closed_at < ? AND r.closed_at >= ? LIMIT ?)",
+                (closed_before, closed_after),
+            ),
+        }
+        deleted: dict[str, int] = {}
+        for table, (sql, params) in statements.items():
+            deleted[table] = 0
+            while True:
+                count = await self._write(sql, (*params, batch))
+                deleted[table] += count
+                if count < batch:
+                    break
+                await asyncio.sleep(0)  # let waiting handlers take the lock between batches
+        return deleted
+
     # -- group rounds ------------------------------------------------------------------------
 
     async def set_chat_settings(self, chat_id: int, **fields: Any) -> None:
@@ -493,7 +537,7 @@ class Storage:
             except sqlite3.IntegrityError:
                 return None
             await db.execute(
-                "INSERT INTO asked (chat_id, question_id, asked_at) VALUES (?, ?, ?)",
+                "INSERT OR REPLACE INTO asked (chat_id, question_id, asked_at) VALUES (?, ?, ?)",
                 (chat_id, question_id, _iso(now)),
             )
             return cur.lastrowid
@@ -642,6 +686,17 @@ class Storage:
                         r["local_day"],
                     ),
                 )
+            # The all-time leaderboard's running totals move in the same transaction.
+            await db.execute(
+                "INSERT INTO group_totals (chat_id, user_id, first_name, total, answers)"
+                " SELECT r.chat_id, ra.user_id, ra.first_name, ra.score, 1"
+                " FROM round_answers ra JOIN rounds r ON r.id = ra.round_id"
+                " WHERE ra.round_id = ?"
+                " ON CONFLICT (chat_id, user_id) DO UPDATE SET"
+                " first_name = excluded.first_name, total = total + excluded.total,"
+                " answers = answers + 1",
+                (round_id,),
+            )
         return [
             RoundAnswer(
                 user_id=r["user_id"],
@@ -664,16 +719,28 @@ class Storage:
     async def leaderboard(
         self, chat_id: int, since: datetime | None, limit: int = 10
     ) -> list[LeaderboardRow]:
-        """Members by points (score x 100 per closed round), then answers; `since` = this week."""
-        rows = await self._all(
-            "SELECT ra.user_id, MAX(ra.first_name) AS name, SUM(ra.score) AS total,"
-            " COUNT(*) AS n, u.streak_current, u.streak_last_day, u.streak_freezes"
-            " FROM round_answers ra JOIN rounds r ON r.id = ra.round_id"
-            " LEFT JOIN users u ON u.user_id = ra.user_id"
-            " WHERE r.chat_id = ? AND r.closed_at IS NOT NULL AND r.closed_at >= ?"
-            " GROUP BY ra.user_id ORDER BY total DESC, n DESC, ra.user_id LIMIT ?",
-            (chat_id, _iso(since) if since else "", limit),
-        )
+        """Members by points (score x 100 per closed round), then answers; `since` = this week.
+
+        All time (`since` None) reads the running totals; a week reads that week's rounds.
+        """
+        if since is None:
+            rows = await self._all(
+                "SELECT g.user_id, g.first_name AS name, g.total, g.answers AS n,"
+                " u.streak_current, u.streak_last_day, u.streak_freezes"
+                " FROM group_totals g LEFT JOIN users u ON u.user_id = g.user_id"
+                " WHERE g.chat_id = ? ORDER BY g.total DESC, g.answers DESC, g.user_id LIMIT ?",
+                (chat_id, limit),
+            )
+        else:
+            rows = await self._all(
+                "SELECT ra.user_id, MAX(ra.first_name) AS name, SUM(ra.score) AS total,"
+                " COUNT(*) AS n, u.streak_current, u.streak_last_day, u.streak_freezes"
+                " FROM rounds r JOIN round_answers ra ON ra.round_id = r.id"
+                " LEFT JOIN users u ON u.user_id = ra.user_id"
+                " WHERE r.chat_id = ? AND r.closed_at >= ?"
+                " GROUP BY ra.user_id ORDER BY total DESC, n DESC, ra.user_id LIMIT ?",
+                (chat_id, _iso(since), limit),
+            )
         return [
             LeaderboardRow(
                 user_id=r["user_id"],
@@ -706,7 +773,7 @@ class Storage:
                 (chat_id, user_id, question_id, _iso(now)),
             )
             await db.execute(
-                "INSERT INTO asked (chat_id, question_id, asked_at) VALUES (?, ?, ?)",
+                "INSERT OR REPLACE INTO asked (chat_id, question_id, asked_at) VALUES (?, ?, ?)",
                 (chat_id, question_id, _iso(now)),
             )
 
@@ -881,20 +948,29 @@ class Storage:
         return {r[0]: r[1] for r in rows}
 
     async def user_stats(self, user_id: int) -> UserStats:
+        """Answers, distinct questions and per-level averages: one pass over an index.
+
+        Grouped by level and question, so the rows returned are bounded by the question bank,
+        not by how many answers the user has written.
+        """
         rows = await self._all(
-            "SELECT level, COUNT(*) AS n, AVG(score) AS avg FROM answers WHERE user_id = ?"
-            " GROUP BY level",
+            "SELECT level, question_id, COUNT(*) AS n, SUM(score) AS total FROM answers"
+            " WHERE user_id = ? GROUP BY level, question_id",
             (user_id,),
         )
-        by_level = {r["level"]: LevelStats(Level(r["level"]), r["n"], r["avg"]) for r in rows}
-        total = await self._one(
-            "SELECT COUNT(*), COUNT(DISTINCT question_id) FROM answers WHERE user_id = ?",
-            (user_id,),
-        )
+        counts: dict[str, int] = {}
+        sums: dict[str, float] = {}
+        for r in rows:
+            counts[r["level"]] = counts.get(r["level"], 0) + r["n"]
+            sums[r["level"]] = sums.get(r["level"], 0.0) + r["total"]
         return UserStats(
-            answers=int(total[0]) if total else 0,
-            questions=int(total[1]) if total else 0,
-            by_level=[by_level[lv.value] for lv in Level if lv.value in by_level],
+            answers=sum(counts.values()),
+            questions=len({r["question_id"] for r in rows}),
+            by_level=[
+                LevelStats(lv, counts[lv.value], sums[lv.value] / counts[lv.value])
+                for lv in Level
+                if lv.value in counts
+            ],
         )
 
     async def answer(self, answer_id: int) -> dict[str, Any] | None:
