@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections import defaultdict, deque
+from collections import deque
 from collections.abc import Awaitable, Callable
 from zoneinfo import ZoneInfo
 
@@ -44,14 +44,23 @@ from bot.render import excerpt, level_name, pack_messages, percent, score_summar
 log = logging.getLogger(__name__)
 
 ACKS_PER_MINUTE = 10  # reactions per group; the rest of the group's budget is for messages
+ACK_WINDOW = 60.0
 MEDALS = ("🥇", "🥈", "🥉")
-_acks: dict[int, deque[float]] = defaultdict(deque)
+# Reaction times per group within the last minute. Groups quiet for a minute are swept out
+# (at most once a minute), so the dict holds only groups active lately, not every group seen.
+_acks: dict[int, deque[float]] = {}
+_acks_swept = 0.0
 
 
-def _ack_allowed(chat_id: int) -> bool:
-    now = time.monotonic()
-    window = _acks[chat_id]
-    while window and now - window[0] > 60:
+def _ack_allowed(chat_id: int, now: float | None = None) -> bool:
+    global _acks_swept
+    now = time.monotonic() if now is None else now
+    if now - _acks_swept > ACK_WINDOW:
+        _acks_swept = now
+        for stale in [c for c, w in _acks.items() if not w or now - w[-1] > ACK_WINDOW]:
+            del _acks[stale]
+    window = _acks.setdefault(chat_id, deque())
+    while window and now - window[0] > ACK_WINDOW:
         window.popleft()
     if len(window) >= ACKS_PER_MINUTE:
         return False
