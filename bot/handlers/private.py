@@ -32,7 +32,6 @@ from bot.handlers.keyboards import (
     start_keyboard,
 )
 from bot.i18n import LANGUAGES, Html
-from bot.picture import LevelBar, first_day, render_stats_picture
 from bot.practice import Asked
 from bot.render import (
     MESSAGE_LIMIT,
@@ -278,6 +277,9 @@ async def _reveal(context: ContextTypes.DEFAULT_TYPE, chat_id: int, lang: str) -
 
 async def stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """A picture (12-week heat map, streaks, coverage per level) and the numbers as text."""
+    # Pillow is loaded by the first /stats, not at start-up: most updates never draw.
+    from bot.picture import LevelBar, first_day, render_stats_picture
+
     turn = await begin(update, context)
     if turn is None:
         return
