@@ -13,6 +13,7 @@ BENCHES = {
     "fanout": "bench.fanout",
     "group": "bench.group_round",
     "picture": "bench.stats_picture",
+    "scale": "bench.scale",
 }
 
 

@@ -869,6 +869,31 @@ class Storage:
             new = await self._move_streak(db, record.user_id, update_streak)
         return new, answer_id
 
+    async def add_answers(self, records: Iterable[AnswerRecord]) -> None:
+        """Store past answers in one transaction (imports, benchmarks): no streak, no review."""
+        async with self.transaction() as db:
+            await db.executemany(
+                "INSERT INTO answers (user_id, chat_id, question_id, level, answer, score,"
+                " covered, missed, hints, answered_at, local_day)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        r.user_id,
+                        r.chat_id,
+                        r.question_id,
+                        r.level.value,
+                        r.answer,
+                        r.score,
+                        json.dumps(r.covered, ensure_ascii=False),
+                        json.dumps(r.missed, ensure_ascii=False),
+                        r.hints,
+                        _iso(r.answered_at),
+                        r.local_day,
+                    )
+                    for r in records
+                ],
+            )
+
     # -- spaced repetition and progress -------------------------------------------------------
 
     async def get_review(self, user_id: int, question_id: str) -> dict[str, Any] | None:
