@@ -11,7 +11,7 @@ zero-latency fake Bot API running in this process.
 
 Built databases are cached in data/bench-scale/ (gitignored), one per size and UTC day (the
 schedule and streaks are relative to the build day). `python -m bench.scale 1k 10k` picks
-sizes; `--no-run` skips the subprocess part.
+sizes; `--no-run` skips the subprocess part; `--updates=N` changes the 40k.
 """
 
 from __future__ import annotations
@@ -216,13 +216,23 @@ async def operations(path: Path, users: int, now: datetime) -> dict[str, float]:
             await storage.forget_user(next(members))
 
         figures["forget_ms"] = await _timed(forget, 20)
-        figures["migration_small_ms"] = await _timed(
-            lambda: storage.migrate_chat(SMALL_GROUP, SMALL_GROUP - 1), 1
-        )
-        figures["migration_ms"] = await _timed(lambda: storage.migrate_chat(GROUP, GROUP - 1), 1)
+        figures["migration_small_ms"] = await _timed(_back_and_forth(storage, SMALL_GROUP), 6)
+        figures["migration_ms"] = await _timed(_back_and_forth(storage, GROUP), 3)
     finally:
         await storage.close()
     return figures
+
+
+def _back_and_forth(storage: Storage, chat_id: int) -> Callable[[], Awaitable[None]]:
+    """Each call moves the group to a new id, the next one back (as if migrated again)."""
+    where = [chat_id]
+
+    async def migrate() -> None:
+        target = chat_id - 1 if where[0] == chat_id else chat_id
+        await storage.migrate_chat(where[0], target)
+        where[0] = target
+
+    return migrate
 
 
 # -- the real `interview-bot run` in its own process ------------------------------------------
@@ -293,7 +303,7 @@ async def startup(api: FakeBotAPI, path: Path | None, runs: int = 3) -> dict[str
     return {"startup_s": statistics.median(times), "idle_rss_mb": statistics.median(rss)}
 
 
-async def traffic(api: FakeBotAPI, path: Path, users: int) -> dict[str, float]:
+async def traffic(api: FakeBotAPI, path: Path, users: int, updates: int) -> dict[str, float]:
     """RSS of `interview-bot run` after 10k, 20k and 40k updates from many users."""
     env = {
         **os.environ,
@@ -305,26 +315,36 @@ async def traffic(api: FakeBotAPI, path: Path, users: int) -> dict[str, float]:
     }
     process, _ = await _start(api, [sys.executable, "-m", "bot", "run"], env)
     figures: dict[str, float] = {"rss_idle_mb": _rss_mb(process.pid)}
+    rng = random.Random(40)
     try:
         pushed = 0
         started = time.perf_counter()
-        for mark in (10_000, 20_000, 40_000):
+        for mark in (updates // 4, updates // 2, updates):
             while pushed < mark:
                 # At most 1,000 updates waiting: the bot's pace, not a backlog in the fake.
                 while _waiting(api) > 1_000:  # noqa: ASYNC110 - polling the fake's queue
                     await asyncio.sleep(0.01)
                 user = FakeUser(pushed // 2 % users + 1, "u")
-                api.message(user, "/quiz" if pushed % 2 == 0 else ANSWER)
+                api.message(user, "/quiz" if pushed % 2 == 0 else _answer(rng))
                 pushed += 1
             await _settle(api)
-            figures[f"rss_{mark // 1000}k_mb"] = _rss_mb(process.pid)
+            figures[f"rss_{mark}"] = _rss_mb(process.pid)
             rate = pushed / (time.perf_counter() - started)
             print(f"      {pushed:,} updates, {rate:.0f}/s, RSS {_rss_mb(process.pid):.0f} MB",
                   flush=True)  # fmt: skip
-        figures["updates_per_s"] = UPDATES / (time.perf_counter() - started)
+        figures["updates"] = updates
+        figures["updates_per_s"] = updates / (time.perf_counter() - started)
     finally:
         await _stop(process)
     return figures
+
+
+def _answer(rng: random.Random) -> str:
+    """An answer with a few words nobody wrote before, as real answers have (typos, names):
+    caches keyed by words see new keys all the time, as they would in production."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    words = ["".join(rng.choices(letters, k=rng.randint(5, 9))) for _ in range(3)]
+    return f"{ANSWER} {' '.join(words)}"
 
 
 def _waiting(api: FakeBotAPI) -> int:
@@ -348,7 +368,7 @@ def _cached(name: str, now: datetime) -> Path:
     return CACHE / f"{name}-v{BUILD_VERSION}-{now:%Y%m%d}.sqlite3"
 
 
-async def measure(name: str, run_bot: bool) -> dict[str, float]:
+async def measure(name: str, run_bot: bool, updates: int = UPDATES) -> dict[str, float]:
     users = SIZES[name]
     now = _now()
     cached = _cached(name, now)
@@ -376,7 +396,7 @@ async def measure(name: str, run_bot: bool) -> dict[str, float]:
                 bare = await startup(api, None)
                 figures["bare_startup_s"] = bare["startup_s"]
                 figures["bare_idle_rss_mb"] = bare["idle_rss_mb"]
-                figures |= await traffic(api, copy, users)
+                figures |= await traffic(api, copy, users, updates)
             finally:
                 await api.stop()
     return figures
@@ -385,10 +405,11 @@ async def measure(name: str, run_bot: bool) -> dict[str, float]:
 def report() -> None:
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     run_bot = "--no-run" not in sys.argv
+    updates = next((int(a.split("=")[1]) for a in sys.argv if a.startswith("--updates=")), UPDATES)
     names = args or list(SIZES)
     print("Scale (databases built through the storage layer; medians)")
     for name in names:
-        f = asyncio.run(measure(name, run_bot))
+        f = asyncio.run(measure(name, run_bot, updates))
         n = int(f["users"])
         built = f" (built in {f['build_s']:.0f} s)" if "build_s" in f else " (cached)"
         print(f"  {name}: {f['users']:,.0f} users, {f['answers']:,.0f} answers, "
@@ -407,8 +428,9 @@ def report() -> None:
                   f"ratio {f['startup_s'] / f['bare_startup_s']:.2f})")  # fmt: skip
             print(f"    idle RSS:                    {f['idle_rss_mb']:8.0f} MB "
                   f"(bare PTB {f['bare_idle_rss_mb']:.0f} MB)")  # fmt: skip
-            print(f"    RSS after 10k/20k/40k updates: {f['rss_10k_mb']:.0f} / "
-                  f"{f['rss_20k_mb']:.0f} / {f['rss_40k_mb']:.0f} MB "
+            u = int(f["updates"])
+            print(f"    RSS after {u // 4:,}/{u // 2:,}/{u:,} updates: {f[f'rss_{u // 4}']:.0f} / "
+                  f"{f[f'rss_{u // 2}']:.0f} / {f[f'rss_{u}']:.0f} MB "
                   f"({f['updates_per_s']:.0f} updates/s)")  # fmt: skip
         sys.stdout.flush()
 
