@@ -312,6 +312,8 @@ async def traffic(api: FakeBotAPI, path: Path, users: int, updates: int) -> dict
         "CONTENT_DIR": str(CONTENT),
         "DATABASE_PATH": str(path),
         "LOG_LEVEL": "WARNING",
+        # Telegram's 30 messages/s would make this a benchmark of the limiter, not of memory.
+        "RATE_LIMIT_PER_SECOND": "100000",
     }
     process, _ = await _start(api, [sys.executable, "-m", "bot", "run"], env)
     figures: dict[str, float] = {"rss_idle_mb": _rss_mb(process.pid)}
@@ -374,7 +376,7 @@ async def measure(name: str, run_bot: bool, updates: int = UPDATES) -> dict[str,
     cached = _cached(name, now)
     figures: dict[str, float] = {"users": users}
     if not cached.exists():
-        for old in CACHE.glob(f"{name}-v*.sqlite3"):
+        for old in CACHE.glob(f"{name}-v*.sqlite3*"):
             old.unlink()
         partial = cached.with_suffix(".partial")
         partial.unlink(missing_ok=True)
