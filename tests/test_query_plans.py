@@ -110,6 +110,7 @@ async def user_session(bot: BotHarness, api: FakeBotAPI) -> None:
     api.message(BEN, STRONG, chat_id=GROUP, reply_to=round_question.message_id)  # too late
     await settle(bot, ADA, GROUP)
     api.message(ADMIN, None, chat_id=GROUP, extra={"migrate_to_chat_id": SUPERGROUP})
+    await settle(bot, ADA, GROUP)  # updates of one chat are handled in order; chats are not
     api.message(ADA, "/quiz", chat_id=SUPERGROUP)
     await settle(bot, ADA, SUPERGROUP)
 
