@@ -54,7 +54,7 @@ SMALL_GROUP = -1_000_000_002
 ROUNDS = 20
 UPDATES = 40_000
 ANSWER = "max_batch_size 和 preferred batch size，max_queue_delay_microseconds 控制等待"
-BUILD_VERSION = 3
+BUILD_VERSION = 4
 
 
 def _now() -> datetime:
