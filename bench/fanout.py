@@ -22,7 +22,7 @@ from bot.app import build_application, running
 from bot.config import Settings
 from bot.core.content import load_library
 from bot.core.schedule import DailySchedule, Days, next_occurrence
-from bot.handlers.scheduled import DailySender
+from bot.jobs.daily import DailySender
 
 CONTENT = Path(__file__).resolve().parent.parent / "content"
 CHATS = 10_000

@@ -29,8 +29,8 @@ from bot.core.content import Library
 from bot.handlers import daily, errors, groups, membership, menus, private, updates
 from bot.handlers import settings as settings_handlers
 from bot.handlers.common import SERVICES_KEY, Services
-from bot.handlers.scheduled import DailySender
 from bot.i18n import Strings
+from bot.jobs.daily import DailySender
 from bot.logs import configure_logging
 from bot.practice import Clock, Practice, utc_now
 from bot.ratelimit import PerChatRetryRateLimiter, strict_window

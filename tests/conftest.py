@@ -55,7 +55,7 @@ from typing import Any  # noqa: E402
 
 from bot.app import build_application, running  # noqa: E402
 from bot.config import Settings  # noqa: E402
-from bot.handlers.scheduled import DailySender  # noqa: E402
+from bot.jobs.daily import DailySender  # noqa: E402
 from bot.storage import Storage  # noqa: E402
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser, Sent  # noqa: E402
 

@@ -1,0 +1,1 @@
+"""Background work started with the application: the daily scheduler and the outbox sender."""
