@@ -31,6 +31,8 @@ from bot.handlers import settings as settings_handlers
 from bot.handlers.common import SERVICES_KEY, Services
 from bot.i18n import Strings
 from bot.jobs.daily import DailySender
+from bot.jobs.lease import Lease
+from bot.jobs.outbox import OutboxSender
 from bot.logs import configure_logging
 from bot.practice import Clock, Practice, utc_now
 from bot.ratelimit import PerChatRetryRateLimiter, strict_window
@@ -86,6 +88,8 @@ def _chat_key(update: object) -> int | None:
 
 
 SENDER_KEY = "daily_sender"
+OUTBOX_KEY = "outbox"
+LEASE_KEY = "lease"
 
 
 def build_application(
@@ -101,7 +105,8 @@ def build_application(
 
     `scheduler`: run the daily-prompt and round-closing loop and the hourly retention job in
     the background (tests drive `DailySender.tick` and `prune_once` by hand instead). `rng`:
-    question choice (tests seed it).
+    question choice (tests seed it). The outbox sender always runs: it delivers what the
+    scheduler and the handlers record.
     """
     if settings.telegram_bot_token is None:
         raise ValueError("TELEGRAM_BOT_TOKEN is required to build the bot")
@@ -112,22 +117,43 @@ def build_application(
     )
     svc = Services(settings, storage, library, strings, practice)
 
+    lease = Lease(storage, settings.lease_seconds)
     background: list[asyncio.Task[None]] = []
 
     async def post_init(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         await storage.open()
-        await menus.register(app.bot, strings)
+        await lease.take()  # LeaseTaken: another process serves this database
+        outbox: OutboxSender = app.bot_data[OUTBOX_KEY]
+        await outbox.start()
+        background.append(asyncio.create_task(lease.keep(lambda: _lost_lease(app))))
+        # The menus are a convenience: registered in the background, never delaying start-up
+        # (nor a stop) while Telegram is slow or away.
+        background.append(asyncio.create_task(menus.register(app.bot, strings)))
         if scheduler:
             sender = app.bot_data[SENDER_KEY]
             interval = settings.scheduler_interval_seconds
             background.append(asyncio.create_task(sender.run_forever(interval)))
             background.append(asyncio.create_task(prune_forever(storage, clock)))
 
+    async def post_stop(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+        # Before the HTTP client closes: requests out get a short grace, the rest go back.
+        for task in background:
+            task.cancel()
+        await asyncio.gather(*background, return_exceptions=True)
+        background.clear()
+        await app.bot_data[OUTBOX_KEY].stop(settings.stop_grace_seconds)
+
     async def post_shutdown(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         for task in background:
             task.cancel()
         await asyncio.gather(*background, return_exceptions=True)
-        await storage.close()
+        if storage._db is not None:
+            await lease.release()
+            await storage.close()
+
+    def _lost_lease(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+        app.bot_data[OUTBOX_KEY]._stopping = True
+        app.stop_running()
 
     # Telegram allows 20 messages a minute into a group, strictly (then 429s): paced evenly.
     group_rate, group_period = strict_window(round(settings.group_rate_limit_per_minute), 60)
@@ -146,6 +172,7 @@ def build_application(
         )
         .concurrent_updates(PerChatUpdateProcessor(256))
         .post_init(post_init)
+        .post_stop(post_stop)
         .post_shutdown(post_shutdown)
     )
     if settings.telegram_api_base_url:
@@ -153,7 +180,11 @@ def build_application(
         builder = builder.base_url(base).base_file_url(base.removesuffix("/bot") + "/file/bot")
     app = builder.build()
     app.bot_data[SERVICES_KEY] = svc
-    app.bot_data[SENDER_KEY] = DailySender(app.bot, svc, clock)
+    outbox = OutboxSender(app.bot, storage, settings, clock, lease.owner)
+    svc.notify_outbox = outbox.wake
+    app.bot_data[OUTBOX_KEY] = outbox
+    app.bot_data[LEASE_KEY] = lease
+    app.bot_data[SENDER_KEY] = DailySender(svc, clock, outbox.wake)
     _register_handlers(app)
     return app
 
@@ -258,6 +289,8 @@ async def running(
     finally:
         await app.updater.stop()
         await app.stop()
+        if app.post_stop:
+            await app.post_stop(app)
         await app.shutdown()
         if app.post_shutdown:
             await app.post_shutdown(app)
@@ -272,6 +305,8 @@ def run_bot(settings: Settings, library: Library) -> None:
     ]
     configure_logging(settings.log_level, secrets)
     app = build_application(settings, library)
+    # Before anything talks to Telegram: a second process on this database stops here.
+    asyncio.run(_check_lease(settings, app.bot_data[LEASE_KEY].owner))
     log.info(
         "starting: %d packs, %d questions, database %s",
         len(library.packs),
@@ -284,3 +319,13 @@ def run_bot(settings: Settings, library: Library) -> None:
         asyncio.run(serve_webhook(app, settings, app.bot_data[SERVICES_KEY].storage))
     else:
         app.run_polling(allowed_updates=Update.ALL_TYPES)
+
+
+async def _check_lease(settings: Settings, owner: str) -> None:
+    """Take the database's lease for `owner` (renewed in post_init), or raise LeaseTaken."""
+    storage = Storage(settings.database_path)
+    await storage.open()
+    try:
+        await Lease(storage, settings.lease_seconds, owner).take()
+    finally:
+        await storage.close()

@@ -34,6 +34,7 @@ from bot.core.scoring import score_answer
 EXIT_USAGE = 2
 EXIT_DATABASE = 3  # the database file is unusable: the one-line reason is on stderr
 EXIT_TOKEN = 4  # Telegram rejected the token
+EXIT_RUNNING = 5  # another process serves the database
 
 
 def _settings() -> Settings:
@@ -265,6 +266,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from telegram.error import InvalidToken
 
     from bot.app import run_bot  # Telegram is only imported when the bot runs
+    from bot.jobs.lease import LeaseTaken
 
     try:
         run_bot(settings, library)
@@ -276,6 +278,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_TOKEN
+    except LeaseTaken as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_RUNNING
     return 0
 
 

@@ -38,6 +38,16 @@ class Settings(BaseSettings):
     scheduler_interval_seconds: float = Field(default=10.0, gt=0)
     round_minutes: int = Field(default=10, ge=1, le=24 * 60)
 
+    # The outbox: messages owed to chats are retried until their deadline, with backoff.
+    retry_base_seconds: float = Field(default=1.0, gt=0)
+    retry_max_seconds: float = Field(default=60.0, gt=0)
+    outbox_poll_seconds: float = Field(default=1.0, gt=0)
+    outbox_deadline_minutes: int = Field(default=120, ge=1)  # rankings, feedback, reminders
+    # One process per database: the lease it holds expires this long after its last renewal.
+    lease_seconds: float = Field(default=30.0, gt=0)
+    # On SIGTERM, requests already out get this long to be answered (then: 'unknown').
+    stop_grace_seconds: float = Field(default=3.0, ge=0)
+
     @field_validator("default_timezone")
     @classmethod
     def _zone(cls, value: str) -> str:

@@ -18,6 +18,7 @@ from fsrs import Rating
 from bot.core.content import Library, Question
 from bot.core.levels import Level
 from bot.core.models import AnswerRecord, UserProfile, UserStats
+from bot.core.outbox import Draft
 from bot.core.review import (
     LEVEL_UP_ANSWERS,
     OVERRIDES,
@@ -281,11 +282,13 @@ class Practice:
         first_name: str,
         message_id: int,
         text: str,
+        feedback: Callable[[ScoreResult, StreakState], Draft | None] | None = None,
     ) -> tuple[ScoreResult, StreakState] | None:
         """Score a group member's answer and keep it as their latest; None if not stored.
 
         Not stored: the round closed, or the message is an edit of an answer the member
-        has since replaced with a later one.
+        has since replaced with a later one. `feedback` drafts the member's private
+        feedback, recorded with the answer.
         """
         result = score_answer(question, text)
         now = self.clock()
@@ -302,6 +305,7 @@ class Practice:
             now=now,
             local_day=day.isoformat(),
             update_streak=lambda s: record_answer(s, day),
+            feedback=None if feedback is None else (lambda s: feedback(result, s)),
         )
         return None if streak is None else (result, streak)
 

@@ -13,11 +13,12 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Coroutine
-from datetime import timedelta
 from typing import Any
 
-from telegram.error import RetryAfter
+from telegram.error import RetryAfter, TelegramError
 from telegram.ext import AIORateLimiter
+
+from bot.delivery import leaving, reachability, retry_seconds
 
 JSON = bool | dict[str, Any] | list[dict[str, Any]]
 
@@ -47,14 +48,6 @@ def strict_window(max_messages: int, window: float) -> tuple[int, float]:
     return 1, window / (max_messages - 1)
 
 
-def retry_seconds(exc: RetryAfter) -> float:
-    """The wait a 429 asks for, in seconds (PTB 22 keeps it as a timedelta internally)."""
-    delay = getattr(exc, "_retry_after", None)
-    if isinstance(delay, timedelta):
-        return delay.total_seconds()
-    return float(exc.retry_after)  # type: ignore[arg-type]
-
-
 class PerChatRetryRateLimiter(AIORateLimiter):
     def __init__(self, *, max_retries: int = 3, **limits: Any) -> None:
         # The parent never retries itself (so never pauses everything); we retry per chat.
@@ -77,13 +70,21 @@ class PerChatRetryRateLimiter(AIORateLimiter):
             # Not messages: they do not spend the group's 20 a minute (callers cap them).
             data = {k: v for k, v in data.items() if k != "chat_id"}
         loop = asyncio.get_running_loop()
+
+        async def on_the_wire(*a: Any, **kw: Any) -> JSON:
+            # Past the limiter's queue: the request leaves now (the outbox marks it in flight).
+            await leaving()
+            return await callback(*a, **kw)
+
         attempt = 0
         while True:
             wait = self._held_until.get(chat, 0.0) - loop.time()
             if wait > 0:
                 await asyncio.sleep(wait)
             try:
-                return await super().process_request(callback, args, kwargs, endpoint, data, None)
+                result = await super().process_request(
+                    on_the_wire, args, kwargs, endpoint, data, None
+                )
             except RetryAfter as exc:
                 if attempt >= retries:
                     log.warning("chat %s: still rate limited after %d retries", chat, retries)
@@ -91,6 +92,12 @@ class PerChatRetryRateLimiter(AIORateLimiter):
                 attempt += 1
                 self._held_until[chat] = loop.time() + retry_seconds(exc) + 0.1
                 self._forget_expired(loop.time())
+                continue
+            except TelegramError as exc:
+                reachability.failed(exc)
+                raise
+            reachability.succeeded()
+            return result
 
     def _forget_expired(self, now: float) -> None:
         if len(self._held_until) > 1024:

@@ -47,7 +47,9 @@ def q(library: Library):  # type: ignore[no-untyped-def]
 
 # -- flow tests: the real Application against the fake Bot API server ------------------------
 
+import asyncio  # noqa: E402
 import random  # noqa: E402
+from collections import Counter  # noqa: E402
 from collections.abc import AsyncIterator  # noqa: E402
 from contextlib import AsyncExitStack  # noqa: E402
 from datetime import UTC, datetime, timedelta  # noqa: E402
@@ -55,7 +57,8 @@ from typing import Any  # noqa: E402
 
 from bot.app import build_application, running  # noqa: E402
 from bot.config import Settings  # noqa: E402
-from bot.jobs.daily import DailySender  # noqa: E402
+from bot.jobs.daily import DailySender, TickReport  # noqa: E402
+from bot.jobs.outbox import OutboxSender  # noqa: E402
 from bot.storage import Storage  # noqa: E402
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser, Sent  # noqa: E402
 
@@ -123,6 +126,34 @@ class BotHarness:
         return sender
 
     @property
+    def outbox(self) -> OutboxSender:
+        outbox = self.app.bot_data["outbox"]
+        assert isinstance(outbox, OutboxSender)
+        return outbox
+
+    async def settle(
+        self,
+        timeout: float = 20.0,  # noqa: ASYNC109
+        before: Counter[str] | None = None,
+    ) -> Counter[str]:
+        """Wait until the outbox holds nothing open; the outcomes recorded since `before`."""
+        before = Counter(self.outbox.outcomes) if before is None else before
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while await self.storage.outbox_open_count():
+            if loop.time() > deadline:
+                raise AssertionError(f"outbox still open: {await self.storage.outbox_statuses()}")
+            await asyncio.sleep(0.01)
+        return self.outbox.outcomes - before
+
+    async def tick(self) -> TickReport:
+        """One scheduler tick, then everything it recorded delivered (or given up)."""
+        before = Counter(self.outbox.outcomes)
+        report = await self.sender.tick()
+        report.outcomes.update(await self.settle(before=before))
+        return report
+
+    @property
     def storage(self) -> Storage:
         storage = self.app.bot_data["services"].storage
         assert isinstance(storage, Storage)
@@ -179,6 +210,10 @@ def bot_settings(api: FakeBotAPI, tmp_path: Path, flow_content: Path) -> Setting
         default_timezone="UTC",
         # Group pacing (3 s between messages at 20 a minute) has its own test; flows run fast.
         group_rate_limit_per_minute=100_000,
+        # Retries and polling on a test's time scale.
+        retry_base_seconds=0.05,
+        retry_max_seconds=0.4,
+        outbox_poll_seconds=0.05,
     )
 
 

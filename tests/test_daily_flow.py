@@ -78,22 +78,22 @@ async def test_start_button_turns_the_daily_question_on(bot: BotHarness) -> None
 
 async def test_one_prompt_per_day_at_the_local_time(bot: BotHarness, api: FakeBotAPI) -> None:
     await bot.say(ADA, "/daily 10:00")
-    await bot.sender.tick()
+    await bot.tick()
     assert dailies(api, ADA.id) == []  # 09:00: not yet
     bot.clock.advance(hours=1)
-    report = await bot.sender.tick()
+    report = await bot.tick()
     assert report.outcomes["sent"] == 1
     (prompt,) = dailies(api, ADA.id)
     assert "❓" in prompt.visible and prompt.buttons
-    await bot.sender.tick()
+    await bot.tick()
     bot.clock.advance(hours=5)
-    await bot.sender.tick()
+    await bot.tick()
     assert len(dailies(api, ADA.id)) == 1
     # It is a real question: the next message is scored against it.
     feedback = await bot.say(ADA, "max_batch_size preferred batch size")
     assert "Score:" in "\n".join(m.visible for m in feedback)
     bot.clock.advance(hours=19)  # next day 10:00
-    await bot.sender.tick()
+    await bot.tick()
     assert len(dailies(api, ADA.id)) == 2
 
 
@@ -103,14 +103,14 @@ async def test_missed_prompts_are_sent_late_within_grace_and_skipped_after(
     await subscribe(bot, 3001, "10:00")
     await subscribe(bot, 3002, "10:00")
     bot.clock.advance(hours=1, minutes=90)  # down from 09:00 to 11:30: 90 min late
-    report = await bot.sender.tick()
+    report = await bot.tick()
     assert report.outcomes["sent"] == 2
     bot.clock.advance(days=3, hours=2)  # down three days; now 13:30, 3.5 h after 10:00
-    report = await bot.sender.tick()
+    report = await bot.tick()
     assert report.outcomes["skipped"] == 2 and report.outcomes["sent"] == 0
     assert len(dailies(api, 3001)) == 1  # no burst of missed days
     bot.clock.advance(hours=21)  # next day 10:30
-    await bot.sender.tick()
+    await bot.tick()
     assert len(dailies(api, 3001)) == 2
 
 
@@ -122,33 +122,43 @@ async def test_restart_in_the_middle_of_a_fan_out_sends_exactly_one(
         await subscribe(bot, chat_id, "09:30")
     bot.clock.advance(minutes=30)
     api.latency = 0.5
-    tick = asyncio.create_task(bot.sender.tick())
-    # Kill the sender while the first batch (send_concurrency = 16) is at the server and
-    # the rest of the chats wait their turn.
+    await bot.sender.tick()  # all 30 recorded; the sender starts on the first ones
+    # Stop while the first batch (send_concurrency = 16) is at the server and the rest
+    # wait their turn: those out are answered within the grace, the rest are handed back.
     while api.calls["sendMessage"] < bot.settings.send_concurrency:  # noqa: ASYNC110
         await asyncio.sleep(0.01)
-    tick.cancel()
-    await asyncio.gather(tick, return_exceptions=True)
-    await asyncio.sleep(0.6)  # the server finishes what it received, as Telegram would
+    await bot.stop()
     partly = sum(1 for c in chats if dailies(api, c))
     assert partly == bot.settings.send_concurrency
+    statuses = await _statuses(bot)
+    assert statuses == {"sent": 16, "pending": 14}
     api.latency = 0.0
-    await bot.restart()
-    await bot.sender.tick()
-    await bot.sender.tick()
+    await bot.start()
+    await bot.settle()
     assert [len(dailies(api, c)) for c in chats] == [1] * len(chats)
+
+
+async def _statuses(bot: BotHarness) -> dict[str, int]:
+    from bot.storage import Storage
+
+    storage = Storage(bot.settings.database_path)
+    await storage.open()
+    try:
+        return await storage.outbox_statuses()
+    finally:
+        await storage.close()
 
 
 async def test_429_is_waited_out_and_delivered(bot: BotHarness, api: FakeBotAPI) -> None:
     await subscribe(bot, 5001, "09:30")
     bot.clock.advance(minutes=30)
     api.fail("sendMessage", 429, chat_id=5001, retry_after=1)
-    report = await bot.sender.tick()
+    report = await bot.tick()
     assert report.outcomes["sent"] == 1
     assert len(dailies(api, 5001)) == 1
 
 
-async def test_blocked_chat_is_unsubscribed_and_others_still_served(
+async def test_blocked_chat_is_unreachable_and_others_still_served(
     bot: BotHarness, api: FakeBotAPI
 ) -> None:
     for chat_id in (6001, 6002, 6003):
@@ -156,28 +166,45 @@ async def test_blocked_chat_is_unsubscribed_and_others_still_served(
     bot.clock.advance(minutes=30)
     api.fail("sendMessage", 403, chat_id=6002)
     api.fail("sendMessage", 500, chat_id=6003, times=10)
-    report = await bot.sender.tick()
-    assert report.outcomes["unsubscribed"] == 1
-    assert report.outcomes["retry"] == 1
+    report = await bot.tick()
+    assert report.outcomes["queued"] == 3
+    assert report.outcomes["failed"] == 1  # 6002 blocked the bot
+    assert report.outcomes["sent"] == 2  # 6003 too: retried until the server answered
     assert len(dailies(api, 6001)) == 1
+    assert len(dailies(api, 6003)) == 1
+    assert api.calls["sendMessage"] == 1 + 1 + 11
     chat = await bot.storage.get_chat(6002)
-    assert chat is not None and not chat.daily_enabled and not chat.active
-    # The server error is retried on the next ticks, then given up: never a second prompt.
-    await bot.sender.tick()
-    report = await bot.sender.tick()
-    assert report.outcomes["gave-up"] == 1
-    await bot.sender.tick()
-    assert dailies(api, 6003) == []
-    assert await bot.storage.daily_attempts(6003, "2026-03-02") == 3
+    # Unreachable, but still subscribed: the question comes back if the user unblocks.
+    assert chat is not None and chat.daily_enabled and not chat.active
 
 
 async def test_transient_error_then_success(bot: BotHarness, api: FakeBotAPI) -> None:
     await subscribe(bot, 6101, "09:30")
     bot.clock.advance(minutes=30)
     api.fail("sendMessage", 502, chat_id=6101, times=1)
-    assert (await bot.sender.tick()).outcomes["retry"] == 1
-    assert (await bot.sender.tick()).outcomes["sent"] == 1
+    report = await bot.tick()
+    assert report.outcomes["sent"] == 1
+    assert api.calls["sendMessage"] == 2
     assert len(dailies(api, 6101)) == 1
+
+
+async def test_retries_stop_at_the_grace_period(bot: BotHarness, api: FakeBotAPI) -> None:
+    await subscribe(bot, 6201, "09:30")
+    bot.clock.advance(minutes=30)
+    api.fail("sendMessage", 502, chat_id=6201, times=1000)
+    await bot.sender.tick()
+    while api.calls["sendMessage"] < 3:  # noqa: ASYNC110 - failing and being retried
+        await asyncio.sleep(0.01)
+    bot.clock.advance(minutes=bot.settings.daily_grace_minutes)
+    assert (await bot.settle())["expired"] == 1
+    assert dailies(api, 6201) == []
+    assert await _daily_status(bot, 6201) == "expired"
+
+
+async def _daily_status(bot: BotHarness, chat_id: int) -> str:
+    row = await bot.storage._one("SELECT status FROM daily_sends WHERE chat_id = ?", (chat_id,))
+    assert row is not None
+    return str(row[0])
 
 
 async def test_group_migration_moves_the_schedule(bot: BotHarness, api: FakeBotAPI) -> None:
@@ -190,14 +217,14 @@ async def test_group_migration_moves_the_schedule(bot: BotHarness, api: FakeBotA
     )  # fmt: skip
     bot.clock.advance(minutes=30)
     api.fail("sendMessage", 400, chat_id=GROUP, migrate_to_chat_id=new_id)
-    report = await bot.sender.tick()
+    report = await bot.tick()
     assert report.outcomes["sent"] == 1
     assert api.to(GROUP) == []
     assert any("Round" in s.visible for s in api.to(new_id))
     moved = await bot.storage.get_chat(new_id)
     assert moved is not None and moved.daily_enabled and await bot.storage.get_chat(GROUP) is None
     bot.clock.advance(days=1)
-    await bot.sender.tick()
+    await bot.tick()
     assert api.to(GROUP) == []
 
 
@@ -205,26 +232,26 @@ async def test_evening_reminder_once_for_a_streak_at_risk(bot: BotHarness, api: 
     await bot.say(ADA, "/quiz")
     await bot.say(ADA, "max_batch_size")  # Monday: streak 1
     bot.clock.advance(days=1, hours=10)  # Tuesday 19:00 UTC: not evening yet (20:00)
-    await bot.sender.tick()
+    await bot.tick()
     assert not [s for s in api.to(ADA.id) if "at risk" in s.visible]
     bot.clock.advance(hours=1, minutes=5)
-    report = await bot.sender.tick()
+    report = await bot.tick()
     assert report.reminders == 1
     bot.clock.advance(minutes=30)
-    assert (await bot.sender.tick()).reminders == 0
+    assert (await bot.tick()).reminders == 0
     reminders = [s for s in api.to(ADA.id) if "at risk" in s.visible]
     assert len(reminders) == 1 and "1-day streak" in reminders[0].visible
     (reply,) = await bot.say(ADA, "/reminders off")
     assert "off" in reply.visible
     bot.clock.advance(days=1)
-    assert (await bot.sender.tick()).reminders == 0
+    assert (await bot.tick()).reminders == 0
 
 
 async def test_no_reminder_after_answering_today(bot: BotHarness, api: FakeBotAPI) -> None:
     await bot.say(ADA, "/quiz")
     await bot.say(ADA, "max_batch_size")
     bot.clock.advance(hours=11, minutes=30)  # Monday 20:30, answered today
-    assert (await bot.sender.tick()).reminders == 0
+    assert (await bot.tick()).reminders == 0
 
 
 async def test_only_admins_change_the_group_schedule(bot: BotHarness, api: FakeBotAPI) -> None:

@@ -181,13 +181,13 @@ async def test_round_closes_by_itself_after_a_restart(bot: BotHarness, api: Fake
     seen = len(messages(api))
     await bot.restart()
     bot.clock.advance(minutes=9)
-    await bot.sender.tick()
+    await bot.tick()
     assert not [m for m in messages(api)[seen:] if "Round closed" in m.visible]
     bot.clock.advance(minutes=2)
-    await bot.sender.tick()
+    await bot.tick()
     (results,) = [m for m in messages(api)[seen:] if "Round closed" in m.visible]
     assert "🥇 Ana — 100% (4/4)" in results.visible
-    await bot.sender.tick()
+    await bot.tick()
     assert len([m for m in messages(api)[seen:] if "Round closed" in m.visible]) == 1
 
 
@@ -294,7 +294,7 @@ async def test_the_daily_round_closes_a_round_left_open(bot: BotHarness, api: Fa
     await answer(bot, ANA, STRONG, question)
     seen = len(messages(api))
     bot.clock.advance(minutes=5)
-    assert (await bot.sender.tick()).outcomes["sent"] == 1
+    assert (await bot.tick()).outcomes["sent"] == 2  # the results, then the new question
     new = [m.visible for m in messages(api)[seen:]]
     assert "Round closed" in new[0] and "🥇 Ana" in new[0]  # the open round's results first
     assert "Round" in new[1] and "Reply to this message" in new[1]  # then the daily round

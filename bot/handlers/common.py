@@ -1,25 +1,22 @@
-"""What every handler needs: the services, the user and language of an update, safe sending."""
+"""What every handler needs: the services, the user and language of an update, sending.
+
+Sending goes through `bot.delivery` (one meaning per Telegram error, one rule for a chat
+that cannot be reached); these are the handler-side shortcuts taking a context.
+"""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from telegram import (
-    CallbackQuery,
-    Chat,
-    InlineKeyboardMarkup,
-    InputFile,
-    Message,
-    ReplyParameters,
-    Update,
-)
+from telegram import CallbackQuery, Chat, InlineKeyboardMarkup, InputFile, Message, Update
 from telegram.constants import ChatMemberStatus
 from telegram.error import BadRequest, Forbidden
 from telegram.ext import ContextTypes
 
+from bot import delivery
 from bot.config import Settings
 from bot.core.content import Library
 from bot.core.models import UserProfile
@@ -39,6 +36,8 @@ class Services:
     library: Library
     strings: Strings
     practice: Practice
+    # Tells the outbox sender that rows were recorded (set by the application).
+    notify_outbox: Callable[[], None] = field(default=lambda: None)
 
 
 def services(context: ContextTypes.DEFAULT_TYPE) -> Services:
@@ -103,34 +102,20 @@ async def send(
     *,
     reply_to: int | None = None,
 ) -> Message | None:
-    """Send messages in order (keyboard on the last); a blocked chat is marked inactive.
+    """Send messages in order (keyboard on the last); the outcome's rule is applied.
 
-    Returns the last message sent, or None if the chat can no longer be reached.
+    Returns the last message sent, or None if it was not (unreachable, refused, network).
     """
-    last: Message | None = None
-    try:
-        for i, text in enumerate(messages):
-            is_last = i == len(messages) - 1
-            reply = (
-                ReplyParameters(message_id=reply_to, allow_sending_without_reply=True)
-                if reply_to is not None and i == 0
-                else None
-            )
-            last = await context.bot.send_message(
-                chat_id,
-                text,
-                reply_markup=keyboard if is_last else None,
-                reply_parameters=reply,
-            )
-    except Forbidden:
-        log.info("chat %s blocked the bot or removed it; marking inactive", chat_id)
-        await services(context).storage.mark_inactive(chat_id)
-        return None
-    except BadRequest:
-        # Bad markup or a bad id is our bug: log it loudly, never retry the same request.
-        log.exception("Telegram rejected a message to chat %s", chat_id)
-        return None
-    return last
+    svc = services(context)
+    result = await delivery.send_messages(
+        context.bot, chat_id, messages, keyboard, reply_to=reply_to
+    )
+    if result.outcome is delivery.Outcome.MIGRATED and result.new_chat_id is not None:
+        await delivery.settle(svc.storage, chat_id, result)
+        chat_id = result.new_chat_id
+        result = await delivery.send_messages(context.bot, chat_id, messages, keyboard)
+    await delivery.settle(svc.storage, chat_id, result)
+    return result.message if result.ok else None
 
 
 async def set_keyboard(query: CallbackQuery, keyboard: InlineKeyboardMarkup | None) -> None:
@@ -199,15 +184,6 @@ async def send_document(
 async def _send_file(
     context: ContextTypes.DEFAULT_TYPE, chat_id: int, kind: str, file: InputFile, caption: Html
 ) -> bool:
-    try:
-        if kind == "photo":
-            await context.bot.send_photo(chat_id, file, caption=caption)
-        else:
-            await context.bot.send_document(chat_id, file, caption=caption)
-    except Forbidden:
-        await services(context).storage.mark_inactive(chat_id)
-        return False
-    except BadRequest:
-        log.exception("Telegram rejected a %s for chat %s", kind, chat_id)
-        return False
-    return True
+    result = await delivery.send_file(context.bot, chat_id, kind, file, caption)
+    await delivery.settle(services(context).storage, chat_id, result, kind)
+    return result.ok

@@ -6,9 +6,10 @@ import contextlib
 import logging
 
 from telegram import Update
-from telegram.error import Forbidden
+from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
+from bot.delivery import Outcome, classify
 from bot.handlers.common import send, services, ui_language
 from bot.storage import is_busy, is_full
 
@@ -17,9 +18,14 @@ log = logging.getLogger(__name__)
 
 async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
     error = context.error
-    if isinstance(error, Forbidden) and isinstance(update, Update) and update.effective_chat:
+    if (
+        isinstance(error, TelegramError)
+        and classify(error) is Outcome.UNREACHABLE
+        and isinstance(update, Update)
+        and update.effective_chat
+    ):
         log.info("chat %s is unreachable: %s", update.effective_chat.id, error)
-        await services(context).storage.mark_inactive(update.effective_chat.id)
+        await services(context).storage.mark_unreachable(update.effective_chat.id)
         return
     where = ""
     if isinstance(update, Update):

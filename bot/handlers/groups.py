@@ -12,21 +12,23 @@ from __future__ import annotations
 import logging
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable
+from datetime import timedelta
 from zoneinfo import ZoneInfo
 
-from telegram import Bot, ReactionTypeEmoji, ReplyParameters, Update
+from telegram import Bot, Update
 from telegram.constants import ReactionEmoji
-from telegram.error import BadRequest, Forbidden, TelegramError
 from telegram.ext import ContextTypes
 
+from bot import delivery
 from bot.core.answers import is_substantive
+from bot.core.content import Question
 from bot.core.levels import Level, parse_level
-from bot.core.models import RoundRecord
+from bot.core.models import RoundAnswer, RoundRecord
+from bot.core.outbox import Draft, Kind
 from bot.core.rounds import MemberResult, closes_at, points, rank, week_start
-from bot.core.scoring import is_answerable
+from bot.core.scoring import ScoreResult, is_answerable
 from bot.core.selection import pick_question
-from bot.core.streaks import visible_streak
+from bot.core.streaks import StreakState, visible_streak
 from bot.core.timezones import zone_label
 from bot.handlers.common import (
     Services,
@@ -68,8 +70,7 @@ def _ack_allowed(chat_id: int, now: float | None = None) -> bool:
     return True
 
 
-async def open_round(
-    bot: Bot,
+async def draft_round(
     svc: Services,
     chat_id: int,
     *,
@@ -78,9 +79,11 @@ async def open_round(
     opened_by: int | None = None,
     lang: str | None = None,
     pack: str | None = None,
-    before_send: Callable[[], Awaitable[None]] | None = None,
-) -> str | None:
-    """Post a question as a new round; None if a round is open or no question fits."""
+) -> tuple[int, str, Html] | None:
+    """Open a round and write its question; None if a round is open or no question fits.
+
+    Returns (round id, question id, the question message); the caller posts it.
+    """
     record = await svc.storage.get_chat(chat_id)
     if record is None:
         await svc.storage.ensure_chat(chat_id, "group")
@@ -116,15 +119,33 @@ async def open_round(
         closes=closing.astimezone(ZoneInfo(zone)).strftime("%H:%M"),
         zone=zone_label(zone),
     )
-    try:
-        if before_send is not None:
-            await before_send()
-        message = await bot.send_message(chat_id, text)
-    except TelegramError:
+    return round_id, question.id, text
+
+
+async def open_round(
+    bot: Bot,
+    svc: Services,
+    chat_id: int,
+    *,
+    level: Level | None,
+    opened_by: int | None = None,
+    lang: str | None = None,
+    pack: str | None = None,
+) -> str | None:
+    """Post a question as a new round now (/quiz); None if a round is open or none fits."""
+    drafted = await draft_round(
+        svc, chat_id, level=level, daily=False, opened_by=opened_by, lang=lang, pack=pack
+    )
+    if drafted is None:
+        return None
+    round_id, question_id, text = drafted
+    result = await delivery.send_messages(bot, chat_id, [text])
+    if not result.ok or result.first_message_id is None:
         await svc.storage.cancel_round(round_id)
-        raise
-    await svc.storage.set_round_message(round_id, message.message_id)
-    return question.id
+        await delivery.settle(svc.storage, chat_id, result, "round question")
+        return question_id if result.outcome is delivery.Outcome.MAYBE_SENT else None
+    await svc.storage.set_round_message(round_id, result.first_message_id)
+    return question_id
 
 
 async def quiz(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -157,7 +178,7 @@ async def quiz(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     # The question is for the whole group: in the group's language (replies to one person
     # are in theirs).
     asked = await open_round(
-        context.bot, svc, chat.id, level=level, daily=False, opened_by=opener, pack=pack
+        context.bot, svc, chat.id, level=level, opened_by=opener, pack=pack
     )
     if asked is None:
         open_ = await svc.storage.open_round_of(chat.id)
@@ -202,6 +223,23 @@ async def answer(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
             text = svc.strings(lang, "round_answer_too_short")
             await send(context, chat.id, [text], reply_to=message.message_id)
         return
+    lang_user = ui_language(user)
+    edit = int(message.edit_date.timestamp()) if message.edit_date else 0
+
+    def feedback(result: ScoreResult, streak: StreakState) -> Draft | None:
+        if not (user.started and user.active):
+            return None
+        summary = score_summary(svc.strings, lang_user, result=result, streak=streak)
+        head = svc.strings(lang_user, "round_private_feedback", group=chat.title or "")
+        hidden = svc.strings(lang_user, "round_private_hidden")
+        return Draft(
+            Kind.FEEDBACK,
+            f"feedback:{chat.id}:{message.message_id}:{edit}",
+            user.user_id,
+            tuple(split_head(Html(f"{head}\n{summary}\n\n{hidden}"))),
+            svc.practice.clock() + timedelta(minutes=svc.settings.outbox_deadline_minutes),
+        )
+
     scored = await svc.practice.answer_round(
         round_.round_id,
         question,
@@ -209,43 +247,62 @@ async def answer(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         first_name=tg_user.first_name or "",
         message_id=message.message_id,
         text=message.text,
+        feedback=feedback,
     )
     if scored is None:  # closed between our read and our write, or an edit of a replaced answer
         await too_late()  # says nothing for an edit: nothing was stored, so no ✍ either
         return
-    result, streak = scored
-    # Acknowledge and give private feedback without holding up the next update.
+    # Acknowledge without holding up the next update; the private feedback was recorded
+    # with the answer and goes out through the outbox.
     if _ack_allowed(chat.id):
         context.application.create_task(
-            _react(context.bot, chat.id, message.message_id), update=update
+            _react(context.bot, svc, chat.id, message.message_id), update=update
         )
-    if user.started and user.active:
-        summary = score_summary(svc.strings, ui_language(user), result=result, streak=streak)
-        group = chat.title or ""
-        head = svc.strings(ui_language(user), "round_private_feedback", group=group)
-        hidden = svc.strings(ui_language(user), "round_private_hidden")
-        text = Html(f"{head}\n{summary}\n\n{hidden}")
-        context.application.create_task(
-            send(context, user.user_id, split_head(text)), update=update
-        )
+    svc.notify_outbox()
 
 
-async def _react(bot: Bot, chat_id: int, message_id: int) -> None:
-    try:
-        await bot.set_message_reaction(
-            chat_id, message_id, [ReactionTypeEmoji(ReactionEmoji.WRITING_HAND)]
-        )
-    except (BadRequest, Forbidden) as exc:  # reactions disabled in this group: fine
-        log.debug("no reaction in %s: %s", chat_id, exc)
+async def _react(bot: Bot, svc: Services, chat_id: int, message_id: int) -> None:
+    result = await delivery.react(bot, chat_id, message_id, ReactionEmoji.WRITING_HAND)
+    if result.outcome is delivery.Outcome.REJECTED:  # reactions disabled in this group: fine
+        log.debug("no reaction in %s: %s", chat_id, result.error)
+    elif not result.ok:
+        await delivery.settle(svc.storage, chat_id, result, "reaction")
 
 
-async def close_round(bot: Bot, svc: Services, round_: RoundRecord, lang: str = "en") -> bool:
-    """Close a round once and post the ranked results with the reference answer."""
+async def close_round(svc: Services, round_: RoundRecord, lang: str = "en") -> bool:
+    """Close a round once; its ranked results are recorded with the close and posted by the
+    outbox (after a crash too)."""
     question = svc.library.question(round_.question_id)
     level = question.level if question else Level.BEGINNER
-    answers = await svc.storage.close_round(round_.round_id, svc.practice.clock(), level)
-    if answers is None:
+    now = svc.practice.clock()
+
+    def announce(answers: list[RoundAnswer]) -> Draft:
+        messages = ranking_messages(svc, round_, question, answers, lang)
+        deadline = now + timedelta(minutes=svc.settings.outbox_deadline_minutes)
+        return Draft(
+            Kind.RANKING,
+            f"ranking:{round_.round_id}",
+            round_.chat_id,
+            tuple(messages),
+            deadline,
+            reply_to=round_.message_id,
+        )
+
+    closed = await svc.storage.close_round(round_.round_id, now, level, announce)
+    if closed is None:
         return False
+    svc.notify_outbox()
+    return True
+
+
+def ranking_messages(
+    svc: Services,
+    round_: RoundRecord,
+    question: Question | None,
+    answers: list[RoundAnswer],
+    lang: str,
+) -> list[Html]:
+    """The ranked results and the reference answer, split at Telegram's limit."""
     t = svc.strings
     total = len(question.concepts) if question else 0
     ranked = rank(
@@ -281,19 +338,7 @@ async def close_round(bot: Bot, svc: Services, round_: RoundRecord, lang: str = 
             wrap=("<blockquote>", "</blockquote>"),
         ),
     ]
-    try:
-        for i, text in enumerate(messages):
-            reply = round_.message_id if i == 0 else None
-            await bot.send_message(
-                round_.chat_id,
-                text,
-                reply_parameters=None
-                if reply is None
-                else ReplyParameters(reply, allow_sending_without_reply=True),
-            )
-    except Forbidden:
-        await svc.storage.mark_inactive(round_.chat_id)
-    return True
+    return messages
 
 
 async def reveal(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -312,7 +357,7 @@ async def reveal(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         await send(context, chat.id, [svc.strings(lang, "reveal_not_allowed")])
         return
     record = await svc.storage.get_chat(chat.id)
-    await close_round(context.bot, svc, round_, (record.language if record else None) or lang)
+    await close_round(svc, round_, (record.language if record else None) or lang)
 
 
 async def top(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -420,10 +465,9 @@ async def private_only(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
 
 async def introduce(bot: Bot, svc: Services, chat_id: int, title: str, lang: str) -> None:
     """A few lines when the bot is added to a group."""
-    try:
-        await bot.send_message(chat_id, svc.strings(lang, "group_intro", title=title or "👋"))
-    except Forbidden:
-        await svc.storage.mark_inactive(chat_id)
+    text = svc.strings(lang, "group_intro", title=title or "👋")
+    result = await delivery.send_messages(bot, chat_id, [text])
+    await delivery.settle(svc.storage, chat_id, result, "introduction")
 
 
 async def migrated(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

@@ -19,7 +19,7 @@ async def my_chat_member(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
     svc = services(context)
     chat = change.chat
     if change.new_chat_member.status in _GONE:
-        await svc.storage.mark_inactive(chat.id)
+        await svc.storage.mark_unreachable(chat.id)
         return
     if change.old_chat_member.status in _GONE:
         # Unblocked, or added (back) to a group: reachable again.

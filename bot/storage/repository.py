@@ -32,13 +32,17 @@ from bot.core.models import (
     UserProfile,
     UserStats,
 )
+from bot.core.outbox import Draft
 from bot.core.retention import Cutoffs
 from bot.core.schedule import Occurrence
 from bot.core.streaks import StreakState
 from bot.storage.files import DatabaseFileError, describe, open_database
+from bot.storage.outbox import OutboxStore, fail_open_rows, insert_draft
 
 # Tables whose rows follow a group to its new id when it becomes a supergroup.
-MIGRATING_TABLES = ("open_questions", "asked", "answers", "daily_sends", "rounds", "group_totals")
+MIGRATING_TABLES = (
+    "open_questions", "asked", "answers", "daily_sends", "rounds", "group_totals", "outbox",
+)  # fmt: skip
 
 _USER_FIELDS = {"first_name", "language", "timezone", "level", "pack", "reminders", "active"}
 
@@ -99,7 +103,7 @@ def schema_version() -> int:
     return max(version for version, _ in migrations())
 
 
-class Storage:
+class Storage(OutboxStore):
     """Async access to the bot's SQLite database."""
 
     def __init__(self, path: Path | str) -> None:
@@ -156,6 +160,7 @@ class Storage:
     async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
         """One serialised write transaction; rolled back if the body raises."""
         async with self._write_lock:
+            await self._no_orphan()
             await self.db.execute("BEGIN IMMEDIATE")
             try:
                 yield self.db
@@ -167,6 +172,11 @@ class Storage:
                 raise
             await self.db.execute("COMMIT")
 
+    async def _no_orphan(self) -> None:
+        """Roll back a transaction left open by a task cancelled mid-way (we hold the lock)."""
+        if self.db.in_transaction:
+            await self.db.execute("ROLLBACK")
+
     async def _write(self, sql: str, params: Iterable[Any] = ()) -> int:
         """One statement, atomic on its own; serialised with the transactions. Returns rowcount.
 
@@ -174,6 +184,7 @@ class Storage:
         for the many writes that are a single statement.
         """
         async with self._write_lock:
+            await self._no_orphan()
             cursor = await self.db.execute(sql, tuple(params))
             return cursor.rowcount
 
@@ -287,6 +298,7 @@ class Storage:
             for sql in (
                 "DELETE FROM asked WHERE chat_id = ?",
                 "DELETE FROM daily_sends WHERE chat_id = ?",
+                "DELETE FROM outbox WHERE chat_id = ?",
                 "DELETE FROM reminders_sent WHERE user_id = ?",
                 "DELETE FROM round_answers WHERE user_id = ?",
                 "DELETE FROM group_totals WHERE user_id = ?",
@@ -295,11 +307,17 @@ class Storage:
             ):
                 await db.execute(sql, (user_id,))
 
-    async def mark_inactive(self, chat_id: int) -> None:
-        """The user blocked the bot, or the bot left the chat: stop sending there."""
+    async def mark_unreachable(self, chat_id: int) -> None:
+        """The one rule for a chat that cannot be reached (blocked, kicked, deleted).
+
+        Nothing more is sent there and what waits for it is dropped; its settings, the daily
+        question included, are kept, so when the user comes back (unblocks, /start, adds the
+        bot again) everything resumes as it was, whichever path noticed the block.
+        """
         async with self.transaction() as db:
             await db.execute("UPDATE users SET active = 0 WHERE user_id = ?", (chat_id,))
             await db.execute("UPDATE chats SET active = 0 WHERE chat_id = ?", (chat_id,))
+            await fail_open_rows(db, chat_id, "unreachable")
 
     # -- chats -------------------------------------------------------------------------------
 
@@ -415,14 +433,6 @@ class Storage:
             "UPDATE chats SET next_due_at = ?, next_due_day = ? WHERE chat_id = ?",
             (_iso(next_due.at), next_due.day.isoformat(), chat_id),
         )
-
-    async def unsubscribe(self, chat_id: int) -> None:
-        """Blocked or kicked: no more prompts, and the chat counts as unreachable."""
-        async with self.transaction() as db:
-            await db.execute(
-                "UPDATE chats SET daily_enabled = 0, active = 0 WHERE chat_id = ?", (chat_id,)
-            )
-            await db.execute("UPDATE users SET active = 0 WHERE user_id = ?", (chat_id,))
 
     async def migrate_chat(self, old_id: int, new_id: int) -> None:
         """A group became a supergroup: move its settings, schedule and history to the new id."""
@@ -576,12 +586,14 @@ class Storage:
         now: datetime,
         local_day: str,
         update_streak: Callable[[StreakState], StreakState],
+        feedback: Callable[[StreakState], Draft | None] | None = None,
     ) -> StreakState | None:
         """Keep the member's latest answer while the round is open; None if nothing was stored.
 
         A later message, or an edit of the current one, replaces the answer; an edit of an
         older message does not (None: the round closed, or the edit was of a replaced answer).
-        The member's personal streak counts the day.
+        The member's personal streak counts the day. `feedback` drafts the member's private
+        feedback, recorded with the answer (so a crash cannot keep one without the other).
         """
         async with self.transaction() as db:
             async with db.execute("SELECT closed_at FROM rounds WHERE id = ?", (round_id,)) as cur:
@@ -612,7 +624,11 @@ class Storage:
             )
             if cursor.rowcount == 0:  # an edit of an answer a later message replaced
                 return None
-            return await self._move_streak(db, user_id, update_streak)
+            streak = await self._move_streak(db, user_id, update_streak)
+            draft = feedback(streak) if feedback is not None else None
+            if draft is not None:
+                await insert_draft(db, draft, now)
+            return streak
 
     async def _move_streak(
         self,
@@ -649,11 +665,16 @@ class Storage:
         return new
 
     async def close_round(
-        self, round_id: int, now: datetime, level: Level
+        self,
+        round_id: int,
+        now: datetime,
+        level: Level,
+        announce: Callable[[list[RoundAnswer]], Draft | None] | None = None,
     ) -> list[RoundAnswer] | None:
         """Close the round (once: None if someone else closed it) and return its answers.
 
-        Each member's final answer also goes into the answer history.
+        Each member's final answer also goes into the answer history. `announce` drafts the
+        ranking, recorded in the same transaction: a closed round always owes its results.
         """
         async with self.transaction() as db:
             cur = await db.execute(
@@ -697,17 +718,21 @@ class Storage:
                 " answers = answers + 1",
                 (round_id,),
             )
-        return [
-            RoundAnswer(
-                user_id=r["user_id"],
-                first_name=r["first_name"],
-                score=r["score"],
-                covered=json.loads(r["covered"]),
-                missed=json.loads(r["missed"]),
-                answered_at=datetime.fromisoformat(r["answered_at"]),
-            )
-            for r in rows
-        ]
+            answers = [
+                RoundAnswer(
+                    user_id=r["user_id"],
+                    first_name=r["first_name"],
+                    score=r["score"],
+                    covered=json.loads(r["covered"]),
+                    missed=json.loads(r["missed"]),
+                    answered_at=datetime.fromisoformat(r["answered_at"]),
+                )
+                for r in rows
+            ]
+            draft = announce(answers) if announce is not None else None
+            if draft is not None:
+                await insert_draft(db, draft, now)
+        return answers
 
     async def due_rounds(self, now: datetime) -> list[RoundRecord]:
         rows = await self._all(

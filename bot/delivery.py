@@ -1,0 +1,309 @@
+"""The one way out to Telegram: send, edit and react, taking a `Bot`, with one meaning per error.
+
+Every send site (handlers, the outbox sender, round closing) goes through here, so a Telegram
+error always means the same thing:
+
+- `SENT`: Telegram accepted it.
+- `UNREACHABLE`: blocked, kicked, or the chat is gone. One rule follows, whoever noticed:
+  `Storage.mark_unreachable` (nothing more is sent there; settings, the daily question
+  included, are kept for when the user comes back).
+- `MIGRATED`: the group became a supergroup; the result carries the new id.
+- `RETRY`: surely not delivered and may pass (network refused, 5xx, 429, a connect timeout).
+- `MAYBE_SENT`: the request left and no answer came (read timeout, cancelled while out): it
+  may have arrived, so it is never sent again.
+- `REJECTED`: Telegram refused this request (our markup, a bad id): retrying cannot help.
+
+It also tells the outbox sender the moment a request leaves the process (`on_wire`): the rate
+limiter calls `leaving()` just before the HTTP request, not while the request waits its turn.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from enum import StrEnum
+from typing import Any, Protocol
+
+import httpx
+from telegram import (
+    Bot,
+    InlineKeyboardMarkup,
+    InputFile,
+    Message,
+    ReactionTypeEmoji,
+    ReplyParameters,
+)
+from telegram.error import (
+    BadRequest,
+    ChatMigrated,
+    Forbidden,
+    NetworkError,
+    RetryAfter,
+    TelegramError,
+    TimedOut,
+)
+
+log = logging.getLogger(__name__)
+
+
+class Outcome(StrEnum):
+    SENT = "sent"
+    UNREACHABLE = "unreachable"
+    MIGRATED = "migrated"
+    RETRY = "retry"
+    MAYBE_SENT = "maybe-sent"
+    REJECTED = "rejected"
+
+
+def retry_seconds(exc: RetryAfter) -> float:
+    """The wait a 429 asks for, in seconds (PTB 22 keeps it as a timedelta internally)."""
+    delay = getattr(exc, "_retry_after", None)
+    if isinstance(delay, timedelta):
+        return delay.total_seconds()
+    return float(exc.retry_after)  # type: ignore[arg-type]
+
+
+# Bad requests that mean the chat itself is gone, not that our request was wrong.
+_GONE = ("chat not found", "user is deactivated", "peer_id_invalid", "bot was kicked")
+
+
+def classify(exc: BaseException) -> Outcome:
+    """The one mapping from a Telegram (or transport) error to what it means for delivery."""
+    if isinstance(exc, ChatMigrated):
+        return Outcome.MIGRATED
+    if isinstance(exc, RetryAfter):
+        return Outcome.RETRY
+    if isinstance(exc, Forbidden):
+        return Outcome.UNREACHABLE
+    if isinstance(exc, BadRequest):
+        text = exc.message.lower()
+        return Outcome.UNREACHABLE if any(g in text for g in _GONE) else Outcome.REJECTED
+    if isinstance(exc, TimedOut):
+        # Only a timeout after the request left is ambiguous; a connect or pool timeout
+        # means nothing was sent.
+        cause = exc.__cause__
+        never_left = isinstance(cause, httpx.ConnectTimeout | httpx.PoolTimeout) or (
+            "pool timeout" in exc.message.lower()
+        )
+        return Outcome.RETRY if never_left else Outcome.MAYBE_SENT
+    if isinstance(exc, NetworkError):  # refused, reset before an answer, 5xx
+        return Outcome.RETRY
+    return Outcome.REJECTED  # InvalidToken, Conflict, EndPointNotFound: not the chat's fault
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    outcome: Outcome
+    message: Message | None = None  # the last message Telegram accepted
+    first_message_id: int | None = None
+    parts_sent: int = 0  # of the messages asked for, counted from the first
+    error: TelegramError | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome is Outcome.SENT
+
+    @property
+    def new_chat_id(self) -> int | None:
+        return self.error.new_chat_id if isinstance(self.error, ChatMigrated) else None
+
+    @property
+    def retry_after(self) -> float | None:
+        return retry_seconds(self.error) if isinstance(self.error, RetryAfter) else None
+
+
+# -- the moment a request leaves ---------------------------------------------------------------
+
+OnWire = Callable[[], Awaitable[None]]
+_on_wire: contextvars.ContextVar[OnWire | None] = contextvars.ContextVar("on_wire", default=None)
+
+
+def on_wire(hook: OnWire | None) -> contextvars.Token[OnWire | None]:
+    """Run `hook` when the next requests of this task leave the process (None: stop)."""
+    return _on_wire.set(hook)
+
+
+def reset_on_wire(token: contextvars.Token[OnWire | None]) -> None:
+    _on_wire.reset(token)
+
+
+async def leaving() -> None:
+    """Called by the rate limiter right before the HTTP request is made."""
+    hook = _on_wire.get()
+    if hook is not None:
+        await hook()
+
+
+# -- sending -------------------------------------------------------------------------------------
+
+
+async def send_messages(
+    bot: Bot,
+    chat_id: int,
+    messages: Sequence[str],
+    keyboard: InlineKeyboardMarkup | None = None,
+    *,
+    reply_to: int | None = None,
+    start: int = 0,
+    on_part: Callable[[int], Awaitable[None]] | None = None,
+) -> Result:
+    """Send `messages[start:]` in order (keyboard on the last; the first replies to `reply_to`).
+
+    `on_part(n)` runs after Telegram took message n-1 of several, so a retry resumes there.
+    """
+    last: Message | None = None
+    first_id: int | None = None
+    for i in range(start, len(messages)):
+        is_last = i == len(messages) - 1
+        reply = (
+            ReplyParameters(message_id=reply_to, allow_sending_without_reply=True)
+            if reply_to is not None and i == 0
+            else None
+        )
+        try:
+            last = await bot.send_message(
+                chat_id,
+                messages[i],
+                reply_markup=keyboard if is_last else None,
+                reply_parameters=reply,
+            )
+        except TelegramError as exc:
+            return Result(classify(exc), last, first_id, i, exc)
+        if first_id is None:
+            first_id = last.message_id
+        if on_part is not None and not is_last:
+            await on_part(i + 1)
+    return Result(Outcome.SENT, last, first_id, len(messages))
+
+
+async def send_file(bot: Bot, chat_id: int, kind: str, file: InputFile, caption: str) -> Result:
+    """Send a photo or a document with a caption."""
+    try:
+        if kind == "photo":
+            message = await bot.send_photo(chat_id, file, caption=caption)
+        else:
+            message = await bot.send_document(chat_id, file, caption=caption)
+    except TelegramError as exc:
+        return Result(classify(exc), error=exc)
+    return Result(Outcome.SENT, message, message.message_id, 1)
+
+
+async def edit_text(
+    bot: Bot,
+    chat_id: int,
+    message_id: int,
+    text: str,
+    keyboard: InlineKeyboardMarkup | None = None,
+) -> Result:
+    """Replace a message's text (and keyboard)."""
+    try:
+        edited = await bot.edit_message_text(
+            text, chat_id=chat_id, message_id=message_id, reply_markup=keyboard
+        )
+    except TelegramError as exc:
+        return Result(classify(exc), error=exc)
+    return Result(Outcome.SENT, edited if isinstance(edited, Message) else None, message_id, 1)
+
+
+async def react(bot: Bot, chat_id: int, message_id: int, emoji: str) -> Result:
+    """Put a reaction on a message."""
+    try:
+        await bot.set_message_reaction(chat_id, message_id, [ReactionTypeEmoji(emoji)])
+    except TelegramError as exc:
+        return Result(classify(exc), error=exc)
+    return Result(Outcome.SENT, None, message_id, 1)
+
+
+# -- what an outcome changes ---------------------------------------------------------------------
+
+
+class Reachability(Protocol):
+    async def mark_unreachable(self, chat_id: int) -> None: ...
+
+    async def migrate_chat(self, old_id: int, new_id: int) -> None: ...
+
+
+async def settle(store: Reachability, chat_id: int, result: Result, what: str = "message") -> None:
+    """Apply the one rule for each outcome of an interactive send (replies, photos, edits)."""
+    match result.outcome:
+        case Outcome.UNREACHABLE:
+            log.info("chat %s is unreachable (%s); marking it so", chat_id, result.error)
+            await store.mark_unreachable(chat_id)
+        case Outcome.MIGRATED:
+            new_id = result.new_chat_id
+            assert new_id is not None
+            log.info("group %s moved to %s", chat_id, new_id)
+            await store.migrate_chat(chat_id, new_id)
+        case Outcome.REJECTED:
+            # Bad markup or a bad id is our bug: log it loudly, never retry the same request.
+            log.error("Telegram rejected a %s to chat %s: %s", what, chat_id, result.error)
+        case Outcome.RETRY | Outcome.MAYBE_SENT:
+            reachability.failed(result.error)
+            log.debug("%s to chat %s not confirmed: %s", what, chat_id, result.error)
+        case Outcome.SENT:
+            pass
+
+
+# -- one line per outage -------------------------------------------------------------------------
+
+
+class Outages:
+    """Logs one WARNING when Telegram stops answering and one when it answers again.
+
+    Fed by every request that passes the rate limiter (sends and polling alike), so a brief
+    outage gives two lines, not a traceback per request.
+    """
+
+    def __init__(self) -> None:
+        self.since: float | None = None
+        self.failures = 0
+        self._first_error = ""
+
+    def failed(self, exc: BaseException | None) -> None:
+        transport = exc is None or classify(exc) in (Outcome.RETRY, Outcome.MAYBE_SENT)
+        if not transport or isinstance(exc, RetryAfter):
+            self.succeeded()  # Telegram answered (a refusal, a flood limit): it is up
+            return
+        self.failures += 1
+        if self.since is None:
+            self.since = time.monotonic()
+            self._first_error = str(exc)
+            log.warning("Telegram is not answering (%s); retrying with backoff", exc)
+
+    def succeeded(self) -> None:
+        if self.since is not None:
+            took = time.monotonic() - self.since
+            log.warning(
+                "Telegram answers again after %.1f s (%d failed requests)", took, self.failures
+            )
+        self.since = None
+        self.failures = 0
+
+    @property
+    def down(self) -> bool:
+        return self.since is not None
+
+
+reachability = Outages()
+
+
+class _PollingOutage(logging.Filter):
+    """PTB logs a traceback for every failed getUpdates; `reachability` says it once instead."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, NetworkError) and not isinstance(exc, RetryAfter):
+            reachability.failed(exc)
+            return False
+        return True
+
+
+logging.getLogger("telegram.ext.Updater").addFilter(_PollingOutage())
+
+
+def keyboard_from_json(data: dict[str, Any] | None) -> InlineKeyboardMarkup | None:
+    return None if data is None else InlineKeyboardMarkup.de_json(data, None)

@@ -1,0 +1,333 @@
+"""The outbox sender: delivers every message the bot owes a chat, until its deadline.
+
+Rows come from storage (written before anything is sent), are claimed for this process
+(the lease holder), and go out through `bot.delivery` with bounded concurrency. A row is
+marked in flight only when its request leaves the process (the rate limiter says when), so
+work waiting its turn is never lost by a crash or a stop. Network errors, 5xx and 429 are
+retried with jittered exponential backoff until the row's deadline, not a fixed number of
+times. When many sends fail in a row, the sender stops sending for everyone and probes
+with one request at a time, backing off, so a wide outage does not burn every row's retries
+at once; the first success lets everything flow again. A timeout after the request left is
+the one ambiguous outcome: recorded as 'unknown', logged, never sent again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import heapq
+import itertools
+import logging
+import random
+from collections import Counter, deque
+from collections.abc import Callable
+from datetime import datetime
+
+from telegram import Bot
+from telegram.error import RetryAfter
+
+from bot.config import Settings
+from bot.core.outbox import Row, Status, backoff
+from bot.delivery import (
+    Outcome,
+    keyboard_from_json,
+    on_wire,
+    reset_on_wire,
+    send_messages,
+)
+from bot.storage import Storage
+
+log = logging.getLogger(__name__)
+
+OUTAGE_AFTER = 5  # failed sends in a row (no success between) that pause all sending
+
+
+class OutboxSender:
+    def __init__(
+        self,
+        bot: Bot,
+        storage: Storage,
+        settings: Settings,
+        clock: Callable[[], datetime],
+        owner: str,
+        *,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.bot = bot
+        self.storage = storage
+        self.clock = clock
+        self.owner = owner
+        self.concurrency = settings.send_concurrency
+        self.base = settings.retry_base_seconds
+        self.cap = settings.retry_max_seconds
+        self.poll = settings.outbox_poll_seconds
+        self.rng = rng or random.Random()
+        self.outcomes: Counter[str] = Counter()
+        self._ready: asyncio.Queue[Row] = asyncio.Queue()
+        self._later: list[tuple[float, int, Row]] = []  # (loop time, tie-break, row)
+        self._seq = itertools.count()
+        self._wake = asyncio.Event()
+        self._stopping = False
+        self._tasks: list[asyncio.Task[None]] = []
+        self._busy: set[asyncio.Task[None]] = set()
+        # One row per chat at a time, in the order recorded (a ranking before the next
+        # question), retries included: later rows of a chat wait behind its current one.
+        self._chat_current: set[int] = set()
+        self._chat_behind: dict[int, deque[Row]] = {}
+        # The pause for everyone: open after OUTAGE_AFTER failures in a row.
+        self._failures_in_row = 0
+        self._paused_until: float | None = None
+        self._pause = self.base
+        self._probing = False
+        self._resumed = asyncio.Event()
+        self._resumed.set()
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Take over what a previous process left, then start delivering."""
+        requeued, unknown = await self.storage.recover_outbox(self.owner, self.clock())
+        if requeued:
+            log.info("%d messages left waiting by the previous run are queued again", requeued)
+        for row in unknown:
+            log.warning(
+                "%s message %d to chat %s may or may not have arrived (the previous run stopped"
+                " while sending it): not sent again",
+                row.kind.value,
+                row.id,
+                row.chat_id,
+            )
+        self._tasks = [asyncio.create_task(self._feed(), name="outbox-feed")]
+        self._tasks += [
+            asyncio.create_task(self._work(), name=f"outbox-{i}") for i in range(self.concurrency)
+        ]
+
+    @property
+    def stopping(self) -> bool:
+        return self._stopping
+
+    def wake(self) -> None:
+        """New rows were recorded: look now instead of at the next poll."""
+        self._wake.set()
+
+    async def stop(self, grace: float) -> None:
+        """Stop taking rows; give requests already out `grace` seconds; hand the rest back."""
+        self._stopping = True
+        self._wake.set()
+        busy = set(self._busy)
+        for task in self._tasks:
+            if task not in busy:
+                task.cancel()
+        if busy:
+            await asyncio.wait(busy, timeout=grace)
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks = []
+        requeued, unknown = await self.storage.release_outbox(self.owner, self.clock())
+        if requeued or unknown:
+            log.info(
+                "stopped: %d messages handed back for the next run, %d may or may not have"
+                " arrived (their requests were out)",
+                requeued,
+                unknown,
+            )
+
+    # -- feeding -------------------------------------------------------------------------------
+
+    async def _feed(self) -> None:
+        loop = asyncio.get_running_loop()
+        batch = 2 * self.concurrency
+        while not self._stopping:
+            while self._later and self._later[0][0] <= loop.time():
+                self._ready.put_nowait(heapq.heappop(self._later)[2])
+            wait = self.poll
+            # Claim only what the workers can start soon, and nothing while sending is paused:
+            # what stays 'pending' is safe in the database whatever happens to this process.
+            if self._paused_until is None and self._ready.qsize() < self.concurrency:
+                try:
+                    rows = await self.storage.claim_outbox(self.owner, batch)
+                except Exception:
+                    log.exception("could not read the outbox")
+                    rows = []
+                for row in rows:
+                    self._ready.put_nowait(row)
+                if len(rows) == batch:
+                    wait = 0.01  # more are waiting: come back once the workers took some
+            if self._later:
+                wait = min(wait, max(0.0, self._later[0][0] - loop.time()))
+            self._wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), wait)
+
+    # -- working -------------------------------------------------------------------------------
+
+    async def _work(self) -> None:
+        current = asyncio.current_task()
+        assert current is not None
+        while not self._stopping:
+            row = await self._ready.get()
+            if self.stopping:
+                return  # still claimed: handed back by stop()
+            if row.chat_id in self._chat_current and not row.current:
+                self._chat_behind.setdefault(row.chat_id, deque()).append(row)
+                continue
+            self._chat_current.add(row.chat_id)
+            row.current = True
+            probe = await self._admit()
+            self._busy.add(current)
+            try:
+                await self._deliver(row, probe)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # one row's surprise must not stop the others
+                log.exception("delivering outbox row %d failed unexpectedly", row.id)
+                self._later_row(row, self.cap)
+            finally:
+                self._busy.discard(current)
+                if probe:
+                    self._probing = False
+
+    async def _admit(self) -> bool:
+        """Wait while sending is paused for everyone; True if this send is the probe."""
+        loop = asyncio.get_running_loop()
+        while self._paused_until is not None:
+            if not self._probing and loop.time() >= self._paused_until:
+                self._probing = True
+                return True
+            self._resumed.clear()
+            timeout = max(0.01, self._paused_until - loop.time()) if not self._probing else None
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._resumed.wait(), timeout)
+        return False
+
+    async def _deliver(self, row: Row, probe: bool) -> None:
+        storage, owner = self.storage, self.owner
+        if row.deadline <= self.clock():
+            await self._finish(row, Status.EXPIRED, "deadline passed")
+            log.info("%s message to chat %s expired unsent", row.kind.value, row.chat_id)
+            return
+
+        async def on_the_wire() -> None:
+            if not row.on_wire:
+                row.on_wire = True
+                await storage.outbox_on_wire(row.id, owner)
+
+        async def part_done(parts: int) -> None:
+            row.parts_sent = parts
+            row.on_wire = False
+            await storage.outbox_progress(row.id, owner, parts)
+
+        token = on_wire(on_the_wire)
+        try:
+            result = await send_messages(
+                self.bot,
+                row.chat_id,
+                row.messages,
+                keyboard_from_json(row.keyboard),
+                reply_to=row.reply_to,
+                start=row.parts_sent,
+                on_part=part_done,
+            )
+        finally:
+            reset_on_wire(token)
+        match result.outcome:
+            case Outcome.SENT:
+                self._succeeded()
+                await self._finish(row, Status.SENT, None, result.first_message_id)
+            case Outcome.RETRY:
+                if not isinstance(result.error, RetryAfter):
+                    self._failed(probe)
+                else:
+                    self._succeeded()  # Telegram answered: only this chat must wait
+                error = str(result.error)
+                await storage.outbox_retry(row.id, owner, error)
+                row.on_wire = False
+                row.attempts += 1
+                delay = result.retry_after
+                if delay is None:
+                    delay = backoff(row.attempts, self.base, self.cap, self.rng)
+                log.debug("chat %s: retry in %.1f s (%s)", row.chat_id, delay, error)
+                self._later_row(row, delay)
+            case Outcome.MAYBE_SENT:
+                await self._finish(row, Status.UNKNOWN, str(result.error))
+                log.warning(
+                    "%s message %d to chat %s may or may not have arrived (%s): not sent again",
+                    row.kind.value,
+                    row.id,
+                    row.chat_id,
+                    result.error,
+                )
+            case Outcome.UNREACHABLE:
+                self._succeeded()
+                await self._finish(row, Status.FAILED, str(result.error))
+                await storage.mark_unreachable(row.chat_id)
+            case Outcome.MIGRATED:
+                self._succeeded()
+                new_id = result.new_chat_id
+                assert new_id is not None
+                log.info("group %s moved to %s", row.chat_id, new_id)
+                await storage.migrate_chat(row.chat_id, new_id)
+                await storage.outbox_moved(row.id, owner, new_id)
+                self._next_of_chat(row.chat_id)
+                self._chat_current.add(new_id)
+                row.chat_id, row.on_wire = new_id, False
+                self._ready.put_nowait(row)
+            case Outcome.REJECTED:
+                self._succeeded()
+                await self._finish(row, Status.FAILED, str(result.error))
+                log.error(
+                    "Telegram rejected %s message %d to chat %s: %s",
+                    row.kind.value,
+                    row.id,
+                    row.chat_id,
+                    result.error,
+                )
+
+    async def _finish(
+        self, row: Row, status: Status, error: str | None, message_id: int | None = None
+    ) -> None:
+        self.outcomes[status.value] += 1
+        self._next_of_chat(row.chat_id)
+        await self.storage.finish_outbox(
+            row.id, self.owner, status, self.clock(), message_id=message_id, error=error
+        )
+
+    def _next_of_chat(self, chat_id: int) -> None:
+        behind = self._chat_behind.get(chat_id)
+        if behind:
+            follower = behind.popleft()
+            follower.current = True
+            self._ready.put_nowait(follower)
+        else:
+            self._chat_current.discard(chat_id)
+        if behind is not None and not behind:
+            del self._chat_behind[chat_id]
+
+    def _later_row(self, row: Row, delay: float) -> None:
+        left = (row.deadline - self.clock()).total_seconds()
+        delay = max(0.0, min(delay, left))  # at the deadline it expires, not later
+        when = asyncio.get_running_loop().time() + delay
+        heapq.heappush(self._later, (when, next(self._seq), row))
+        self._wake.set()
+
+    # -- the pause for everyone ----------------------------------------------------------------
+
+    def _failed(self, probe: bool) -> None:
+        loop = asyncio.get_running_loop()
+        self._failures_in_row += 1
+        if probe:
+            self._pause = min(self.cap, self._pause * 2)
+            self._paused_until = loop.time() + self.rng.uniform(self._pause / 2, self._pause)
+        elif self._paused_until is None and self._failures_in_row >= OUTAGE_AFTER:
+            self._pause = self.base
+            self._paused_until = loop.time() + self._pause
+            log.info("sending paused: %d sends failed in a row", self._failures_in_row)
+
+    def _succeeded(self) -> None:
+        self._failures_in_row = 0
+        if self._paused_until is not None:
+            self._paused_until = None
+            self._pause = self.base
+            self._resumed.set()
+            self._wake.set()

@@ -1,0 +1,358 @@
+"""SQL of the outbox (messages owed to chats) and of the instance lease.
+
+A row is written in the same transaction as the state change that owes it (a closed round
+owes its ranking), so a crash can lose neither. Claims carry their owner: only the process
+holding the lease claims rows, and every later write checks the owner.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+import aiosqlite
+
+from bot.core.outbox import Draft, Kind, Row, Status
+from bot.core.schedule import Occurrence
+
+
+def _iso(instant: datetime) -> str:
+    return instant.astimezone(UTC).isoformat()
+
+
+@dataclass(frozen=True, slots=True)
+class LeaseHolder:
+    owner: str
+    pid: int
+    host: str
+    since: datetime
+    expires_at: datetime
+
+
+def _row(r: aiosqlite.Row) -> Row:
+    payload = json.loads(r["payload"])
+    return Row(
+        id=r["id"],
+        kind=Kind(r["kind"]),
+        chat_id=r["chat_id"],
+        messages=tuple(payload["messages"]),
+        keyboard=payload.get("keyboard"),
+        reply_to=payload.get("reply_to"),
+        parts_sent=r["parts_sent"],
+        deadline=datetime.fromisoformat(r["deadline"]),
+        attempts=r["attempts"],
+        local_day=r["local_day"],
+        question_id=r["question_id"],
+        round_id=r["round_id"],
+    )
+
+
+async def insert_draft(db: aiosqlite.Connection, draft: Draft, now: datetime) -> bool:
+    """Record `draft` inside the caller's transaction; False if its key was recorded before."""
+    payload = {"messages": list(draft.messages)}
+    if draft.keyboard is not None:
+        payload["keyboard"] = draft.keyboard  # type: ignore[assignment]
+    if draft.reply_to is not None:
+        payload["reply_to"] = draft.reply_to  # type: ignore[assignment]
+    cur = await db.execute(
+        "INSERT INTO outbox (kind, dedup_key, chat_id, payload, created_at, deadline,"
+        " local_day, question_id, round_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (dedup_key) DO NOTHING",
+        (
+            draft.kind.value,
+            draft.dedup_key,
+            draft.chat_id,
+            json.dumps(payload, ensure_ascii=False),
+            _iso(now),
+            _iso(draft.deadline),
+            draft.local_day,
+            draft.question_id,
+            draft.round_id,
+        ),
+    )
+    return cur.rowcount > 0
+
+
+async def fail_open_rows(db: aiosqlite.Connection, chat_id: int, reason: str) -> None:
+    """The chat cannot be reached: what waits for it is dropped (inside the caller's write)."""
+    await db.execute(
+        "UPDATE outbox SET status = 'failed', last_error = ?, owner = NULL"
+        " WHERE chat_id = ? AND status IN ('pending', 'claimed')",
+        (reason, chat_id),
+    )
+
+
+async def _settle_effects(
+    db: aiosqlite.Connection, row_id: int, status: Status, now: datetime, message_id: int | None
+) -> None:
+    """What a finished row changes elsewhere: its daily_sends row, its round's message."""
+    async with db.execute(
+        "SELECT chat_id, local_day, question_id, round_id FROM outbox WHERE id = ?", (row_id,)
+    ) as cur:
+        r = await cur.fetchone()
+    if r is None:
+        return
+    if r["local_day"] is not None:
+        await db.execute(
+            "UPDATE daily_sends SET status = ?, sent_at = ?, question_id = ?"
+            " WHERE chat_id = ? AND local_day = ?",
+            (status.value, _iso(now), r["question_id"], r["chat_id"], r["local_day"]),
+        )
+    if r["round_id"] is not None:
+        if status is Status.SENT and message_id is not None:
+            await db.execute(
+                "UPDATE rounds SET message_id = ? WHERE id = ?", (message_id, r["round_id"])
+            )
+        elif status is not Status.SENT:
+            # Members answer by replying to the question: without its message id, no round.
+            await db.execute(
+                "DELETE FROM rounds WHERE id = ? AND message_id IS NULL", (r["round_id"],)
+            )
+
+
+class OutboxStore:
+    """The outbox and lease half of `Storage` (mixed into it)."""
+
+    if TYPE_CHECKING:
+
+        def transaction(self) -> AbstractAsyncContextManager[aiosqlite.Connection]: ...
+
+        async def _write(self, sql: str, params: Any = ()) -> int: ...
+
+        async def _one(self, sql: str, params: Any = ()) -> aiosqlite.Row | None: ...
+
+        async def _all(self, sql: str, params: Any = ()) -> list[aiosqlite.Row]: ...
+
+    # -- recording -----------------------------------------------------------------------------
+
+    async def enqueue(self, draft: Draft, now: datetime) -> bool:
+        """Record one message; False if the same key was recorded before."""
+        async with self.transaction() as db:
+            return await insert_draft(db, draft, now)
+
+    async def enqueue_daily(
+        self,
+        chat_id: int,
+        local_day: str,
+        next_due: Occurrence,
+        draft: Draft,
+        now: datetime,
+    ) -> None:
+        """Record the day's prompt and move the chat on to its next occurrence, atomically."""
+        async with self.transaction() as db:
+            await insert_draft(db, draft, now)
+            await db.execute(
+                "UPDATE daily_sends SET status = 'queued', question_id = ?"
+                " WHERE chat_id = ? AND local_day = ?",
+                (draft.question_id, chat_id, local_day),
+            )
+            await db.execute(
+                "UPDATE chats SET next_due_at = ?, next_due_day = ? WHERE chat_id = ?",
+                (_iso(next_due.at), next_due.day.isoformat(), chat_id),
+            )
+
+    async def enqueue_reminder(
+        self, user_id: int, local_day: str, now: datetime, draft: Draft
+    ) -> bool:
+        """Record the evening reminder once per user and local day; False if it was."""
+        async with self.transaction() as db:
+            cur = await db.execute(
+                "INSERT OR IGNORE INTO reminders_sent (user_id, local_day, sent_at)"
+                " VALUES (?, ?, ?)",
+                (user_id, local_day, _iso(now)),
+            )
+            if cur.rowcount == 0:
+                return False
+            return await insert_draft(db, draft, now)
+
+    # -- delivering ----------------------------------------------------------------------------
+
+    async def recover_outbox(self, owner: str, now: datetime) -> tuple[int, list[Row]]:
+        """Take over after another process: its claims go back to the queue; rows it had on
+        the wire may have arrived and become 'unknown'. Returns (requeued, unknown rows)."""
+        async with self.transaction() as db:
+            async with db.execute(
+                "SELECT * FROM outbox WHERE status = 'sending' AND owner IS NOT ?", (owner,)
+            ) as cur:
+                unknown = [_row(r) for r in await cur.fetchall()]
+            for row in unknown:
+                await db.execute(
+                    "UPDATE outbox SET status = 'unknown', finished_at = ?,"
+                    " last_error = 'the process stopped while its request was out' WHERE id = ?",
+                    (_iso(now), row.id),
+                )
+                await _settle_effects(db, row.id, Status.UNKNOWN, now, None)
+            cur2 = await db.execute(
+                "UPDATE outbox SET status = 'pending', owner = NULL"
+                " WHERE status = 'claimed' AND owner IS NOT ?",
+                (owner,),
+            )
+            return cur2.rowcount, unknown
+
+    async def claim_outbox(self, owner: str, limit: int, skip: int = 0) -> list[Row]:
+        """Claim up to `limit` waiting rows, oldest first, for `owner`."""
+        async with (
+            self.transaction() as db,
+            db.execute(
+                "UPDATE outbox SET status = 'claimed', owner = ? WHERE id IN"
+                " (SELECT id FROM outbox WHERE status = 'pending' ORDER BY id LIMIT ?)"
+                " RETURNING *",
+                (owner, limit),
+            ) as cur,
+        ):
+            rows = [_row(r) for r in await cur.fetchall()]
+        return sorted(rows, key=lambda r: r.id)
+
+    async def outbox_on_wire(self, row_id: int, owner: str) -> None:
+        """The row's request is leaving the process now."""
+        await self._write(
+            "UPDATE outbox SET status = 'sending', attempts = attempts + 1"
+            " WHERE id = ? AND owner = ?",
+            (row_id, owner),
+        )
+
+    async def outbox_progress(self, row_id: int, owner: str, parts_sent: int) -> None:
+        """Telegram took the first `parts_sent` messages of a row that has more."""
+        await self._write(
+            "UPDATE outbox SET parts_sent = ?, status = 'claimed' WHERE id = ? AND owner = ?",
+            (parts_sent, row_id, owner),
+        )
+
+    async def outbox_retry(self, row_id: int, owner: str, error: str) -> None:
+        """Surely not delivered (refused, 5xx, 429): held again for a later attempt."""
+        await self._write(
+            "UPDATE outbox SET status = 'claimed', last_error = ? WHERE id = ? AND owner = ?",
+            (error[:500], row_id, owner),
+        )
+
+    async def outbox_moved(self, row_id: int, owner: str, chat_id: int) -> None:
+        await self._write(
+            "UPDATE outbox SET chat_id = ?, status = 'claimed' WHERE id = ? AND owner = ?",
+            (chat_id, row_id, owner),
+        )
+
+    async def finish_outbox(
+        self,
+        row_id: int,
+        owner: str,
+        status: Status,
+        now: datetime,
+        *,
+        message_id: int | None = None,
+        error: str | None = None,
+    ) -> None:
+        """Record a row's outcome and what it changes (its daily prompt, its round)."""
+        async with self.transaction() as db:
+            cur = await db.execute(
+                "UPDATE outbox SET status = ?, finished_at = ?, last_error = ?,"
+                " parts_sent = CASE WHEN ? = 'sent'"
+                " THEN json_array_length(payload, '$.messages') ELSE parts_sent END"
+                " WHERE id = ? AND owner = ?",
+                (status.value, _iso(now), error and error[:500], status.value, row_id, owner),
+            )
+            if cur.rowcount:
+                await _settle_effects(db, row_id, status, now, message_id)
+
+    async def release_outbox(self, owner: str, now: datetime) -> tuple[int, int]:
+        """On stop: claims go back to the queue; rows whose request was out become 'unknown'.
+
+        Returns (requeued, unknown).
+        """
+        async with self.transaction() as db:
+            async with db.execute(
+                "SELECT id FROM outbox WHERE status = 'sending' AND owner = ?", (owner,)
+            ) as cur:
+                out = [r[0] for r in await cur.fetchall()]
+            for row_id in out:
+                await db.execute(
+                    "UPDATE outbox SET status = 'unknown', finished_at = ?,"
+                    " last_error = 'stopped while its request was out' WHERE id = ?",
+                    (_iso(now), row_id),
+                )
+                await _settle_effects(db, row_id, Status.UNKNOWN, now, None)
+            cur2 = await db.execute(
+                "UPDATE outbox SET status = 'pending', owner = NULL"
+                " WHERE status = 'claimed' AND owner = ?",
+                (owner,),
+            )
+            return cur2.rowcount, len(out)
+
+    async def outbox_open_count(self) -> int:
+        row = await self._one(
+            "SELECT COUNT(*) FROM outbox WHERE status IN ('pending', 'claimed', 'sending')"
+        )
+        return int(row[0]) if row else 0
+
+    async def outbox_statuses(self) -> dict[str, int]:
+        rows = await self._all("SELECT status, COUNT(*) FROM outbox GROUP BY status")
+        return {r[0]: r[1] for r in rows}
+
+    async def outbox_waiting(self) -> int:
+        """Rows no sender holds yet."""
+        row = await self._one("SELECT COUNT(*) FROM outbox WHERE status = 'pending'")
+        return int(row[0]) if row else 0
+
+    # -- the instance lease --------------------------------------------------------------------
+
+    async def take_lease(
+        self, owner: str, pid: int, host: str, now: datetime, ttl: timedelta
+    ) -> LeaseHolder | None:
+        """Hold the database for `owner` (or renew it); the other live holder if there is one.
+
+        A lease past its expiry, or one left by a process that is not running any more on
+        this host (`stale(holder)` says so), is taken over.
+        """
+        async with self.transaction() as db:
+            async with db.execute("SELECT * FROM instance_lease WHERE name = 'bot'") as cur:
+                r = await cur.fetchone()
+            if r is not None and r["owner"] != owner:
+                holder = LeaseHolder(
+                    r["owner"],
+                    r["pid"],
+                    r["host"],
+                    datetime.fromisoformat(r["since"]),
+                    datetime.fromisoformat(r["expires_at"]),
+                )
+                if holder.expires_at > now and not _stale(holder, pid, host):
+                    return holder
+            since = r["since"] if r is not None and r["owner"] == owner else _iso(now)
+            await db.execute(
+                "INSERT INTO instance_lease (name, owner, pid, host, since, heartbeat_at,"
+                " expires_at) VALUES ('bot', ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET"
+                " owner = excluded.owner, pid = excluded.pid, host = excluded.host,"
+                " since = excluded.since, heartbeat_at = excluded.heartbeat_at,"
+                " expires_at = excluded.expires_at",
+                (owner, pid, host, since, _iso(now), _iso(now + ttl)),
+            )
+        return None
+
+    async def renew_lease(self, owner: str, now: datetime, ttl: timedelta) -> bool:
+        """Extend the lease; False if another process has taken it."""
+        changed = await self._write(
+            "UPDATE instance_lease SET heartbeat_at = ?, expires_at = ?"
+            " WHERE name = 'bot' AND owner = ?",
+            (_iso(now), _iso(now + ttl), owner),
+        )
+        return changed > 0
+
+    async def release_lease(self, owner: str) -> None:
+        await self._write("DELETE FROM instance_lease WHERE name = 'bot' AND owner = ?", (owner,))
+
+
+def _stale(holder: LeaseHolder, pid: int, host: str) -> bool:
+    """On this host, a holder whose process is gone (or is this very pid, reused) is stale."""
+    if holder.host != host:
+        return False
+    if holder.pid == pid:
+        return True
+    try:
+        os.kill(holder.pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
