@@ -144,6 +144,8 @@ class BotHarness:
             if loop.time() > deadline:
                 raise AssertionError(f"outbox still open: {await self.storage.outbox_statuses()}")
             await asyncio.sleep(0.01)
+        async with self.storage._write_lock:
+            pass
         return self.outbox.outcomes - before
 
     async def tick(self) -> TickReport:

@@ -111,8 +111,12 @@ class DailySender:
         current = Occurrence(date.fromisoformat(chat.next_due_day), chat.next_due_at)
         following = next_occurrence(schedule, resume_after(current.at, now, self.grace))
         if due_state(current.at, now, self.grace) is Due.SKIP:
-            await storage.advance_daily(chat.chat_id, following)
-            return "skipped"
+            if due_state(following.at, now, self.grace) is not Due.SEND:
+                await storage.advance_daily(chat.chat_id, following)
+                return "skipped"
+            # Missed long ago (the chat was unreachable or the bot down) but today's is due.
+            current = following
+            following = next_occurrence(schedule, resume_after(current.at, now, self.grace))
         day = current.day.isoformat()
         if not await storage.claim_daily(chat.chat_id, day, now):
             await storage.advance_daily(chat.chat_id, following)  # already recorded that day

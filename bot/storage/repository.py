@@ -9,6 +9,7 @@ Migrations are the numbered `.sql` files beside this module, applied by `PRAGMA 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sqlite3
 from collections.abc import AsyncIterator, Callable, Iterable
@@ -168,14 +169,17 @@ class Storage(OutboxStore):
                 # SQLite itself rolls back on some errors (SQLITE_FULL, SQLITE_IOERR): a second
                 # ROLLBACK would fail and hide the error that matters.
                 if self.db.in_transaction:
-                    await self.db.execute("ROLLBACK")
+                    # A cancelled task's rollback may already be queued: one is enough.
+                    with contextlib.suppress(sqlite3.OperationalError):
+                        await self.db.execute("ROLLBACK")
                 raise
             await self.db.execute("COMMIT")
 
     async def _no_orphan(self) -> None:
         """Roll back a transaction left open by a task cancelled mid-way (we hold the lock)."""
         if self.db.in_transaction:
-            await self.db.execute("ROLLBACK")
+            with contextlib.suppress(sqlite3.OperationalError):  # rolled back meanwhile
+                await self.db.execute("ROLLBACK")
 
     async def _write(self, sql: str, params: Iterable[Any] = ()) -> int:
         """One statement, atomic on its own; serialised with the transactions. Returns rowcount.

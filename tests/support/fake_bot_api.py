@@ -5,7 +5,9 @@ TELEGRAM_API_BASE_URL pointing here. It delivers injected updates through getUpd
 everything the bot sends, and checks each message as Telegram would: valid Telegram HTML, at
 most 4,096 characters after entity parsing, callback data at most 64 bytes. A message that
 fails is answered with Telegram's 400 and kept in `violations`, which the tests assert empty.
-Faults (429, 403, 400, 5xx, group migration, latency) can be injected per method and chat.
+Faults (429, 403, 400, 5xx, group migration, latency) can be injected per method and chat,
+and outages for everyone: the port closed (connections refused) for a while, every method
+answering 502 for a while, or sendMessage requests recorded and then never answered (hang).
 """
 
 from __future__ import annotations
@@ -173,6 +175,12 @@ class FakeBotAPI:
         # Every setMyCommands / setMyDescription / setMyShortDescription call, in order.
         self.commands: list[dict[str, Any]] = []
         self.descriptions: dict[tuple[str, str | None], str] = {}
+        self._site: web.TCPSite | None = None
+        self._bad_gateway_until = 0.0  # loop time until which every method answers 502
+        self._hang = asyncio.Event()  # set: sendMessage is answered; clear: it hangs
+        self._hang.set()
+        self.hanging = 0  # sendMessage requests recorded and held unanswered right now
+        self.refused_since: float | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -191,18 +199,77 @@ class FakeBotAPI:
             self.fail(**fault)
         return web.json_response({"ok": True})
 
+    async def _control_outage(self, request: web.Request) -> web.Response:
+        """Refuse connections for `refuse` s, then answer 502 for `bad_gateway` s.
+
+        The control endpoint itself lives on a second port (`control_port`), which stays up.
+        """
+        body = await request.json()
+        asyncio.get_running_loop().create_task(
+            self.outage(float(body.get("refuse", 0)), float(body.get("bad_gateway", 0)))
+        )
+        return web.json_response({"ok": True})
+
     async def start(self, port: int = 0) -> None:
         app = web.Application(client_max_size=60 * 1024 * 1024)
         app.router.add_route("*", "/bot{token}/{method}", self._handle)
         app.router.add_get("/_control/stats", self._control_stats)
         app.router.add_post("/_control/fail", self._control_fail)
+        app.router.add_post("/_control/outage", self._control_outage)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", port)
-        await site.start()
-        server = site._server
+        self._site = web.TCPSite(self._runner, "127.0.0.1", port)
+        await self._site.start()
+        server = self._site._server
         assert server is not None and server.sockets
         self.port = server.sockets[0].getsockname()[1]
+        # A second listener for control requests, which stays up while the API port is closed.
+        self._control_site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await self._control_site.start()
+        control = self._control_site._server
+        assert control is not None and control.sockets
+        self.control_port = control.sockets[0].getsockname()[1]
+
+    # -- outages -------------------------------------------------------------------------------
+
+    async def close_port(self) -> None:
+        """Stop listening and drop open connections: the bot's requests are refused."""
+        assert self._site is not None and self._runner is not None
+        self.refused_since = time.monotonic()
+        await self._site.stop()
+        server = self._runner.server
+        if server is not None:
+            for connection in list(server.connections):
+                connection.force_close()
+        self._new_update.set()  # a long poll in progress ends (its connection is gone)
+
+    async def open_port(self) -> None:
+        assert self._runner is not None
+        self._site = web.TCPSite(self._runner, "127.0.0.1", self.port, reuse_address=True)
+        await self._site.start()
+        self.refused_since = None
+
+    def bad_gateway(self, seconds: float) -> None:
+        """Every method answers 502 Bad Gateway for `seconds` (Telegram's front is up, the API
+        behind it is not)."""
+        self._bad_gateway_until = asyncio.get_running_loop().time() + seconds
+
+    async def outage(self, refuse: float, bad_gateway: float = 0.0) -> None:
+        """Connections refused for `refuse` s, then 502s for `bad_gateway` s, then normal."""
+        if refuse > 0:
+            await self.close_port()
+            await asyncio.sleep(refuse)
+            await self.open_port()
+        if bad_gateway > 0:
+            self.bad_gateway(bad_gateway)
+            await asyncio.sleep(bad_gateway)
+
+    def hang(self) -> None:
+        """From now on sendMessage is recorded (it reached Telegram) but never answered."""
+        self._hang.clear()
+
+    def unhang(self) -> None:
+        self._hang.set()
 
     async def stop(self) -> None:
         self._new_update.set()
@@ -457,6 +524,10 @@ class FakeBotAPI:
         method = request.match_info["method"]
         params = await self._params(request)
         self.calls[method] += 1
+        if asyncio.get_running_loop().time() < self._bad_gateway_until:
+            return web.json_response(
+                {"ok": False, "error_code": 502, "description": "Bad Gateway"}, status=502
+            )
         if method == "getUpdates":
             return self._ok(await self._get_updates(params))
         if self.latency:
@@ -493,6 +564,12 @@ class FakeBotAPI:
             return web.json_response(
                 {"ok": False, "error_code": 400, "description": f"Bad Request: {exc}"}, status=400
             )
+        if method == "sendMessage" and not self._hang.is_set():
+            self.hanging += 1  # recorded above: it arrived; the answer never comes
+            try:
+                await self._hang.wait()
+            finally:
+                self.hanging -= 1
         return self._ok(result)
 
     @staticmethod
@@ -698,7 +775,10 @@ def _int(value: Any) -> int | None:
 async def _serve_forever(port: int, latency: float) -> None:
     api = FakeBotAPI(latency=latency)
     await api.start(port)
-    print(f"fake Bot API on {api.base_url} token {api.token}", flush=True)
+    print(
+        f"fake Bot API on {api.base_url} token {api.token} control {api.control_port}",
+        flush=True,
+    )
     await asyncio.Event().wait()
 
 
