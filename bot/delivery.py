@@ -46,6 +46,7 @@ from telegram.error import (
     TelegramError,
     TimedOut,
 )
+from telegram.ext import ExtBot
 
 log = logging.getLogger(__name__)
 
@@ -150,11 +151,17 @@ async def send_messages(
     reply_to: int | None = None,
     start: int = 0,
     on_part: Callable[[int], Awaitable[None]] | None = None,
+    limiter_retries: int | None = None,
 ) -> Result:
     """Send `messages[start:]` in order (keyboard on the last; the first replies to `reply_to`).
 
     `on_part(n)` runs after Telegram took message n-1 of several, so a retry resumes there.
+    `limiter_retries`: how often the rate limiter itself retries a 429 (the outbox passes 0:
+    it retries on its own schedule, with the row back in the queue, not on the wire).
     """
+    extra: dict[str, Any] = {}
+    if limiter_retries is not None and isinstance(bot, ExtBot):
+        extra["rate_limit_args"] = limiter_retries
     last: Message | None = None
     first_id: int | None = None
     for i in range(start, len(messages)):
@@ -170,6 +177,7 @@ async def send_messages(
                 messages[i],
                 reply_markup=keyboard if is_last else None,
                 reply_parameters=reply,
+                **extra,
             )
         except TelegramError as exc:
             return Result(classify(exc), last, first_id, i, exc)

@@ -87,7 +87,8 @@ class PerChatRetryRateLimiter(AIORateLimiter):
                 )
             except RetryAfter as exc:
                 if attempt >= retries:
-                    log.warning("chat %s: still rate limited after %d retries", chat, retries)
+                    if retries:
+                        log.warning("chat %s: still rate limited after %d retries", chat, retries)
                     raise
                 attempt += 1
                 self._held_until[chat] = loop.time() + retry_seconds(exc) + 0.1

@@ -13,9 +13,11 @@ from datetime import time
 
 import pytest
 
+from bot.config import Settings
+from bot.core.content import Library
 from bot.core.schedule import DailySchedule, Days, next_occurrence
 from bot.handlers import groups
-from tests.conftest import BotHarness
+from tests.conftest import BotHarness, FakeClock
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser, Sent
 from tests.test_daily_flow import dailies, subscribe
 
@@ -198,3 +200,49 @@ async def test_a_group_daily_round_records_its_question_message(
     round_ = await bot.storage.open_round_of(GROUP)
     assert round_ is not None and round_.message_id == question.message_id
     assert Counter(await bot.storage.outbox_statuses()) == Counter(sent=1)
+
+
+async def test_rows_waiting_in_the_rate_limiter_are_not_in_flight(
+    api: FakeBotAPI, bot_settings: Settings, library: Library, clock: FakeClock
+) -> None:
+    """Only a request that left is 'sending'; after a crash the rest are sent, those not."""
+    slow = bot_settings.model_copy(update={"rate_limit_per_second": 1.0})
+    bot = BotHarness(api, slow, library, clock)
+    await bot.start()
+    chats = list(range(33001, 33006))
+    for chat_id in chats:
+        await subscribe(bot, chat_id, "09:30")
+    bot.clock.advance(minutes=30)
+    api.hang()  # what reaches the server is recorded and never answered
+    await bot.sender.tick()
+    await _until_true(lambda: api.hanging == 1)
+    # One request is out (1 a second); four wait their turn in the limiter.
+    statuses = await bot.storage.outbox_statuses()
+    assert statuses["sending"] == 1
+    assert statuses.get("claimed", 0) + statuses.get("pending", 0) == 4
+    # The process dies: nothing is handed back (its owner is gone with it).
+    outbox = bot.outbox
+    for task in outbox._tasks:
+        task.cancel()
+    await asyncio.gather(*outbox._tasks, return_exceptions=True)
+    outbox._tasks, outbox.owner = [], "crashed"
+    await bot.stop()
+    api.unhang()
+    again = BotHarness(api, bot_settings, library, clock)
+    await again.start()
+    try:
+        outcomes = await again.settle()
+        assert outcomes["sent"] == 4
+        assert await again.storage.outbox_statuses() == {"unknown": 1, "sent": 4}
+        await _sentinel(again, ADA)
+        assert prompts_per_chat(api, chats) == [1] * len(chats)
+    finally:
+        await again.stop()
+
+
+async def _until_true(condition, seconds: float = 10.0) -> None:  # type: ignore[no-untyped-def]
+    for _ in range(int(seconds / 0.01)):
+        if condition():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("condition never held")

@@ -228,6 +228,7 @@ class OutboxSender:
                 reply_to=row.reply_to,
                 start=row.parts_sent,
                 on_part=part_done,
+                limiter_retries=0,
             )
         finally:
             reset_on_wire(token)

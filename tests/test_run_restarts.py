@@ -1,0 +1,220 @@
+"""The real `interview-bot run` killed (-9) or stopped (SIGTERM) mid fan-out, then restarted;
+a second instance on the same database.
+
+Each test seeds a database with a few thousand chats whose daily prompt is due, runs the
+bot as a subprocess against the fake Bot API server, and counts prompts per chat in the
+server's record.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import sys
+from collections import Counter
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from bot.storage import Storage
+from tests.conftest import CONTENT
+from tests.support.fake_bot_api import FakeBotAPI, FakeUser
+
+CHATS = 2000
+CONCURRENCY = 16
+WATCHER = FakeUser(999_999, "Sentinel")
+
+
+def _env(api: FakeBotAPI, database: Path) -> dict[str, str]:
+    return {
+        **os.environ,
+        "TELEGRAM_BOT_TOKEN": api.token,
+        "TELEGRAM_API_BASE_URL": api.base_url,
+        "DATABASE_PATH": str(database),
+        "CONTENT_DIR": str(CONTENT),
+        "LOG_LEVEL": "INFO",
+        "RATE_LIMIT_PER_SECOND": "300",
+        "SEND_CONCURRENCY": str(CONCURRENCY),
+        "SCHEDULER_INTERVAL_SECONDS": "0.5",
+        "OUTBOX_POLL_SECONDS": "0.1",
+        "RETRY_BASE_SECONDS": "0.1",
+        "RETRY_MAX_SECONDS": "1",
+        "STOP_GRACE_SECONDS": "2",
+    }
+
+
+async def _seed(database: Path, chats: int = CHATS) -> list[int]:
+    """`chats` subscribers whose prompt fell due a minute ago (real time: the bot's clock)."""
+    storage = Storage(database)
+    await storage.open()
+    now = datetime.now(UTC)
+    due = now - timedelta(minutes=1)
+    ids = list(range(50_001, 50_001 + chats))
+    try:
+        async with storage.transaction() as db:
+            await db.executemany(
+                "INSERT INTO users (user_id, first_name, language, created_at, started)"
+                " VALUES (?, 'u', 'en', ?, 1)",
+                [(i, now.isoformat()) for i in ids],
+            )
+            await db.executemany(
+                "INSERT INTO chats (chat_id, kind, created_at, daily_enabled, daily_time,"
+                " timezone, next_due_at, next_due_day) VALUES (?, 'private', ?, 1, ?, 'UTC', ?, ?)",
+                [
+                    (i, now.isoformat(), due.strftime("%H:%M"), due.isoformat(),
+                     due.date().isoformat())
+                    for i in ids
+                ],
+            )  # fmt: skip
+    finally:
+        await storage.close()
+    return ids
+
+
+async def _start(api: FakeBotAPI, database: Path) -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", "run",
+        cwd=database.parent, env=_env(api, database),
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+
+
+def _prompts(api: FakeBotAPI) -> Counter[int]:
+    return Counter(s.chat_id for s in api.sent if s.method == "sendMessage" and s.chat_id > 50_000)
+
+
+async def _until(condition, what: str, seconds: float = 120.0) -> None:  # type: ignore[no-untyped-def]
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while not condition():
+        if loop.time() > deadline:
+            raise AssertionError(f"gave up waiting: {what}")
+        await asyncio.sleep(0.02)
+
+
+async def _open_rows(database: Path) -> int:
+    storage = Storage(database)
+    await storage.open()
+    try:
+        return await storage.outbox_open_count()
+    finally:
+        await storage.close()
+
+
+async def _finish(api: FakeBotAPI, process: asyncio.subprocess.Process, database: Path) -> str:
+    """Wait until every chat had its prompt and nothing is left open; stop; the logs."""
+    await _until(lambda: len(_prompts(api)) == CHATS, "every chat prompted")
+    for _ in range(500):
+        if await _open_rows(database) == 0:
+            break
+        await asyncio.sleep(0.05)
+    # A later message answered: anything sent before it has reached the server.
+    before = len(api.to(WATCHER.id))
+    api.message(WATCHER, "/help")
+    await api.wait_for(WATCHER.id, before + 1, timeout=30)
+    process.send_signal(signal.SIGTERM)
+    _, stderr = await asyncio.wait_for(process.communicate(), 10)
+    assert process.returncode == 0, stderr.decode()[-2000:]
+    return stderr.decode()
+
+
+async def test_kill_9_mid_fan_out_then_a_restart_prompts_every_chat_once(
+    api: FakeBotAPI, tmp_path: Path
+) -> None:
+    database = tmp_path / "bot.sqlite3"
+    chats = await _seed(database)
+    first = await _start(api, database)
+    try:
+        await _until(lambda: len(_prompts(api)) >= CHATS // 4, "a quarter of the fan-out")
+        # From now on requests reach the server but get no answer: every worker ends up with
+        # one request out, the rest of the fan-out waits in the process. Then kill -9.
+        api.hang()
+        await _until(lambda: api.hanging == CONCURRENCY, "every worker with a request out")
+        reached = len(_prompts(api))
+        first.kill()
+        await first.wait()
+    finally:
+        if first.returncode is None:
+            first.kill()
+    api.unhang()
+    assert reached < CHATS  # killed in the middle
+    second = await _start(api, database)
+    logs = await _finish(api, second, database)
+    per_chat = _prompts(api)
+    assert [per_chat[c] for c in chats] == [1] * len(chats)
+    # The requests that were out when the process died may have arrived: not sent again.
+    assert logs.count("may or may not have arrived") == CONCURRENCY
+
+
+@pytest.mark.parametrize("hanging", [False, True], ids=["answering", "api-hanging"])
+async def test_sigterm_mid_fan_out_hands_back_work_and_a_restart_finishes_it(
+    api: FakeBotAPI, tmp_path: Path, hanging: bool
+) -> None:
+    database = tmp_path / "bot.sqlite3"
+    chats = await _seed(database)
+    first = await _start(api, database)
+    await _until(lambda: len(_prompts(api)) >= CHATS // 4, "a quarter of the fan-out")
+    if hanging:
+        api.hang()
+        await _until(lambda: api.hanging == CONCURRENCY, "every worker with a request out")
+    first.send_signal(signal.SIGTERM)
+    # Within 10 s in every state (a container runtime kills at 10 s).
+    _, stderr = await asyncio.wait_for(first.communicate(), 10)
+    assert first.returncode == 0, stderr.decode()[-2000:]
+    reached = len(_prompts(api))
+    assert reached < CHATS
+    assert "handed back for the next run" in stderr.decode()
+    api.unhang()
+    second = await _start(api, database)
+    await _finish(api, second, database)
+    per_chat = _prompts(api)
+    assert [per_chat[c] for c in chats] == [1] * len(chats)
+
+
+async def test_a_second_instance_exits_at_once_without_sending(
+    api: FakeBotAPI, tmp_path: Path
+) -> None:
+    database = tmp_path / "bot.sqlite3"
+    await _seed(database, chats=50)
+    first = await _start(api, database)
+    try:
+        await _until(lambda: len(_prompts(api)) == 50, "the first instance serving")
+        other = FakeBotAPI()  # the second instance's traffic, kept apart
+        await other.start()
+        try:
+            second = await _start(other, database)
+            _, stderr = await asyncio.wait_for(second.communicate(), 30)
+        finally:
+            await other.stop()
+        message = stderr.decode().strip()
+        assert second.returncode == 5, message
+        assert other.requests == 0  # not even getMe
+        assert len(message.splitlines()) == 1, message
+        assert f"pid {first.pid} on {socket.gethostname()}" in message
+        assert "since" in message and str(database) in message
+    finally:
+        first.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(first.communicate(), 10)
+    assert first.returncode == 0
+
+
+async def test_an_expired_lease_is_taken_over_and_a_live_one_is_not(tmp_path: Path) -> None:
+    storage = Storage(tmp_path / "bot.sqlite3")
+    await storage.open()
+    try:
+        now = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+        ttl = timedelta(seconds=30)
+        assert await storage.take_lease("a", 4242, "host-a", now, ttl) is None
+        holder = await storage.take_lease("b", 77, "host-b", now + timedelta(seconds=29), ttl)
+        assert holder is not None and (holder.owner, holder.pid, holder.host) == (
+            "a", 4242, "host-a",
+        )  # fmt: skip
+        # A crashed holder stops renewing: once its lease expires, it is taken over.
+        assert await storage.take_lease("b", 77, "host-b", now + timedelta(seconds=31), ttl) is None
+        assert not await storage.renew_lease("a", now + timedelta(seconds=32), ttl)
+        assert await storage.renew_lease("b", now + timedelta(seconds=32), ttl)
+    finally:
+        await storage.close()
