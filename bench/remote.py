@@ -23,15 +23,16 @@ def _free_port() -> int:
 
 
 class RemoteAPI:
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, control_port: int | None = None) -> None:
         self.port = port
+        self.control_port = control_port or port  # stays up while the API port is closed
         self.token = FakeBotAPI.token
         self.base_url = f"http://127.0.0.1:{port}/bot"
 
     def _call(self, path: str, body: Any = None) -> Any:
         data = None if body is None else json.dumps(body).encode()
         request = urllib.request.Request(
-            f"http://127.0.0.1:{self.port}{path}",
+            f"http://127.0.0.1:{self.control_port}{path}",
             data=data,
             headers={"Content-Type": "application/json"},
         )
@@ -40,6 +41,10 @@ class RemoteAPI:
 
     def fail(self, faults: list[dict[str, Any]]) -> None:
         self._call("/_control/fail", faults)
+
+    def outage(self, refuse: float, bad_gateway: float) -> None:
+        """Connections refused for `refuse` s, then 502s for `bad_gateway` s (returns at once)."""
+        self._call("/_control/outage", {"refuse": refuse, "bad_gateway": bad_gateway})
 
     def stats(self) -> dict[str, Any]:
         result: dict[str, Any] = self._call("/_control/stats")
@@ -55,7 +60,9 @@ def remote_api(latency: float = 0.0) -> Iterator[RemoteAPI]:
         stdout=subprocess.PIPE,
     )  # fmt: skip
     try:
-        api = RemoteAPI(port)
+        assert process.stdout is not None
+        banner = process.stdout.readline().decode()  # "... control PORT"
+        api = RemoteAPI(port, int(banner.rsplit("control", 1)[1]))
         for _ in range(200):
             try:
                 api.stats()

@@ -67,6 +67,7 @@ class Row:
     round_id: int | None = None
     on_wire: bool = False  # a request of this attempt left the process
     current: bool = False  # the row its chat is being served (later ones wait behind it)
+    flood: bool = False  # waits out a 429 (its chat's limit), not a network failure
 
 
 def backoff(attempt: int, base: float, cap: float, rng: random.Random) -> float:

@@ -91,8 +91,7 @@ class DailySender:
                 except Exception:  # one chat's surprise must not stop the others
                     log.exception("daily prompt for chat %s failed unexpectedly", chat.chat_id)
                     outcomes["error"] += 1
-                if outcomes["queued"] % 100 == 1:
-                    self.notify()  # the sender starts while the rest are prepared
+                self.notify()  # the sender starts while the rest are prepared
 
         await asyncio.gather(produce(), *(work() for _ in range(workers)))
         await self._close_rounds()

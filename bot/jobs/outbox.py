@@ -40,6 +40,11 @@ from bot.storage import Storage
 log = logging.getLogger(__name__)
 
 OUTAGE_AFTER = 5  # failed sends in a row (no success between) that pause all sending
+PROBE_MAX = 10.0  # seconds between probes at most: a recovered API is noticed soon
+
+
+class _Stopping(Exception):
+    """Raised instead of letting a request out once the sender stops (the row goes back)."""
 
 
 class OutboxSender:
@@ -152,8 +157,8 @@ class OutboxSender:
                     rows = []
                 for row in rows:
                     self._ready.put_nowait(row)
-                if len(rows) == batch:
-                    wait = 0.01  # more are waiting: come back once the workers took some
+                if rows:
+                    wait = 0.01  # more may be waiting: come back once the workers took some
             if self._later:
                 wait = min(wait, max(0.0, self._later[0][0] - loop.time()))
             self._wake.clear()
@@ -180,6 +185,8 @@ class OutboxSender:
                 await self._deliver(row, probe)
             except asyncio.CancelledError:
                 raise
+            except _Stopping:
+                return  # never left: still claimed, handed back by stop()
             except Exception:  # one row's surprise must not stop the others
                 log.exception("delivering outbox row %d failed unexpectedly", row.id)
                 self._later_row(row, self.cap)
@@ -209,6 +216,8 @@ class OutboxSender:
             return
 
         async def on_the_wire() -> None:
+            if self._stopping:
+                raise _Stopping
             if not row.on_wire:
                 row.on_wire = True
                 await storage.outbox_on_wire(row.id, owner)
@@ -246,11 +255,13 @@ class OutboxSender:
                 row.on_wire = False
                 row.attempts += 1
                 delay = result.retry_after
+                row.flood = delay is not None
                 if delay is None:
                     delay = backoff(row.attempts, self.base, self.cap, self.rng)
                 log.debug("chat %s: retry in %.1f s (%s)", row.chat_id, delay, error)
                 self._later_row(row, delay)
             case Outcome.MAYBE_SENT:
+                self._failed(probe)  # no answer in time: the API may be in trouble
                 await self._finish(row, Status.UNKNOWN, str(result.error))
                 log.warning(
                     "%s message %d to chat %s may or may not have arrived (%s): not sent again",
@@ -318,7 +329,7 @@ class OutboxSender:
         loop = asyncio.get_running_loop()
         self._failures_in_row += 1
         if probe:
-            self._pause = min(self.cap, self._pause * 2)
+            self._pause = min(self.cap, PROBE_MAX, self._pause * 2)
             self._paused_until = loop.time() + self.rng.uniform(self._pause / 2, self._pause)
         elif self._paused_until is None and self._failures_in_row >= OUTAGE_AFTER:
             self._pause = self.base
@@ -330,5 +341,12 @@ class OutboxSender:
         if self._paused_until is not None:
             self._paused_until = None
             self._pause = self.base
+            # Telegram is back: what failed because it was away goes now, not at its backoff.
+            waiting, self._later = self._later, []
+            for entry in waiting:
+                if entry[2].flood:
+                    heapq.heappush(self._later, entry)
+                else:
+                    self._ready.put_nowait(entry[2])
             self._resumed.set()
             self._wake.set()

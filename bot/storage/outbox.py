@@ -86,34 +86,6 @@ async def fail_open_rows(db: aiosqlite.Connection, chat_id: int, reason: str) ->
     )
 
 
-async def _settle_effects(
-    db: aiosqlite.Connection, row_id: int, status: Status, now: datetime, message_id: int | None
-) -> None:
-    """What a finished row changes elsewhere: its daily_sends row, its round's message."""
-    async with db.execute(
-        "SELECT chat_id, local_day, question_id, round_id FROM outbox WHERE id = ?", (row_id,)
-    ) as cur:
-        r = await cur.fetchone()
-    if r is None:
-        return
-    if r["local_day"] is not None:
-        await db.execute(
-            "UPDATE daily_sends SET status = ?, sent_at = ?, question_id = ?"
-            " WHERE chat_id = ? AND local_day = ?",
-            (status.value, _iso(now), r["question_id"], r["chat_id"], r["local_day"]),
-        )
-    if r["round_id"] is not None:
-        if status is Status.SENT and message_id is not None:
-            await db.execute(
-                "UPDATE rounds SET message_id = ? WHERE id = ?", (message_id, r["round_id"])
-            )
-        elif status is not Status.SENT:
-            # Members answer by replying to the question: without its message id, no round.
-            await db.execute(
-                "DELETE FROM rounds WHERE id = ? AND message_id IS NULL", (r["round_id"],)
-            )
-
-
 class OutboxStore:
     """The outbox and lease half of `Storage` (mixed into it)."""
 
@@ -176,24 +148,20 @@ class OutboxStore:
         the wire may have arrived and become 'unknown'. Returns (requeued, unknown rows)."""
         async with self.transaction() as db:
             async with db.execute(
-                "SELECT * FROM outbox WHERE status = 'sending' AND owner IS NOT ?", (owner,)
+                "UPDATE outbox SET status = 'unknown', finished_at = ?,"
+                " last_error = 'the process stopped while its request was out'"
+                " WHERE status = 'sending' AND owner IS NOT ? RETURNING *",
+                (_iso(now), owner),
             ) as cur:
                 unknown = [_row(r) for r in await cur.fetchall()]
-            for row in unknown:
-                await db.execute(
-                    "UPDATE outbox SET status = 'unknown', finished_at = ?,"
-                    " last_error = 'the process stopped while its request was out' WHERE id = ?",
-                    (_iso(now), row.id),
-                )
-                await _settle_effects(db, row.id, Status.UNKNOWN, now, None)
-            cur2 = await db.execute(
+            requeued = await db.execute(
                 "UPDATE outbox SET status = 'pending', owner = NULL"
                 " WHERE status = 'claimed' AND owner IS NOT ?",
                 (owner,),
             )
-            return cur2.rowcount, unknown
+            return requeued.rowcount, unknown
 
-    async def claim_outbox(self, owner: str, limit: int, skip: int = 0) -> list[Row]:
+    async def claim_outbox(self, owner: str, limit: int) -> list[Row]:
         """Claim up to `limit` waiting rows, oldest first, for `owner`."""
         async with (
             self.transaction() as db,
@@ -245,17 +213,15 @@ class OutboxStore:
         message_id: int | None = None,
         error: str | None = None,
     ) -> None:
-        """Record a row's outcome and what it changes (its daily prompt, its round)."""
-        async with self.transaction() as db:
-            cur = await db.execute(
-                "UPDATE outbox SET status = ?, finished_at = ?, last_error = ?,"
-                " parts_sent = CASE WHEN ? = 'sent'"
-                " THEN json_array_length(payload, '$.messages') ELSE parts_sent END"
-                " WHERE id = ? AND owner = ?",
-                (status.value, _iso(now), error and error[:500], status.value, row_id, owner),
-            )
-            if cur.rowcount:
-                await _settle_effects(db, row_id, status, now, message_id)
+        """Record a row's outcome; the migration's triggers settle its daily prompt or round."""
+        await self._write(
+            "UPDATE outbox SET status = ?, finished_at = ?, last_error = ?, message_id = ?,"
+            " parts_sent = CASE WHEN ? = 'sent'"
+            " THEN json_array_length(payload, '$.messages') ELSE parts_sent END"
+            " WHERE id = ? AND owner = ?",
+            (status.value, _iso(now), error and error[:500], message_id, status.value, row_id,
+             owner),
+        )  # fmt: skip
 
     async def release_outbox(self, owner: str, now: datetime) -> tuple[int, int]:
         """On stop: claims go back to the queue; rows whose request was out become 'unknown'.
@@ -263,23 +229,18 @@ class OutboxStore:
         Returns (requeued, unknown).
         """
         async with self.transaction() as db:
-            async with db.execute(
-                "SELECT id FROM outbox WHERE status = 'sending' AND owner = ?", (owner,)
-            ) as cur:
-                out = [r[0] for r in await cur.fetchall()]
-            for row_id in out:
-                await db.execute(
-                    "UPDATE outbox SET status = 'unknown', finished_at = ?,"
-                    " last_error = 'stopped while its request was out' WHERE id = ?",
-                    (_iso(now), row_id),
-                )
-                await _settle_effects(db, row_id, Status.UNKNOWN, now, None)
-            cur2 = await db.execute(
+            out = await db.execute(
+                "UPDATE outbox SET status = 'unknown', finished_at = ?,"
+                " last_error = 'stopped while its request was out'"
+                " WHERE status = 'sending' AND owner = ?",
+                (_iso(now), owner),
+            )
+            back = await db.execute(
                 "UPDATE outbox SET status = 'pending', owner = NULL"
                 " WHERE status = 'claimed' AND owner = ?",
                 (owner,),
             )
-            return cur2.rowcount, len(out)
+            return back.rowcount, out.rowcount
 
     async def outbox_open_count(self) -> int:
         row = await self._one(
@@ -290,11 +251,6 @@ class OutboxStore:
     async def outbox_statuses(self) -> dict[str, int]:
         rows = await self._all("SELECT status, COUNT(*) FROM outbox GROUP BY status")
         return {r[0]: r[1] for r in rows}
-
-    async def outbox_waiting(self) -> int:
-        """Rows no sender holds yet."""
-        row = await self._one("SELECT COUNT(*) FROM outbox WHERE status = 'pending'")
-        return int(row[0]) if row else 0
 
     # -- the instance lease --------------------------------------------------------------------
 

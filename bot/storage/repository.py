@@ -397,20 +397,6 @@ class Storage(OutboxStore):
         )
         return claimed > 0
 
-    async def set_daily_status(self, chat_id: int, local_day: str, status: str) -> None:
-        """'sending' just before the request leaves; back to 'claimed' when it surely failed."""
-        await self._write(
-            "UPDATE daily_sends SET status = ? WHERE chat_id = ? AND local_day = ?",
-            (status, chat_id, local_day),
-        )
-
-    async def daily_attempts(self, chat_id: int, local_day: str) -> int:
-        row = await self._one(
-            "SELECT attempts FROM daily_sends WHERE chat_id = ? AND local_day = ?",
-            (chat_id, local_day),
-        )
-        return int(row[0]) if row else 0
-
     async def finish_daily(
         self,
         chat_id: int,
@@ -466,13 +452,6 @@ class Storage(OutboxStore):
             (since_day,),
         )
         return [self._user(r) for r in rows]
-
-    async def claim_reminder(self, user_id: int, local_day: str, now: datetime) -> bool:
-        claimed = await self._write(
-            "INSERT OR IGNORE INTO reminders_sent (user_id, local_day, sent_at) VALUES (?, ?, ?)",
-            (user_id, local_day, _iso(now)),
-        )
-        return claimed > 0
 
     # -- retention ---------------------------------------------------------------------------
 

@@ -18,11 +18,35 @@ CREATE TABLE outbox (
     local_day   TEXT,               -- a daily prompt: its daily_sends row
     question_id TEXT,               -- a daily prompt: the question it asks
     round_id    INTEGER,            -- a round's question: the round that waits for its message
+    message_id  INTEGER,            -- the first message Telegram accepted
     finished_at TEXT,
     last_error  TEXT
 );
 CREATE INDEX outbox_open ON outbox (status, id) WHERE status IN ('pending', 'claimed', 'sending');
 CREATE INDEX outbox_by_chat ON outbox (chat_id) WHERE status IN ('pending', 'claimed');
+
+-- What a finished row changes elsewhere, in the same statement that finishes it.
+CREATE TRIGGER outbox_settles_daily AFTER UPDATE OF status ON outbox
+WHEN NEW.local_day IS NOT NULL AND NEW.status IN ('sent', 'failed', 'unknown', 'expired')
+BEGIN
+    UPDATE daily_sends SET status = NEW.status, sent_at = NEW.finished_at,
+        question_id = NEW.question_id
+    WHERE chat_id = NEW.chat_id AND local_day = NEW.local_day;
+END;
+
+-- Members answer a round by replying to its question: the round needs that message's id.
+CREATE TRIGGER outbox_posts_round AFTER UPDATE OF status ON outbox
+WHEN NEW.round_id IS NOT NULL AND NEW.status = 'sent'
+BEGIN
+    UPDATE rounds SET message_id = NEW.message_id WHERE id = NEW.round_id;
+END;
+
+-- A round whose question never (surely) arrived never happened.
+CREATE TRIGGER outbox_drops_round AFTER UPDATE OF status ON outbox
+WHEN NEW.round_id IS NOT NULL AND NEW.status IN ('failed', 'unknown', 'expired')
+BEGIN
+    DELETE FROM rounds WHERE id = NEW.round_id AND message_id IS NULL;
+END;
 
 CREATE TABLE instance_lease (
     name         TEXT    PRIMARY KEY,   -- 'bot': one holder per database
