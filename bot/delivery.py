@@ -272,6 +272,8 @@ class Outages:
         self._first_error = ""
 
     def failed(self, exc: BaseException | None) -> None:
+        if isinstance(exc, TimedOut) and "pool timeout" in exc.message.lower():
+            return  # our own connection pool was busy: says nothing about Telegram
         transport = exc is None or classify(exc) in (Outcome.RETRY, Outcome.MAYBE_SENT)
         if not transport or isinstance(exc, RetryAfter):
             self.succeeded()  # Telegram answered (a refusal, a flood limit): it is up

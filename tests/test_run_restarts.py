@@ -149,29 +149,56 @@ async def test_kill_9_mid_fan_out_then_a_restart_prompts_every_chat_once(
     assert logs.count("may or may not have arrived") == CONCURRENCY
 
 
-@pytest.mark.parametrize("hanging", [False, True], ids=["answering", "api-hanging"])
+@pytest.mark.parametrize("state", ["answering", "api-hanging", "api-refusing"])
 async def test_sigterm_mid_fan_out_hands_back_work_and_a_restart_finishes_it(
-    api: FakeBotAPI, tmp_path: Path, hanging: bool
+    api: FakeBotAPI, tmp_path: Path, state: str
 ) -> None:
     database = tmp_path / "bot.sqlite3"
     chats = await _seed(database)
     first = await _start(api, database)
     await _until(lambda: len(_prompts(api)) >= CHATS // 4, "a quarter of the fan-out")
-    if hanging:
+    if state == "api-hanging":
         api.hang()
         await _until(lambda: api.hanging == CONCURRENCY, "every worker with a request out")
+    elif state == "api-refusing":
+        await api.close_port()
+        await asyncio.sleep(0.5)  # requests already read by the server are answered
+        calls = api.calls["sendMessage"]
+        await asyncio.sleep(1.0)  # the sender finds Telegram gone and pauses
+        assert api.calls["sendMessage"] == calls
     first.send_signal(signal.SIGTERM)
     # Within 10 s in every state (a container runtime kills at 10 s).
     _, stderr = await asyncio.wait_for(first.communicate(), 10)
     assert first.returncode == 0, stderr.decode()[-2000:]
     reached = len(_prompts(api))
     assert reached < CHATS
-    assert "handed back for the next run" in stderr.decode()
+    assert "outbox stopped" in stderr.decode()
+    text = stderr.decode()
+    assert "Traceback" not in text, text[text.index("Traceback") - 600 :][:900]
     api.unhang()
+    if state == "api-refusing":
+        await api.open_port()
     second = await _start(api, database)
     await _finish(api, second, database)
     per_chat = _prompts(api)
     assert [per_chat[c] for c in chats] == [1] * len(chats)
+
+
+async def test_sigterm_while_telegram_is_away_at_start_up(api: FakeBotAPI, tmp_path: Path) -> None:
+    database = tmp_path / "bot.sqlite3"
+    await _seed(database, chats=100)
+    await api.close_port()
+    process = await _start(api, database)
+    assert process.stderr is not None
+    line = b""
+    while b"starting" not in line:  # it runs, waiting for Telegram
+        line = await asyncio.wait_for(process.stderr.readline(), 60)
+        assert line, "the bot exited"
+    await asyncio.sleep(1.0)
+    process.send_signal(signal.SIGTERM)
+    await asyncio.wait_for(process.communicate(), 10)
+    assert process.returncode == 0
+    assert _prompts(api) == Counter()
 
 
 async def test_a_second_instance_exits_at_once_without_sending(

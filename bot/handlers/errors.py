@@ -6,10 +6,10 @@ import contextlib
 import logging
 
 from telegram import Update
-from telegram.error import TelegramError
+from telegram.error import NetworkError, RetryAfter, TelegramError
 from telegram.ext import ContextTypes
 
-from bot.delivery import Outcome, classify
+from bot.delivery import Outcome, classify, reachability
 from bot.handlers.common import send, services, ui_language
 from bot.storage import is_busy, is_full
 
@@ -18,6 +18,11 @@ log = logging.getLogger(__name__)
 
 async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
     error = context.error
+    if update is None and isinstance(error, NetworkError) and not isinstance(error, RetryAfter):
+        # Polling while Telegram is away: one line when the outage starts and one when it
+        # ends (bot.delivery), not a traceback per attempt.
+        reachability.failed(error)
+        return
     if (
         isinstance(error, TelegramError)
         and classify(error) is Outcome.UNREACHABLE

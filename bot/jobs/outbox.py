@@ -40,6 +40,7 @@ from bot.storage import Storage
 log = logging.getLogger(__name__)
 
 OUTAGE_AFTER = 5  # failed sends in a row (no success between) that pause all sending
+CLAIM_PAUSE = 0.05  # seconds between claims while rows keep arriving
 PROBE_MAX = 10.0  # seconds between probes at most: a recovered API is noticed soon
 
 
@@ -130,13 +131,14 @@ class OutboxSender:
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks = []
         requeued, unknown = await self.storage.release_outbox(self.owner, self.clock())
-        if requeued or unknown:
-            log.info(
-                "stopped: %d messages handed back for the next run, %d may or may not have"
-                " arrived (their requests were out)",
-                requeued,
-                unknown,
-            )
+        waiting = await self.storage.outbox_open_count()
+        log.info(
+            "outbox stopped: %d messages wait for the next run (%d handed back now); %d had"
+            " their request out (recorded as unknown, not sent again)",
+            waiting,
+            requeued,
+            unknown,
+        )
 
     # -- feeding -------------------------------------------------------------------------------
 
@@ -158,12 +160,16 @@ class OutboxSender:
                 for row in rows:
                     self._ready.put_nowait(row)
                 if rows:
-                    wait = 0.01  # more may be waiting: come back once the workers took some
+                    wait = CLAIM_PAUSE  # more may be waiting: come back soon
             if self._later:
                 wait = min(wait, max(0.0, self._later[0][0] - loop.time()))
             self._wake.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), wait)
+            if self._wake.is_set() and not self._stopping:
+                # Woken by a recording: let more arrive, then claim them together (a claim is
+                # a write transaction: one per row would slow a fan-out down).
+                await asyncio.sleep(CLAIM_PAUSE)
 
     # -- working -------------------------------------------------------------------------------
 
