@@ -111,6 +111,7 @@ class Storage(OutboxStore):
         self.path = Path(path) if str(path) != ":memory:" else path
         self._db: aiosqlite.Connection | None = None
         self._write_lock = asyncio.Lock()
+        self._maybe_orphan = False  # a cancelled writer may have left statements queued
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -162,21 +163,33 @@ class Storage(OutboxStore):
         """One serialised write transaction; rolled back if the body raises."""
         async with self._write_lock:
             await self._no_orphan()
-            await self.db.execute("BEGIN IMMEDIATE")
+            try:
+                await self.db.execute("BEGIN IMMEDIATE")
+            except asyncio.CancelledError:
+                self._maybe_orphan = True  # the BEGIN may still run after we are gone
+                raise
             try:
                 yield self.db
             except BaseException:
                 # SQLite itself rolls back on some errors (SQLITE_FULL, SQLITE_IOERR): a second
                 # ROLLBACK would fail and hide the error that matters.
                 if self.db.in_transaction:
-                    # A cancelled task's rollback may already be queued: one is enough.
+                    self._maybe_orphan = True  # until the ROLLBACK below has run
                     with contextlib.suppress(sqlite3.OperationalError):
                         await self.db.execute("ROLLBACK")
+                    self._maybe_orphan = False
                 raise
-            await self.db.execute("COMMIT")
+            try:
+                await self.db.execute("COMMIT")
+            except asyncio.CancelledError:
+                self._maybe_orphan = True
+                raise
 
     async def _no_orphan(self) -> None:
         """Roll back a transaction left open by a task cancelled mid-way (we hold the lock)."""
+        if self._maybe_orphan:
+            await self.db.execute("SELECT 1")  # what that task queued has run by now
+            self._maybe_orphan = False
         if self.db.in_transaction:
             with contextlib.suppress(sqlite3.OperationalError):  # rolled back meanwhile
                 await self.db.execute("ROLLBACK")
