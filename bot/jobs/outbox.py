@@ -262,6 +262,11 @@ class OutboxSender:
                 row.attempts += 1
                 delay = result.retry_after
                 row.flood = delay is not None
+                if delay is None and self._paused_until is not None:
+                    # Everyone waits for Telegram now: the row is ready as soon as it is back
+                    # (and may be the one that probes), not at its own backoff.
+                    self._ready.put_nowait(row)
+                    return
                 if delay is None:
                     delay = backoff(row.attempts, self.base, self.cap, self.rng)
                 log.debug("chat %s: retry in %.1f s (%s)", row.chat_id, delay, error)
