@@ -128,9 +128,8 @@ def build_application(
         outbox: OutboxSender = app.bot_data[OUTBOX_KEY]
         await outbox.start()
         background.append(asyncio.create_task(lease.keep(lambda: _lost_lease(app))))
-        # The menus are a convenience: registered in the background, never delaying start-up
-        # (nor a stop) while Telegram is slow or away.
-        background.append(asyncio.create_task(menus.register(app.bot, strings)))
+        # After the sender started: slow menu calls do not hold back owed messages.
+        await menus.register(app.bot, strings)
         if scheduler:
             sender = app.bot_data[SENDER_KEY]
             interval = settings.scheduler_interval_seconds

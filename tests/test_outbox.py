@@ -69,10 +69,10 @@ async def test_an_outage_does_not_burn_retries(bot: BotHarness, api: FakeBotAPI)
     bot.clock.advance(minutes=30)
     api.bad_gateway(2.0)
     await bot.sender.tick()
-    await asyncio.sleep(2.0)
-    # With every row retried on its own, 100 rows x (2 s / <=0.4 s backoff) would be 500+.
-    assert api.calls["sendMessage"] < 60
     await bot.settle(timeout=30)
+    # With every row retried on its own, 100 rows x (2 s / <=0.4 s backoff) would be 500+;
+    # paused, the sender spends a few probes (and the requests out when the pause began).
+    assert api.bad_gateways["sendMessage"] < 60
     assert prompts_per_chat(api, chats) == [1] * len(chats)
 
 
@@ -231,8 +231,7 @@ async def test_rows_waiting_in_the_rate_limiter_are_not_in_flight(
     again = BotHarness(api, bot_settings, library, clock)
     await again.start()
     try:
-        outcomes = await again.settle()
-        assert outcomes["sent"] == 4
+        await again.settle()  # the four that waited in the limiter are sent now
         assert await again.storage.outbox_statuses() == {"unknown": 1, "sent": 4}
         await _sentinel(again, ADA)
         assert prompts_per_chat(api, chats) == [1] * len(chats)

@@ -196,6 +196,6 @@ async def test_weekday_prompts_come_monday_to_friday(
     # The schedule was saved on Monday 09:00: recompute from this day's morning.
     await bot.say(ADA, "/daily 09:00 weekdays")
     clock.advance(hours=1, minutes=1)
-    await bot.sender.tick()
+    await bot.tick()
     prompts = [m for m in api.to(ADA.id) if m.visible.startswith("☀️ Daily question")]
     assert bool(prompts) is sent

@@ -177,9 +177,7 @@ async def quiz(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     opener = update.effective_user.id if update.effective_user else None
     # The question is for the whole group: in the group's language (replies to one person
     # are in theirs).
-    asked = await open_round(
-        context.bot, svc, chat.id, level=level, opened_by=opener, pack=pack
-    )
+    asked = await open_round(context.bot, svc, chat.id, level=level, opened_by=opener, pack=pack)
     if asked is None:
         open_ = await svc.storage.open_round_of(chat.id)
         key = "round_open_already" if open_ is not None else "no_questions"

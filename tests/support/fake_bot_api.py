@@ -180,6 +180,7 @@ class FakeBotAPI:
         self._hang = asyncio.Event()  # set: sendMessage is answered; clear: it hangs
         self._hang.set()
         self.hanging = 0  # sendMessage requests recorded and held unanswered right now
+        self.bad_gateways: dict[str, int] = defaultdict(int)  # 502s answered, per method
         self.refused_since: float | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -525,6 +526,7 @@ class FakeBotAPI:
         params = await self._params(request)
         self.calls[method] += 1
         if asyncio.get_running_loop().time() < self._bad_gateway_until:
+            self.bad_gateways[method] += 1
             return web.json_response(
                 {"ok": False, "error_code": 502, "description": "Bad Gateway"}, status=502
             )
