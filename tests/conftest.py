@@ -183,7 +183,7 @@ class BotHarness:
         self.api.message(user, f"/daily {marker}", chat_id=chat_id)
         for _ in range(100):
             sent = self.api.to(chat)
-            for i, message in enumerate(sent):
+            for message in sent:
                 if marker in message.visible:
                     await self.settle()
                     return [m for m in self.api.to(chat) if marker not in m.visible]
