@@ -38,7 +38,7 @@ from bot.core.levels import Level
 from bot.core.models import AnswerRecord
 from bot.core.schedule import Occurrence
 from bot.core.streaks import StreakState
-from bot.handlers.scheduled import DailySender
+from bot.jobs.daily import DailySender
 from bot.picture import first_day
 from bot.retention import prune_once
 from bot.storage import Storage

@@ -466,6 +466,15 @@ class Storage(OutboxStore):
         )
         return [self._user(r) for r in rows]
 
+    async def claim_reminder(self, user_id: int, local_day: str, now: datetime) -> bool:
+        """Mark the day's reminder as taken (the scheduler records it with its message by
+        `enqueue_reminder`, in one transaction)."""
+        claimed = await self._write(
+            "INSERT OR IGNORE INTO reminders_sent (user_id, local_day, sent_at) VALUES (?, ?, ?)",
+            (user_id, local_day, _iso(now)),
+        )
+        return claimed > 0
+
     # -- retention ---------------------------------------------------------------------------
 
     async def prune(

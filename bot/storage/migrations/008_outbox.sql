@@ -22,8 +22,8 @@ CREATE TABLE outbox (
     finished_at TEXT,
     last_error  TEXT
 );
-CREATE INDEX outbox_open ON outbox (status, id) WHERE status IN ('pending', 'claimed', 'sending');
-CREATE INDEX outbox_by_chat ON outbox (chat_id) WHERE status IN ('pending', 'claimed');
+CREATE INDEX outbox_by_status ON outbox (status, id);
+CREATE INDEX outbox_by_chat ON outbox (chat_id);
 
 -- What a finished row changes elsewhere, in the same statement that finishes it.
 CREATE TRIGGER outbox_settles_daily AFTER UPDATE OF status ON outbox
