@@ -97,6 +97,22 @@ async def test_one_prompt_per_day_at_the_local_time(bot: BotHarness, api: FakeBo
     assert len(dailies(api, ADA.id)) == 2
 
 
+async def test_a_daily_question_that_replaces_an_open_one_says_so(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    await bot.say(ADA, "/daily 10:00")
+    await bot.say(ADA, "/quiz")  # left unanswered
+    bot.clock.advance(hours=1)
+    await bot.tick()
+    (prompt,) = dailies(api, ADA.id)
+    assert "(The previous question is closed.)" in prompt.visible
+    # The next day, with nothing open, there is no such note.
+    await bot.say(ADA, "这个我完全不会")
+    bot.clock.advance(hours=24)
+    await bot.tick()
+    assert "previous question" not in dailies(api, ADA.id)[-1].visible
+
+
 async def test_missed_prompts_are_sent_late_within_grace_and_skipped_after(
     bot: BotHarness, api: FakeBotAPI
 ) -> None:
@@ -241,6 +257,7 @@ async def test_evening_reminder_once_for_a_streak_at_risk(bot: BotHarness, api: 
     assert (await bot.tick()).reminders == 0
     reminders = [s for s in api.to(ADA.id) if "at risk" in s.visible]
     assert len(reminders) == 1 and "1-day streak" in reminders[0].visible
+    assert reminders[0].buttons == [("▶️ Next question", "next:beginner")]  # one tap: a question
     (reply,) = await bot.say(ADA, "/reminders off")
     assert "off" in reply.visible
     bot.clock.advance(days=1)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from bot.core.levels import Level
 from bot.core.models import ChatRecord
 from bot.core.outbox import Draft, Kind
 from bot.core.schedule import (
@@ -34,7 +35,7 @@ from bot.core.schedule import (
 from bot.core.streaks import at_risk, visible_streak
 from bot.handlers.common import Services, ui_language
 from bot.handlers.groups import close_round, draft_round
-from bot.handlers.keyboards import question_keyboard
+from bot.handlers.keyboards import next_keyboard, question_keyboard
 from bot.i18n import Html
 from bot.practice import Clock
 from bot.render import MESSAGE_LIMIT, question_message, utf16_len
@@ -155,7 +156,10 @@ class DailySender:
         messages = question_message(
             svc.strings, lang, level=q.level, pack_title=asked.pack_title, question=q.question
         )
-        header = Html(f"{svc.strings(lang, 'daily_header')}\n{messages[0]}")
+        lines = [svc.strings(lang, "daily_header")]
+        if asked.replaced:  # the open question it replaces is closed: say so, as /quiz does
+            lines.append(svc.strings(lang, "question_replaces"))
+        header = Html("\n".join([*lines, messages[0]]))
         if utf16_len(header) <= MESSAGE_LIMIT:
             messages = [header, *messages[1:]]
         keyboard = question_keyboard(svc.strings, lang, q.id).to_dict()
@@ -183,9 +187,12 @@ class DailySender:
             if local.hour < svc.settings.reminder_hour or not at_risk(user.streak, today):
                 continue
             streak = visible_streak(user.streak, today).current
-            text = svc.strings(ui_language(user), "reminder", streak=streak)
+            lang = ui_language(user)
+            text = svc.strings(lang, "reminder", streak=streak)
             key = f"reminder:{user.user_id}:{today.isoformat()}"
-            draft = Draft(Kind.REMINDER, key, user.user_id, (text,), deadline)
+            # One tap starts a question: the button /quiz's feedback offers ("Next question").
+            keyboard = next_keyboard(svc.strings, lang, user.level or Level.BEGINNER).to_dict()
+            draft = Draft(Kind.REMINDER, key, user.user_id, (text,), deadline, keyboard=keyboard)
             if await svc.storage.enqueue_reminder(user.user_id, today.isoformat(), now, draft):
                 recorded += 1
         return recorded
