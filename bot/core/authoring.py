@@ -18,20 +18,12 @@ from __future__ import annotations
 import re
 
 from bot.core.content import Concept, Pack, Question
-from bot.core.scoring import score_answer
+from bot.core.scoring import needle, score_answer
 from bot.core.text import canonical, tokenize
 
 _IDENTIFIER_RE = re.compile(
     r"\b[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+|\b[a-z]+[A-Z][A-Za-z0-9]+"
 )
-
-
-def _needle(phrase: str) -> str:
-    tokens = tokenize(phrase)
-    core = " ".join(tokens.stem)
-    lead = "" if tokens and tokens.cjk[0] else " "
-    tail = "" if tokens and tokens.cjk[-1] else " "
-    return lead + core + tail
 
 
 def _phrases(concept: Concept) -> list[str]:
@@ -54,9 +46,9 @@ def question_warnings(question: Question) -> list[str]:
             if not tokenize(phrase):
                 continue
             if not concept.requires:  # with required parts, a shared alias earns nothing alone
-                owners.setdefault(_needle(phrase), []).append(concept.label)
-                written.setdefault(_needle(phrase), phrase)
-            if phrase != concept.label and _needle(phrase) in asked:
+                owners.setdefault(needle(phrase), []).append(concept.label)
+                written.setdefault(needle(phrase), phrase)
+            if phrase != concept.label and needle(phrase) in asked:
                 out.append(
                     f"{question.id}: concept {concept.label!r}: alias {phrase!r} is in the "
                     "question text, so it never counts"
@@ -64,22 +56,22 @@ def question_warnings(question: Question) -> list[str]:
             tokens = tokenize(phrase)
             if len(tokens) == 1 and not tokens.cjk[0]:
                 # Harmless when the identifier names this same concept.
-                own = {_needle(p) for p in _phrases(concept)}
+                own = {needle(p) for p in _phrases(concept)}
                 inside = sorted(
                     i
                     for i in identifiers
-                    if tokens.stem[0] in tokenize(i).stem and _needle(i) not in own
+                    if tokens.stem[0] in tokenize(i).stem and needle(i) not in own
                 )
                 if inside:
                     out.append(
                         f"{question.id}: concept {concept.label!r}: one-word alias {phrase!r} "
                         f"also matches inside {inside[0]!r}"
                     )
-    for needle, labels in owners.items():
+    for key, labels in owners.items():
         distinct = sorted(set(labels))
         if len(distinct) > 1:
             out.append(
-                f"{question.id}: alias {written[needle]!r} belongs to {len(distinct)} concepts "
+                f"{question.id}: alias {written[key]!r} belongs to {len(distinct)} concepts "
                 f"({', '.join(repr(x) for x in distinct)}): one phrase earns them all"
             )
     result = score_answer(question, question.answer)

@@ -165,12 +165,6 @@ class Status(StrEnum):
     MISATTRIBUTED = "misattributed"  # said of another subject of the question: no credit
 
 
-_CREDIT = {
-    Status.COVERED: 1.0,
-    Status.LISTED: LIST_CREDIT,
-    Status.NEGATED: 0.0,
-    Status.MISATTRIBUTED: 0.0,
-}
 # When a concept is named several times, the most favourable reading is kept.
 _RANK = {Status.COVERED: 3, Status.LISTED: 2, Status.MISATTRIBUTED: 1, Status.NEGATED: 0}
 
@@ -261,15 +255,11 @@ class _Phrase:
 
 @dataclass(frozen=True, slots=True)
 class _Group:
-    """Phrases that say one thing, compiled for the hot loop.
-
-    Needles grouped by key (one C-level set intersection with the answer's keys picks the
-    groups worth searching), needles without a key, and the typo-tolerant phrases with their
-    first word and its stem.
+    """Phrases that say one thing: needles grouped by key (the question's needle index is
+    built from these), needles without a key, and the typo-tolerant phrases with their first
+    word and its stem.
     """
 
-    keys: frozenset[str]
-    rank: dict[str, int]  # a key's place in the author's phrase order
     by_key: dict[str, tuple[tuple[str, _Phrase], ...]]
     keyless: tuple[tuple[str, _Phrase], ...]
     fuzzy: tuple[tuple[_Phrase, str, str], ...]
@@ -283,8 +273,7 @@ class _Group:
         by_key = {k: tuple(g.items()) for k, g in groups.items() if k}
         keyless = tuple(groups.get("", {}).items())
         fuzzy = tuple((p, p.words[0], stem(p.words[0])) for p in phrases if p.fuzzy_budget)
-        rank = {k: i for i, k in enumerate(by_key)}
-        return cls(frozenset(by_key), rank, by_key, keyless, fuzzy)
+        return cls(by_key, keyless, fuzzy)
 
     @property
     def empty(self) -> bool:
@@ -380,6 +369,13 @@ def vocabulary(tokens: Tokens) -> set[str]:
             a + b for a, b in pairwise(run) if a not in _STOP_CHARS and b not in _STOP_CHARS
         )
     return terms
+
+
+def needle(text: str) -> str:
+    """How a phrase is searched for: its stems, with word edges where it starts or ends in
+    Latin (`" max batch size "`, `"显存"`); "" for a phrase with no words."""
+    phrase = _compile_phrase(text)
+    return phrase.needles[0][0] if phrase else ""
 
 
 def _compile_phrase(text: str) -> _Phrase | None:
@@ -819,7 +815,7 @@ class _Reading:
                     said_of=said_of,
                     credit=self.compiled.list_credit
                     if status is Status.LISTED
-                    else _CREDIT[status],
+                    else float(status is Status.COVERED),
                 )
                 if status is Status.COVERED:
                     break
