@@ -210,3 +210,48 @@ def test_layout_cuts_sentences_and_clauses() -> None:
     assert [layout.sentence(text.index(c)) for c in "ABCDE"] == [0, 0, 1, 1, 2]
     assert layout.is_negated(text.index("B"), text.index("B") + 1)
     assert not layout.is_negated(text.index("A"), text.index("A") + 1)
+
+
+TUNING = Question(
+    id="tuning",
+    level=Level.INTERMEDIATE,
+    question="vLLM 频繁 preemption 怎么调？",
+    answer="调小 --max-num-seqs，减少并发序列。Raise gpu-memory-utilization within a safe margin.",
+    concepts=(
+        Concept(label="fewer sequences", aliases=("--max-num-seqs",)),
+        Concept(label="more memory for KV", aliases=("gpu-memory-utilization",)),
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        pytest.param("把 --max-num-seqs 调小一点。", Status.COVERED, id="zh-same-way"),
+        pytest.param("应该调大 --max-num-seqs。", Status.NEGATED, id="zh-other-way"),
+        pytest.param("--max-num-seqs 要看显存。", Status.COVERED, id="zh-no-way"),
+    ],
+)
+def test_turning_a_setting_the_other_way_says_the_opposite(answer: str, expected: Status) -> None:
+    assert statuses(TUNING, answer)["fewer sequences"] is expected
+
+
+def test_turning_a_setting_the_other_way_in_english() -> None:
+    lowered = statuses(TUNING, "Lower gpu-memory-utilization to leave room.")
+    raised = statuses(TUNING, "Increase gpu-memory-utilization a little.")
+    assert lowered["more memory for KV"] is Status.NEGATED
+    assert raised["more memory for KV"] is Status.COVERED
+    # The other way costs: it scores below saying nothing of the setting.
+    assert score_answer(TUNING, "调大 --max-num-seqs，调低 gpu-memory-utilization。").score == 0
+
+
+def test_a_clause_that_raises_and_lowers_turns_nothing() -> None:
+    # "用更大的 batch 降低延迟" names both ways: neither is read as the setting's direction.
+    result = statuses(TUNING, "增大 --max-num-seqs 可以降低排队。")
+    assert result["fewer sequences"] is Status.COVERED
+
+
+def test_a_formula_in_a_term_list_is_not_a_gloss() -> None:
+    # Named terms are blanked before the test, as the scorer does.
+    assert predicates("   ,    , min(1, p/q),    ") is False
+    assert predicates("    (the small one that proposes tokens)") is True

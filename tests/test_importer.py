@@ -268,3 +268,60 @@ def test_imported_draft_scores_its_own_reference_answers_fully() -> None:
     parsed = parse_pack(yaml.safe_dump(pack, allow_unicode=True), "seed")
     scores = [score_answer(q, q.answer).score for q in parsed.questions]
     assert min(scores) >= 0.85, scores
+
+
+def _subjects(answer: str, question: str) -> list[str | None]:
+    concepts = _concepts(answer, question=question)
+    return [c.get("subject", [None])[0] for c in concepts]  # type: ignore[attr-defined]
+
+
+def test_a_flag_heading_a_claim_is_its_subject() -> None:
+    subjects = _subjects(
+        "- --max-model-len：单个请求的最大上下文长度。\n"
+        "- --max-num-seqs：同时运行的序列数上限，影响吞吐。",
+        question="--max-model-len 和 --max-num-seqs 分别控制什么？",
+    )
+    assert subjects == ["--max-model-len", "--max-num-seqs"]
+
+
+def test_a_gloss_in_parentheses_belongs_to_the_head() -> None:
+    subjects = _subjects(
+        "- FP8（W8A8，常用 E4M3）：权重和激活都量化，用 Tensor Core 计算。\n"
+        "- INT4（W4A16）：只压权重，反量化开销随 batch 增大。",
+        question="两种量化方式有什么区别？",
+    )
+    assert [s.casefold() if s else s for s in subjects] == ["fp8", "int4"]
+
+
+def test_a_head_the_glossary_spells_another_way_is_still_the_subject() -> None:
+    # The glossary's name is `readiness probe`; the guide writes `readinessProbe`.
+    subjects = _subjects(
+        "- readinessProbe：判断 Pod 能否接收流量，失败时从 endpoint 摘除。\n"
+        "- livenessProbe：判断进程是否卡死，失败后 kubelet 重启容器。",
+        question="readinessProbe 和 livenessProbe 有什么区别？",
+    )
+    assert all(s is not None for s in subjects)
+    assert [s.replace(" ", "").casefold() for s in subjects if s] == [
+        "readinessprobe",
+        "livenessprobe",
+    ]
+
+
+def test_a_head_the_question_names_is_a_subject_without_the_glossary() -> None:
+    subjects = _subjects(
+        "- Canary：新版本先承接少量流量（如 KServe 的 canaryTrafficPercent）。\n"
+        "- Blue-green：新旧两套环境同时运行，一次性切换路由。",
+        question="如何做 canary 和 blue-green 发布？",
+    )
+    assert [s.casefold() if s else s for s in subjects] == ["canary", "blue-green"]
+
+
+def test_glossary_synonyms_are_one_term_not_two() -> None:
+    # 矩阵乘 and GEMM name each other: one word must not earn a two-term claim.
+    concepts = _concepts("大量 token 一起做矩阵乘（GEMM），算术强度高。")
+    for concept in concepts:
+        groups = concept.get("terms", [])  # type: ignore[attr-defined]
+        firsts = [{a.casefold() for a in g} for g in groups]
+        for i, a in enumerate(firsts):
+            for b in firsts[i + 1 :]:
+                assert not a & b, (a, b)

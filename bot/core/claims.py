@@ -106,7 +106,8 @@ _IMPERATIVE_RE = re.compile(
     re.IGNORECASE,
 )
 # A gloss or a relation: "X：说明", "A -> B", "X (what it does)".
-_RELATION_RE = re.compile(r"[:：=]\s*[^\W\d_]{2}|->|=>|→|[(（][^)）]{2,}[)）]")
+# A gloss has words in it: `min(1, p/q)` is a formula in a list, not a gloss.
+_RELATION_RE = re.compile(r"[:：=]\s*[^\W\d_]{2}|->|=>|→|[(（][^)）]*[^\W\d_]{2}[^)）]*[)）]")
 _LATIN_WORD_RE = re.compile(r"[A-Za-z]{2,}")
 _ITEM_SPLIT_RE = re.compile(r"[,，、/;；\n]|\band\b|\bor\b|和|与|及")
 # Items of a term list are short: with this many Chinese characters or words left once the
@@ -213,6 +214,14 @@ class Layout:
             self._negated[start] = found
         return found
 
+    def direction(self, start: int, end: int, masks: tuple[tuple[int, int], ...] = ()) -> int:
+        """Which way the clause around [start, end) turns what it names: +1 up (调大, raise),
+        -1 down (调小, lower), 0 neither, both, or denied (a denial is judged as one)."""
+        c_start, c_end = self.clause_span(start)
+        if self.is_negated(start, end, masks):
+            return 0
+        return direction(masked(self.text, c_start, max(c_end, end), ((start, end), *masks)))
+
 
 def masked(text: str, start: int, end: int, spans: tuple[tuple[int, int], ...]) -> str:
     """text[start:end] with the given spans blanked out."""
@@ -311,3 +320,25 @@ def denies_or_avoids(text: str) -> bool:
 def negation_in(text: str) -> bool:
     """Whether a piece of text contains a negator."""
     return _NEGATION_RE.search(text) is not None
+
+
+# Which way a claim turns a setting or a quantity. A tuning answer that raises what the
+# reference lowers ("调大 --max-num-seqs" for "调小 --max-num-seqs") says the opposite
+# with no negator in it.
+_UP_RE = re.compile(
+    r"调大|调高|增大|加大|提高|提升|增加|扩大|升高|变大|放大"
+    r"|\b(?:increas\w*|rais(?:e|es|ed|ing)|enlarg\w*|higher|larger|bigger)\b",
+    re.IGNORECASE,
+)
+_DOWN_RE = re.compile(
+    r"调小|调低|减小|降低|减少|缩小|变小"
+    r"|\b(?:decreas\w*|reduc\w*|lower(?:s|ed|ing)?|shrink\w*|smaller)\b",
+    re.IGNORECASE,
+)
+
+
+def direction(text: str) -> int:
+    """+1 when text only raises, -1 when it only lowers, else 0 (both or neither)."""
+    up = _UP_RE.search(text) is not None
+    down = _DOWN_RE.search(text) is not None
+    return int(up) - int(down) if up != down else 0

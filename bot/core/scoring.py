@@ -293,6 +293,10 @@ class _CompiledConcept:
     need: int
     # The reference answer denies it ("不会阻塞 core"): a denial in the answer then agrees.
     negative: bool
+    # Which way the reference turns what the aliases / each term name (+1 up, -1 down, 0
+    # neither): an answer turning it the other way says the opposite.
+    direction: int = 0
+    term_directions: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -492,10 +496,26 @@ def _compile(question: Question) -> _Compiled:
         and all(reference.layout.is_negative(s, e, tuple(reference.spans)) for _, s, e in found)
         for c, found in zip(concepts, [reference.find(c.aliases) for c in concepts], strict=True)
     ]
+    masks = tuple(reference.spans)
+
+    def turned(group: _Group) -> int:
+        # The one way every place the reference names it turns it, if there is one.
+        ways = {reference.layout.direction(s, e, masks) for _, s, e in reference.find(group)}
+        ways.discard(0)
+        return ways.pop() if len(ways) == 1 else 0
+
     # The groups stay the same objects, so the needle index stays valid.
     compiled = replace(
         compiled,
-        concepts=tuple(replace(c, negative=neg) for c, neg in zip(concepts, negative, strict=True)),
+        concepts=tuple(
+            replace(
+                c,
+                negative=neg,
+                direction=turned(c.aliases),
+                term_directions=tuple(turned(g) for g in c.terms),
+            )
+            for c, neg in zip(concepts, negative, strict=True)
+        ),
     )
     if len(_COMPILED) >= _COMPILED_MAX:
         _COMPILED.clear()
@@ -763,6 +783,12 @@ class _Reading:
         无状态 "stateless" or an alias like 不阻塞 deny nothing)."""
         return self.layout.is_negated(start, end, tuple(self.spans))
 
+    def turned_back(self, start: int, end: int, direction: int) -> bool:
+        """Whether the answer turns what it names the other way from the reference."""
+        if not direction:
+            return False
+        return self.layout.direction(start, end, tuple(self.spans)) == -direction
+
     def predicates_at(self, pos: int) -> bool:
         """Whether the sentence at `pos` says something beyond naming terms."""
         layout = self.layout
@@ -781,7 +807,7 @@ class _Reading:
         return any(self.predicates_at(layout.sentence_span(i)[0]) for i in range(layout.sentences))
 
     def judge(
-        self, item: _CompiledConcept, found: list[tuple[_Phrase, int, int]]
+        self, item: _CompiledConcept, found: list[tuple[_Phrase, int, int]], direction: int = 0
     ) -> ConceptHit | None:
         """The most favourable reading of the places the concept is named, or None."""
         best: ConceptHit | None = None
@@ -798,7 +824,9 @@ class _Reading:
             )
             if bound is not None and bound[2] != item.subject:
                 status, said_of = Status.MISATTRIBUTED, self.folded[bound[0] : bound[1]]
-            elif not item.negative and self.negated(start, end):
+            elif (not item.negative and self.negated(start, end)) or self.turned_back(
+                start, end, direction
+            ):
                 status = Status.NEGATED
             elif not self.predicates_at(start):
                 status = Status.LISTED
@@ -825,7 +853,15 @@ class _Reading:
         self, item: _CompiledConcept, found: list[list[tuple[_Phrase, int, int]]]
     ) -> ConceptHit | None:
         """A claim given as key terms: credit for the share of them it states."""
-        hits = [h for h in (self.judge(item, places) for places in found if places) if h]
+        hits = [
+            h
+            for h in (
+                self.judge(item, places, way)
+                for places, way in zip(found, item.term_directions, strict=True)
+                if places
+            )
+            if h
+        ]
         if not hits:
             return None
         hits.sort(key=lambda h: (-h.credit, -_RANK[h.status]))
@@ -887,7 +923,13 @@ def score_answer(question: Question, text: str) -> ScoreResult:
     if compiled.subjects and (any(found) or any(map(any, found_terms))):
         reading.subject_mentions()
     hits = [
-        (item, _best(reading.judge(item, places), reading.judge_terms(item, term_places)))
+        (
+            item,
+            _best(
+                reading.judge(item, places, item.direction),
+                reading.judge_terms(item, term_places),
+            ),
+        )
         for item, places, term_places in zip(compiled.concepts, found, found_terms, strict=True)
     ]
     for item, hit in hits:

@@ -49,6 +49,7 @@ _EMPHASIS_RE = re.compile(
 _HEAD_RE = re.compile(
     r"^(?P<head>[^：:，,。]{1,40}?)\s*(?:[：:]|(?:阶段|模式|方式)?(?:是|负责|用于|适合|指)|\s(?:is|are|means)\s)"
 )
+_GLOSS_RE = re.compile(r"[（(][^（()）]*[)）]")
 _FLAG_RE = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*[\w](?:=\S+)?")
 _IDENTIFIER_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+(?:/[A-Za-z0-9_.]+)*")
 _CODE_RE = re.compile(r"`([^`\n]{2,60})`")
@@ -120,7 +121,8 @@ def split_claims(answer: str) -> list[tuple[str, float]]:
 
 
 def _head(claim: str) -> str | None:
-    m = _HEAD_RE.match(claim)
+    # A gloss in parentheses belongs to the head: `FP8（W8A8，常用 E4M3）：…` is about FP8.
+    m = _HEAD_RE.match(_GLOSS_RE.sub(lambda g: " " * len(g.group()), claim))
     if not m:
         return None
     head = m.group("head").strip(" -*")
@@ -269,7 +271,9 @@ def suggest_concepts(question: str, answer: str, analyser: Analyser) -> list[dic
         specific = sorted(claim.terms, key=lambda t: analyser.spread.get(t.casefold(), 0))
         for term in specific[:MAX_TERMS]:
             group = [a for a in analyser.glossary.synonyms(term) if analyser.keep(a, asked)]
-            if group and not any(_same(group[0], g[0]) for g in groups):
+            # Glossary groups overlap (`矩阵乘` and `GEMM` name each other): one term counted
+            # twice would let a single word earn a two-term claim.
+            if group and not any(_same(a, b) for g in groups for a in group for b in g):
                 groups.append(group[:MAX_ALIASES])
         if not groups:
             continue
@@ -295,7 +299,15 @@ def _subject(claim: str, terms: list[str], asked: str, analyser: Analyser) -> st
     metric). A Chinese word heading a bullet (`原理：`, `代价：`) is a label, not a subject.
     """
     head = _head(claim)
-    opening = claim[: len(head)] if head else claim[:40]
+    if head is not None:
+        # The glossary may spell the head another way (`readinessProbe` as `readiness probe`).
+        named = [t for t in terms if any(_same(head, a) for a in analyser.glossary.synonyms(t))]
+        if named:
+            return named[0]
+        if re.match(r"[-A-Za-z]", head) and f" {canonical(tokenize(head)).strip()} " in asked:
+            return head  # a name the question asks about (`Canary：…`), glossary or not
+    # Up to the head's end: the head has its bullet dashes stripped, a flag keeps its own.
+    opening = claim[: claim.find(head) + len(head)] if head else claim[:40]
     for term in terms:
         at = opening.casefold().find(term.casefold())
         if at < 0 or (head is None and at > 2):
