@@ -105,6 +105,18 @@ def test_words_that_contain_a_negator_deny_nothing(q: QuestionGetter, answer: st
     assert statuses(q("triton-q4"), answer)["Dynamic Batching 用于无状态模型"] is Status.COVERED
 
 
+@pytest.mark.parametrize(
+    "answer",
+    [
+        pytest.param("Python 代码在主进程里跑不动就放到子进程里。", id="跑不动-is-a-limit"),
+        pytest.param("Python 代码在主进程里扛不住才放到子进程里跑。", id="扛不住-is-a-limit"),
+        pytest.param("Python 代码在线程里不行就放到子进程里跑。", id="不行-is-a-condition"),
+    ],
+)
+def test_a_limit_or_a_condition_denies_nothing(q: QuestionGetter, answer: str) -> None:
+    assert statuses(q("triton-q9"), answer)["Python 代码跑在独立子进程"] is Status.COVERED
+
+
 def test_a_not_a_questions_deny_nothing(q: QuestionGetter) -> None:
     answer = "不管是不是大模型，Python 代码都跑在独立的子进程里。"
     assert statuses(q("triton-q9"), answer)["Python 代码跑在独立子进程"] is Status.COVERED

@@ -325,3 +325,11 @@ def test_glossary_synonyms_are_one_term_not_two() -> None:
         for i, a in enumerate(firsts):
             for b in firsts[i + 1 :]:
                 assert not a & b, (a, b)
+
+
+def test_idioms_are_not_terms() -> None:
+    # The tagger calls 始终保持 "always keeps" an idiom: it names nothing an answer must say.
+    concepts = _concepts("这样 GPU 始终保持较满的 batch，吞吐大幅提高，排队延迟也更低。")
+    named = {p for c in concepts for p in _phrases(c)}
+    assert "始终保持" not in named
+    assert "排队延迟" in named or "queueing delay" in named

@@ -47,7 +47,10 @@ _NEGATION_RE = re.compile(
     r"(?=[nNwWcClLuU不没未无非别勿禁])(?:"
     r"\b(?:not(?!\s+only)|no|never|none|neither|nor|without|cannot|nothing|nobody|nowhere"
     r"|lacks?|unable)\b|n[’']t\b"
-    r"|不(?![同断仅只光但少过久如然停论管足错止均变])|(?<=[\u4e00-\u9fff])不(?=[下了动完够住及起来])"
+    # 不 after a verb and before 下/动/完/够/住/起 is a potential complement (放不下 "does not
+    # fit", 跑不动): it says a limit is hit, which is how references state limits too.
+    r"|(?<![\u4e00-\u9fff])不(?![同断仅只光但少过久如然停论管足错止均变行])"
+    r"|(?<=[\u4e00-\u9fff])不(?![同断仅只光但少过久如然停论管足错止均变行下动完够住起])"
     r"|没|未(?!来|知)|无(?![状论关损锁服感限穷数])|(?<![除常])非(?![常阻线结同对])|别(?=[用开再去])|勿|禁止)",
     re.IGNORECASE,
 )
