@@ -209,3 +209,16 @@ def test_on_topic_words_rank_above_off_topic_ones(q: QuestionGetter) -> None:
     off_topic = score_answer(question, "我觉得今天天气不错，适合出去走走。")
     assert on_topic.covered_labels == [] and off_topic.covered_labels == []
     assert on_topic.score > off_topic.score == 0
+
+
+def test_an_acronyms_plural_names_the_acronym() -> None:
+    question = Question(
+        id="gpus",
+        level=Level.BEGINNER,
+        question="How is a large model served?",
+        answer="Split the weights across several GPU cards.",
+        concepts=(Concept(label="across GPU cards", aliases=("GPU",)),),
+    )
+    assert score_answer(question, "Split the weights across several GPUs.").score == 1.0
+    # ... and still not inside a longer word.
+    assert score_answer(question, "Split the weights across several GPUsets.").score < 1.0

@@ -27,6 +27,8 @@ _TOKEN_RE = re.compile(
     r"|[A-Za-z]\+\+|[A-Za-z]#"
     # camelCase pieces: an acronym before a capitalised word, a capitalised or lower word,
     # a trailing acronym, digits. Letters beyond ASCII count as lower-case letters.
+    # An acronym's plural is one word: GPUs, LLMs, APIs (not GP + Us).
+    r"|[A-Z]{2,}s(?![a-z])"
     r"|[A-Z]+(?=[A-Z][a-z])"
     r"|[A-Z]?[a-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff]+"
     r"|[A-Z]+"
