@@ -5,11 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bot.core.claims import Layout, predicates
 from bot.core.content import Concept, Question
 from bot.core.levels import Level
 from bot.core.scoring import Status, score_answer
+from bot.core.text import tokenize
 
 QuestionGetter = Callable[[str], Question]
 
@@ -267,3 +270,39 @@ def test_a_formula_in_a_term_list_is_not_a_gloss() -> None:
     # Named terms are blanked before the test, as the scorer does.
     assert predicates("   ,    , min(1, p/q),    ") is False
     assert predicates("    (the small one that proposes tokens)") is True
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "not",
+                "No",
+                "NoSchedule",
+                "doesn't",
+                "can’t",
+                "instead",
+                "不",
+                "没有",
+                "不同",
+                "无状态",
+                "非常",
+                "cache",
+                "batching",
+                "，",
+                "。",
+                " ",
+                "is",
+                "KV",
+                "rather",
+                "unable",
+                "know",
+            ]
+        ),
+        max_size=12,
+    )
+)
+def test_the_cheap_negator_test_agrees_with_the_full_search(pieces: list[str]) -> None:
+    text = " ".join(pieces)
+    words = set(tokenize(text).latin)
+    assert Layout(text, words).has_negator is Layout(text).has_negator

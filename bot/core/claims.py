@@ -56,6 +56,14 @@ _NEGATION_RE = re.compile(
 )
 
 
+# The first test for negators, by script: any CJK negator character, any English word.
+_CJK_NEGATOR_RE = re.compile(r"[不没未无非别勿禁]")
+_EN_NEGATORS = frozenset(
+    "not no never none neither nor without cannot nothing nobody nowhere lack lacks unable "
+    "instead rather".split()
+)
+
+
 def _with_first_chars(pattern: str) -> str:
     """Prefix an alternation of CJK words with a lookahead of their first characters, so the
     engine tries the alternatives only where one could start (a large speed-up here)."""
@@ -135,13 +143,28 @@ class Layout:
         "text",
     )
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, words: frozenset[str] | set[str] | None = None) -> None:
+        """`words`, when given, are the text's Latin words, lower-cased: a cheaper first
+        test for English negators than a search of the whole text."""
         self.text = text
         self._sentence_starts = [0, *(m.end() for m in _SENTENCE_END_RE.finditer(text))]
         # Most answers deny nothing: one search spares them every per-clause negation test.
-        self.has_negator = _NEGATION_RE.search(text) is not None or (
-            _NEGATING_WORD_RE.search(text) is not None
-        )
+        if words is None:
+            self.has_negator = _NEGATION_RE.search(text) is not None or (
+                _NEGATING_WORD_RE.search(text) is not None
+            )
+        else:
+            # The cheap test may say yes where the searches would not (`NoSchedule` holds
+            # the word "no"), never no where they would say yes: they confirm a yes.
+            maybe = (
+                _CJK_NEGATOR_RE.search(text) is not None
+                or not _EN_NEGATORS.isdisjoint(words)
+                or "n't" in text
+                or "n’t" in text
+            )
+            self.has_negator = maybe and (
+                _NEGATION_RE.search(text) is not None or _NEGATING_WORD_RE.search(text) is not None
+            )
         self._clause_starts: list[int] | None = None  # built on the first clause question
         self._negating_clauses: set[int] = set()
         self._negated: dict[int, bool] = {}  # place -> denied (masks are per answer)

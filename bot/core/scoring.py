@@ -263,6 +263,9 @@ class _Group:
     by_key: dict[str, tuple[tuple[str, _Phrase], ...]]
     keyless: tuple[tuple[str, _Phrase], ...]
     fuzzy: tuple[tuple[_Phrase, str, str], ...]
+    # Every word of the typo-tolerant phrases: an answer with a typo of none of them needs
+    # no near-match search of this group.
+    fuzzy_words: frozenset[str] = frozenset()
 
     @classmethod
     def build(cls, phrases: list[_Phrase]) -> _Group:
@@ -273,7 +276,7 @@ class _Group:
         by_key = {k: tuple(g.items()) for k, g in groups.items() if k}
         keyless = tuple(groups.get("", {}).items())
         fuzzy = tuple((p, p.words[0], stem(p.words[0])) for p in phrases if p.fuzzy_budget)
-        return cls(by_key, keyless, fuzzy)
+        return cls(by_key, keyless, fuzzy, frozenset(w for p, _, _ in fuzzy for w in p.words))
 
     @property
     def empty(self) -> bool:
@@ -593,7 +596,7 @@ class _Reading:
     @property
     def layout(self) -> Layout:
         if self._layout is None:
-            self._layout = Layout(self.folded)
+            self._layout = Layout(self.folded, set(self.tokens.latin))
         return self._layout
 
     # -- finding phrases -------------------------------------------------------------------
@@ -630,7 +633,7 @@ class _Reading:
             # A near match needs a typo of one of the phrase's words in the answer: without
             # one, the exact search would have found it.
             typos = self.typos
-            if typos:
+            if typos and not group.fuzzy_words.isdisjoint(typos):
                 for phrase, _, _ in group.fuzzy:
                     if any(w in typos for w in phrase.words):
                         span = self.find_fuzzy(phrase)

@@ -145,7 +145,9 @@ def tokenize(text: str) -> Tokens:
     # The hot path of scoring: list comprehensions over the matches, no per-token objects.
     matches = list(_TOKEN_RE.finditer(folded))
     words = [m.group() for m in matches]
-    cjk = [m.lastgroup == "cjk" for m in matches]
+    # Every CJK run starts at or above U+3040 and every other token below it (cheaper than
+    # asking each match for its group's name).
+    cjk = [w >= "\u3040" for w in words]
     forms = [(w, w) if c else _word_forms(w) for w, c in zip(words, cjk, strict=True)]
     raw = [f[0] for f in forms]
     tokens = Tokens()
