@@ -114,6 +114,7 @@ def test_words_that_contain_a_negator_deny_nothing(q: QuestionGetter, answer: st
         pytest.param("Python 代码在主进程里跑不动就放到子进程里。", id="跑不动-is-a-limit"),
         pytest.param("Python 代码在主进程里扛不住才放到子进程里跑。", id="扛不住-is-a-limit"),
         pytest.param("Python 代码在线程里不行就放到子进程里跑。", id="不行-is-a-condition"),
+        pytest.param("Python 代码没过压测就放到子进程里跑。", id="没过-is-a-condition"),
     ],
 )
 def test_a_limit_or_a_condition_denies_nothing(q: QuestionGetter, answer: str) -> None:
@@ -306,3 +307,30 @@ def test_the_cheap_negator_test_agrees_with_the_full_search(pieces: list[str]) -
     text = " ".join(pieces)
     words = set(tokenize(text).latin)
     assert Layout(text, words).has_negator is Layout(text).has_negator
+
+
+_PROBE_CLAIM = (
+    "readinessProbe：判断 Pod 能否接收流量，失败时从 Service 的 endpoint 中摘除，"
+    "只是不再转发请求，不会重启容器"
+)
+PROBES = Question(
+    id="probes",
+    level=Level.INTERMEDIATE,
+    question="readinessProbe 和 livenessProbe 有什么区别？",
+    answer=_PROBE_CLAIM + "。livenessProbe：判断进程是否卡死，失败后 kubelet 会重启容器。",
+    concepts=(
+        # As the importer writes it: the label is the claim, cut at 60 characters.
+        Concept(
+            label=_PROBE_CLAIM[:59] + "…",
+            subject=("readiness probe", "readiness"),
+            terms=(("endpoint",), ("重启", "restart")),
+        ),
+    ),
+)
+
+
+def test_each_term_of_a_claim_keeps_the_references_own_polarity() -> None:
+    # The claim denies a restart ("不会重启") though its label is cut before saying so.
+    agrees = score_answer(PROBES, "readiness 失败时从 endpoint 摘掉，不会重启容器。")
+    assert agrees.score == pytest.approx(1.0)
+    assert agrees.contradicted == []

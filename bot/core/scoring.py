@@ -300,6 +300,7 @@ class _CompiledConcept:
     # neither): an answer turning it the other way says the opposite.
     direction: int = 0
     term_directions: tuple[int, ...] = ()
+    term_negative: tuple[bool, ...] = ()  # ... and whether it denies each term
 
 
 @dataclass(frozen=True, slots=True)
@@ -501,6 +502,29 @@ def _compile(question: Question) -> _Compiled:
     ]
     masks = tuple(reference.spans)
 
+    def claim_span(concept: Concept) -> tuple[int, int] | None:
+        # An imported concept's label is its claim (maybe cut short with …): where the
+        # reference says it, each of its terms has its own polarity.
+        words = tokenize(concept.label.rstrip("…")).folded.split()
+        if len(words) < 2:
+            return None
+        m = re.search(r"\s*".join(map(re.escape, words)), reference.folded)
+        if m is None:
+            return None
+        layout = reference.layout
+        return m.start(), layout.sentence_span(layout.sentence(m.end() - 1))[1]
+
+    def term_negative(c: _CompiledConcept) -> tuple[bool, ...]:
+        span = claim_span(c.concept) if c.concept.terms else None
+        out = []
+        for g in c.terms:
+            places = [(s, e) for _, s, e in reference.find(g) if span and span[0] <= s < span[1]]
+            if places:
+                out.append(all(reference.layout.is_negative(s, e, masks) for s, e in places))
+            else:
+                out.append(_states_negatively(c.concept.label))
+        return tuple(out)
+
     def turned(group: _Group) -> int:
         # The one way every place the reference names it turns it, if there is one.
         ways = {reference.layout.direction(s, e, masks) for _, s, e in reference.find(group)}
@@ -516,6 +540,7 @@ def _compile(question: Question) -> _Compiled:
                 negative=neg,
                 direction=turned(c.aliases),
                 term_directions=tuple(turned(g) for g in c.terms),
+                term_negative=term_negative(c),
             )
             for c, neg in zip(concepts, negative, strict=True)
         ),
@@ -810,10 +835,16 @@ class _Reading:
         return any(self.predicates_at(layout.sentence_span(i)[0]) for i in range(layout.sentences))
 
     def judge(
-        self, item: _CompiledConcept, found: list[tuple[_Phrase, int, int]], direction: int = 0
+        self,
+        item: _CompiledConcept,
+        found: list[tuple[_Phrase, int, int]],
+        direction: int = 0,
+        negative: bool | None = None,
     ) -> ConceptHit | None:
         """The most favourable reading of the places the concept is named, or None."""
         best: ConceptHit | None = None
+        if negative is None:
+            negative = item.negative
         for phrase, start, end in found:
             status, said_of = Status.COVERED, ""
             if item.requires and not all(
@@ -827,7 +858,7 @@ class _Reading:
             )
             if bound is not None and bound[2] != item.subject:
                 status, said_of = Status.MISATTRIBUTED, self.folded[bound[0] : bound[1]]
-            elif (not item.negative and self.negated(start, end)) or self.turned_back(
+            elif (not negative and self.negated(start, end)) or self.turned_back(
                 start, end, direction
             ):
                 status = Status.NEGATED
@@ -859,8 +890,10 @@ class _Reading:
         hits = [
             h
             for h in (
-                self.judge(item, places, way)
-                for places, way in zip(found, item.term_directions, strict=True)
+                self.judge(item, places, way, neg)
+                for places, way, neg in zip(
+                    found, item.term_directions, item.term_negative, strict=True
+                )
                 if places
             )
             if h
