@@ -27,6 +27,7 @@ from telegram.ext import (
 
 from bot.config import Settings
 from bot.core.content import Library
+from bot.core.reminders import ReminderRule
 from bot.delivery import reachability
 from bot.handlers import daily, errors, groups, membership, menus, private, updates
 from bot.handlers import settings as settings_handlers
@@ -113,7 +114,9 @@ def build_application(
     if settings.telegram_bot_token is None:
         raise ValueError("TELEGRAM_BOT_TOKEN is required to build the bot")
     strings = Strings.load(settings.content_dir / "strings")
-    storage = Storage(settings.database_path)
+    storage = Storage(
+        settings.database_path, ReminderRule(settings.reminder_hour, settings.default_timezone)
+    )
     practice = Practice(
         storage, library, default_timezone=settings.default_timezone, clock=clock, rng=rng
     )

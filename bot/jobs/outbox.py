@@ -48,6 +48,10 @@ class _Stopping(Exception):
     """Raised instead of letting a request out once the sender stops (the row goes back)."""
 
 
+class _Withdrawn(Exception):
+    """Raised instead of letting a request out whose row is no longer ours to send."""
+
+
 class OutboxSender:
     def __init__(
         self,
@@ -193,6 +197,9 @@ class OutboxSender:
                 raise
             except _Stopping:
                 return  # never left: still claimed, handed back by stop()
+            except _Withdrawn:  # never left; the row was settled elsewhere
+                self.outcomes["withdrawn"] += 1
+                self._next_of_chat(row.chat_id)
             except Exception:  # one row's surprise must not stop the others
                 log.exception("delivering outbox row %d failed unexpectedly", row.id)
                 self._later_row(row, self.cap)
@@ -226,7 +233,9 @@ class OutboxSender:
                 raise _Stopping
             if not row.on_wire:
                 row.on_wire = True
-                await storage.outbox_on_wire(row.id, owner)
+                if not await storage.outbox_on_wire(row.id, owner):
+                    row.on_wire = False
+                    raise _Withdrawn
 
         async def part_done(parts: int) -> None:
             row.parts_sent = parts
