@@ -35,6 +35,7 @@ from bot.delivery import (
     reset_on_wire,
     send_messages,
 )
+from bot.ratelimit import bulk_lane
 from bot.storage import Storage
 
 log = logging.getLogger(__name__)
@@ -180,6 +181,7 @@ class OutboxSender:
     async def _work(self) -> None:
         current = asyncio.current_task()
         assert current is not None
+        bulk_lane()  # what this task sends waits behind replies to people (bot/ratelimit.py)
         while not self._stopping:
             row = await self._ready.get()
             if self.stopping:
