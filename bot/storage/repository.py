@@ -122,9 +122,13 @@ class Storage(OutboxStore, ReminderStore):
 
     # -- lifecycle ---------------------------------------------------------------------------
 
-    async def open(self) -> None:
-        """Open, check (see `files.open_database`) and migrate; DatabaseFileError if unusable."""
-        db = await open_database(self.path, known_version=schema_version())
+    async def open(self, *, verify: bool = True) -> None:
+        """Open, check (see `files.open_database`) and migrate; DatabaseFileError if unusable.
+
+        `verify=False` skips the integrity check (it reads the whole file): for a process
+        that has just run it, as `interview-bot run` does before it starts the bot.
+        """
+        db = await open_database(self.path, known_version=schema_version(), verify=verify)
         db.row_factory = aiosqlite.Row
         self._db = db
         try:
