@@ -34,7 +34,7 @@ from bot.core.models import (
     UserStats,
 )
 from bot.core.outbox import Draft
-from bot.core.reminders import ReminderRule
+from bot.core.reminders import ReminderRule, first_reminder
 from bot.core.retention import Cutoffs
 from bot.core.schedule import Occurrence
 from bot.core.streaks import StreakState
@@ -646,8 +646,8 @@ class Storage(OutboxStore, ReminderStore):
         update_streak: Callable[[StreakState], StreakState],
     ) -> StreakState:
         async with db.execute(
-            "SELECT streak_current, streak_best, streak_last_day, streak_freezes"
-            " FROM users WHERE user_id = ?",
+            "SELECT streak_current, streak_best, streak_last_day, streak_freezes,"
+            " timezone, reminders FROM users WHERE user_id = ?",
             (user_id,),
         ) as cur:
             row = await cur.fetchone()
@@ -660,19 +660,21 @@ class Storage(OutboxStore, ReminderStore):
             freezes=row[3],
         )
         new = update_streak(old)
+        # An answer: the next reminder moves to the evening after it (bot/storage/reminders.py),
+        # and one recorded but not yet sent is withdrawn.
+        remind_at = first_reminder(new, row[4], self.reminder_rule) if row[5] else None
         await db.execute(
             "UPDATE users SET streak_current = ?, streak_best = ?, streak_last_day = ?,"
-            " streak_freezes = ? WHERE user_id = ?",
+            " streak_freezes = ?, remind_at = ? WHERE user_id = ?",
             (
                 new.current,
                 new.best,
                 new.last_day.isoformat() if new.last_day else None,
                 new.freezes,
+                _iso(remind_at) if remind_at else None,
                 user_id,
             ),
         )
-        # An answer: the next reminder moves to tomorrow evening, and one not yet sent is not.
-        await reset_reminder(db, user_id, self.reminder_rule)
         await withdraw_reminders(db, user_id)
         return new
 
