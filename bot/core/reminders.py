@@ -8,7 +8,8 @@ reminder setting changes (`first_reminder`). When the instant comes, the schedul
 with the clock (`claim`): send only on that same local day, after the hour, while the streak
 is at risk; and move the instant on to the next local day the streak can still be at risk,
 or to none. An instant computed from an old answer (a day the bot was down, a zone change)
-is therefore only ever corrected, never sent late.
+is therefore only ever corrected, never sent late. So is one computed with another
+reminder hour (the operator changed it): the next claim moves it to the new hour.
 """
 
 from __future__ import annotations
