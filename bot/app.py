@@ -93,6 +93,7 @@ def _chat_key(update: object) -> int | None:
 SENDER_KEY = "daily_sender"
 OUTBOX_KEY = "outbox"
 LEASE_KEY = "lease"
+MENUS_KEY = "menus"  # the task registering the command menus (tests wait for it)
 
 
 def build_application(
@@ -134,8 +135,10 @@ def build_application(
         outbox: OutboxSender = app.bot_data[OUTBOX_KEY]
         await outbox.start()
         background.append(asyncio.create_task(lease.keep(lambda: _lost_lease(app))))
-        # After the sender started: slow menu calls do not hold back owed messages.
-        await menus.register(app.bot, strings)
+        # Beside polling, not before it: ten requests (menus and descriptions per language)
+        # would hold back the first getUpdates, and the menus are a convenience.
+        app.bot_data[MENUS_KEY] = asyncio.create_task(menus.register(app.bot, strings))
+        background.append(app.bot_data[MENUS_KEY])
         if scheduler:
             sender = app.bot_data[SENDER_KEY]
             interval = settings.scheduler_interval_seconds
