@@ -104,6 +104,22 @@ async def test_an_answer_withdraws_a_reminder_not_yet_sent(tmp_path: Path) -> No
         await storage.close()
 
 
+async def test_turning_reminders_off_withdraws_one_not_yet_sent(tmp_path: Path) -> None:
+    storage = Storage(tmp_path / "bot.sqlite3", RULE)
+    await storage.open()
+    try:
+        await storage.ensure_user(ADA.id, "Ada")
+        await _answer(storage, ADA.id, MON, StreakState(current=1, best=1, last_day=MON))
+        (due,) = await storage.due_reminders(utc(3, 20, 5))
+        claims = [ReminderClaim(due, None, "2026-03-03", _reminder(ADA.id, TUE))]
+        assert await storage.claim_reminders(claims, utc(3, 20, 5)) == 1
+        await storage.update_user(ADA.id, reminders=0)
+        assert await storage.outbox_statuses() == {"expired": 1}
+        assert await storage.reminder_instant(ADA.id) is None
+    finally:
+        await storage.close()
+
+
 async def test_a_claim_read_before_an_answer_records_nothing(tmp_path: Path) -> None:
     storage = Storage(tmp_path / "bot.sqlite3", RULE)
     await storage.open()

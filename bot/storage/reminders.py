@@ -66,17 +66,17 @@ async def reset_reminder(db: aiosqlite.Connection, user_id: int, rule: ReminderR
     )
 
 
-async def withdraw_reminders(db: aiosqlite.Connection, user_id: int) -> None:
-    """The user answered: a reminder recorded but not yet on its way is not sent.
+async def withdraw_reminders(db: aiosqlite.Connection, user_id: int, reason: str) -> None:
+    """The user answered (or turned reminders off): a reminder recorded but not yet on its
+    way is not sent.
 
     Also one a sender has claimed but not sent: the sender checks the row is still claimed
     right before its request leaves (`outbox_on_wire`).
     """
     await db.execute(
-        "UPDATE outbox SET status = 'expired', owner = NULL, finished_at = ?,"
-        " last_error = 'answered before it was sent'"
+        "UPDATE outbox SET status = 'expired', owner = NULL, finished_at = ?, last_error = ?"
         " WHERE chat_id = ? AND kind = ? AND status IN ('pending', 'claimed')",
-        (_iso(datetime.now(UTC)), user_id, Kind.REMINDER.value),
+        (_iso(datetime.now(UTC)), reason, user_id, Kind.REMINDER.value),
     )
 
 

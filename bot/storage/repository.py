@@ -319,6 +319,8 @@ class Storage(OutboxStore, ReminderStore):
         async with self.transaction() as db:  # the reminder instant moves with the zone
             await db.execute(sql, (*values, user_id))
             await reset_reminder(db, user_id, self.reminder_rule)
+            if "reminders" in fields and not fields["reminders"]:
+                await withdraw_reminders(db, user_id, "reminders turned off")
 
     async def forget_user(self, user_id: int) -> None:
         """Delete everything stored about a user, private chat and group answers included.
@@ -675,7 +677,7 @@ class Storage(OutboxStore, ReminderStore):
                 user_id,
             ),
         )
-        await withdraw_reminders(db, user_id)
+        await withdraw_reminders(db, user_id, "answered before it was sent")
         return new
 
     async def close_round(
