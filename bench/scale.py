@@ -3,7 +3,9 @@
 Per size (users, 10 answers each, 10% subscribed to the daily question, 10% with a live
 streak, one group with a tenth of the users as members and 20 rounds over four weeks, three
 days of daily-send bookkeeping, pruned to steady state): the scheduler tick with nothing due,
-/stats (progress of a user), /top (week and all time of the big group), /forget, a group's
+the evening reminder pass (a tenth at risk, 50 ms API latency: time to send all, and a /quiz
+reply's latency during it against idle), the tick at the reminder hour after it, /stats
+(progress of a user), /top (week and all time of the big group), /forget, a group's
 migration to a supergroup, the database size, and the real `interview-bot run` in its own
 process: start-up to the first getUpdates and idle RSS (beside a bare python-telegram-bot
 bot), and RSS after 10k, 20k and 40k updates (/quiz and an answer from many users) against a
@@ -11,7 +13,9 @@ zero-latency fake Bot API running in this process.
 
 Built databases are cached in data/bench-scale/ (gitignored), one per size and UTC day (the
 schedule and streaks are relative to the build day). `python -m bench.scale 1k 10k` picks
-sizes; `--no-run` skips the subprocess part; `--updates=N` changes the 40k.
+sizes; `--no-run` skips the subprocess part; `--no-pass` the reminder pass; `--no-lanes` runs
+the pass with broadcasts and replies in one queue (as before the priority lane);
+`--updates=N` changes the 40k.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from bot.app import build_application
+from bot.app import build_application, running
 from bot.config import Settings
 from bot.core.content import load_library
 from bot.core.levels import Level
@@ -54,7 +58,9 @@ SMALL_GROUP = -1_000_000_002
 ROUNDS = 20
 UPDATES = 40_000
 ANSWER = "max_batch_size 和 preferred batch size，max_queue_delay_microseconds 控制等待"
-BUILD_VERSION = 4
+BUILD_VERSION = 5  # 5: reminder instants (migration 009)
+LATENCY = 0.05  # the Bot API round trip during the reminder pass
+QUIZ_SAMPLES = 10  # idle /quiz replies timed before the pass
 
 
 def _now() -> datetime:
@@ -190,8 +196,7 @@ async def operations(path: Path, users: int, now: datetime) -> dict[str, float]:
         assert not report.outcomes, report  # nothing is due
         assert not report.reminders, report
         figures["tick_ms"] = await _timed(sender.tick, 5)
-        since = (clock[0].date() - timedelta(days=4)).isoformat()  # as the reminder pass reads
-        figures["reminder_scan_ms"] = await _timed(lambda: storage.reminder_candidates(since), 5)
+        figures["reminder_query_ms"] = await _timed(lambda: storage.due_reminders(clock[0]), 5)
         sample = [rng.randrange(1, users + 1) for _ in range(20)]
         profiles = [await storage.get_user(uid) for uid in sample]
 
@@ -220,6 +225,64 @@ async def operations(path: Path, users: int, now: datetime) -> dict[str, float]:
         figures["migration_ms"] = await _timed(_back_and_forth(storage, GROUP), 3)
     finally:
         await storage.close()
+    return figures
+
+
+async def reminder_pass(path: Path, users: int, now: datetime) -> dict[str, float]:
+    """The evening after the build: a tenth of the users have a streak at risk.
+
+    The bot runs against the fake Bot API (in this process) answering every request after
+    LATENCY, at the default 30 messages/s. One tick records the reminders; the outbox
+    sender delivers them while other users send /quiz, one every half second, each timed
+    from the update's arrival to the question's arrival; the same /quiz idle, before.
+    Then the tick at the reminder hour, with every reminder recorded (nothing due).
+    """
+    clock = [now + timedelta(days=1, hours=10, seconds=30)]  # tomorrow 20:00:30 UTC
+    api = FakeBotAPI(latency=LATENCY)
+    await api.start()
+    app = build_application(
+        _settings(path, api.base_url), load_library([CONTENT]), clock=lambda: clock[0],
+        scheduler=False,
+    )  # fmt: skip
+    if "--no-lanes" in sys.argv:  # for comparison: broadcasts in the replies' lane, one queue
+        import bot.jobs.outbox
+
+        bot.jobs.outbox.bulk_lane = lambda: None  # type: ignore[assignment]
+    sender: DailySender = app.bot_data["daily_sender"]
+    storage: Storage = app.bot_data["services"].storage
+    askers = iter(range(5, users + 1, 10))  # not at risk: their chat has no reminder queued
+    figures: dict[str, float] = {}
+
+    async def quiz() -> float:
+        user = FakeUser(next(askers), "u")
+        before = len(api.to(user.id))
+        started = time.perf_counter()
+        api.message(user, "/quiz")
+        await api.wait_for(user.id, before + 1, timeout=60)
+        return time.perf_counter() - started
+
+    try:
+        async with running(app, poll_timeout=1):
+            idle = [await quiz() for _ in range(QUIZ_SAMPLES)]
+            started = time.perf_counter()
+            report = await sender.tick()
+            figures["pass_tick_s"] = time.perf_counter() - started
+            during: list[asyncio.Task[float]] = []
+            while await storage.outbox_open_count():
+                during.append(asyncio.create_task(quiz()))
+                await asyncio.sleep(0.5)
+            figures["pass_s"] = time.perf_counter() - started
+            busy = await asyncio.gather(*during)
+            figures["reminders"] = report.reminders
+            figures["reminders_sent"] = sum("at risk" in s.visible for s in api.sent)
+            figures["quiz_idle_ms"] = statistics.median(idle) * 1000
+            figures["quiz_during_ms"] = statistics.median(busy) * 1000 if busy else float("nan")
+            figures["quiz_during_max_ms"] = max(busy) * 1000 if busy else float("nan")
+            figures["quiz_during_n"] = len(busy)
+            clock[0] += timedelta(minutes=30)
+            figures["tick_evening_ms"] = await _timed(sender.tick, 5)
+    finally:
+        await api.stop()
     return figures
 
 
@@ -386,6 +449,9 @@ async def measure(name: str, run_bot: bool, updates: int = UPDATES) -> dict[str,
         copy = Path(tmp) / "bot.sqlite3"
         shutil.copyfile(cached, copy)
         figures |= await operations(copy, users, now)
+        if "--no-pass" not in sys.argv:
+            shutil.copyfile(cached, copy)
+            figures |= await reminder_pass(copy, users, now)
         if run_bot:
             shutil.copyfile(cached, copy)
             api = FakeBotAPI()
@@ -414,7 +480,16 @@ def report() -> None:
         print(f"  {name}: {f['users']:,.0f} users, {f['answers']:,.0f} answers, "
               f"database {f['db_mb']:.0f} MB{built}")  # fmt: skip
         print(f"    scheduler tick, nothing due: {f['tick_ms']:8.1f} ms "
-              f"(of which the reminder scan {f['reminder_scan_ms']:.1f} ms)")  # fmt: skip
+              f"(of which the reminder query {f['reminder_query_ms']:.1f} ms)")  # fmt: skip
+        if "pass_s" in f:
+            print(f"    tick at the reminder hour:   {f['tick_evening_ms']:8.1f} ms "
+                  "(every reminder recorded, nothing due)")  # fmt: skip
+            print(f"    reminder pass: {f['reminders']:,.0f} recorded in "
+                  f"{f['pass_tick_s']:.2f} s (one tick), {f['reminders_sent']:,.0f} sent in "
+                  f"{f['pass_s']:.1f} s at 30/s with {LATENCY * 1000:.0f} ms latency")  # fmt: skip
+            print(f"    /quiz reply idle {f['quiz_idle_ms']:.0f} ms, during the pass "
+                  f"{f['quiz_during_ms']:.0f} ms median, {f['quiz_during_max_ms']:.0f} ms max "
+                  f"({f['quiz_during_n']:.0f} samples)")  # fmt: skip
         print(f"    /stats (progress):           {f['stats_ms']:8.1f} ms")
         print(f"    /top (week + all time):      {f['top_ms']:8.1f} ms")
         print(f"    /forget:                     {f['forget_ms']:8.1f} ms")

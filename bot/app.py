@@ -27,6 +27,7 @@ from telegram.ext import (
 
 from bot.config import Settings
 from bot.core.content import Library
+from bot.core.reminders import ReminderRule
 from bot.delivery import reachability
 from bot.handlers import daily, errors, groups, membership, menus, private, updates
 from bot.handlers import settings as settings_handlers
@@ -92,6 +93,7 @@ def _chat_key(update: object) -> int | None:
 SENDER_KEY = "daily_sender"
 OUTBOX_KEY = "outbox"
 LEASE_KEY = "lease"
+MENUS_KEY = "menus"  # the task registering the command menus (tests wait for it)
 
 
 def build_application(
@@ -102,18 +104,23 @@ def build_application(
     max_retries: int = 3,
     scheduler: bool = True,
     rng: random.Random | None = None,
+    checked: bool = False,
 ) -> Application[Any, Any, Any, Any, Any, Any]:
     """Build the bot; the database opens in post_init and closes in post_shutdown.
 
     `scheduler`: run the daily-prompt and round-closing loop and the hourly retention job in
     the background (tests drive `DailySender.tick` and `prune_once` by hand instead). `rng`:
     question choice (tests seed it). The outbox sender always runs: it delivers what the
-    scheduler and the handlers record.
+    scheduler and the handlers record. `checked`: the caller has just run the database's
+    integrity check (`interview-bot run` does, before anything talks to Telegram), so
+    opening it here does not read the whole file again.
     """
     if settings.telegram_bot_token is None:
         raise ValueError("TELEGRAM_BOT_TOKEN is required to build the bot")
     strings = Strings.load(settings.content_dir / "strings")
-    storage = Storage(settings.database_path)
+    storage = Storage(
+        settings.database_path, ReminderRule(settings.reminder_hour, settings.default_timezone)
+    )
     practice = Practice(
         storage, library, default_timezone=settings.default_timezone, clock=clock, rng=rng
     )
@@ -123,13 +130,15 @@ def build_application(
     background: list[asyncio.Task[None]] = []
 
     async def post_init(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
-        await storage.open()
+        await storage.open(verify=not checked)
         await lease.take()  # LeaseTaken: another process serves this database
         outbox: OutboxSender = app.bot_data[OUTBOX_KEY]
         await outbox.start()
         background.append(asyncio.create_task(lease.keep(lambda: _lost_lease(app))))
-        # After the sender started: slow menu calls do not hold back owed messages.
-        await menus.register(app.bot, strings)
+        # Beside polling, not before it: ten requests (menus and descriptions per language)
+        # would hold back the first getUpdates, and the menus are a convenience.
+        app.bot_data[MENUS_KEY] = asyncio.create_task(menus.register(app.bot, strings))
+        background.append(app.bot_data[MENUS_KEY])
         if scheduler:
             sender = app.bot_data[SENDER_KEY]
             interval = settings.scheduler_interval_seconds
@@ -299,15 +308,18 @@ async def running(
             await app.post_shutdown(app)
 
 
-def run_bot(settings: Settings, library: Library) -> None:
-    """Run until interrupted: long polling, or a webhook when TELEGRAM_WEBHOOK_URL is set."""
+def run_bot(settings: Settings, library: Library, *, checked: bool = False) -> None:
+    """Run until interrupted: long polling, or a webhook when TELEGRAM_WEBHOOK_URL is set.
+
+    `checked`: the caller has just checked the database's integrity (see build_application).
+    """
     secrets = [
         s.get_secret_value()
         for s in (settings.telegram_bot_token, settings.webhook_secret_token)
         if s
     ]
     configure_logging(settings.log_level, secrets)
-    app = build_application(settings, library)
+    app = build_application(settings, library, checked=checked)
     # Before anything talks to Telegram: a second process on this database stops here.
     asyncio.run(_check_lease(settings, app.bot_data[LEASE_KEY].owner))
     log.info(
@@ -345,7 +357,7 @@ def _stop_now(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
 async def _check_lease(settings: Settings, owner: str) -> None:
     """Take the database's lease for `owner` (renewed in post_init), or raise LeaseTaken."""
     storage = Storage(settings.database_path)
-    await storage.open()
+    await storage.open(verify=False)  # the caller checks: `run` before, post_init after
     try:
         await Lease(storage, settings.lease_seconds, owner).take()
     finally:

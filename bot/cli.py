@@ -15,7 +15,6 @@ import yaml
 from pydantic import ValidationError
 
 from bot.config import Settings
-from bot.core.authoring import pack_warnings
 from bot.core.content import (
     Library,
     Pack,
@@ -25,9 +24,6 @@ from bot.core.content import (
     pack_files,
     parse_pack,
 )
-from bot.core.evaluation import GradedError, agreement, parse_graded, report
-from bot.core.glossary import GlossaryError, load_glossary
-from bot.core.importer import ImportError_, import_document
 from bot.core.levels import LEVEL_CHOICES, Level, parse_level
 from bot.core.scoring import score_answer
 
@@ -65,6 +61,8 @@ def _level_arg(word: str) -> Level:
 
 
 def cmd_content_check(args: argparse.Namespace) -> int:
+    from bot.core.authoring import pack_warnings  # only `content check` needs it
+
     settings = _settings()
     paths = [Path(p) for p in args.paths] or [settings.content_dir]
     files = pack_files(paths)
@@ -114,6 +112,10 @@ _LiteralDumper.add_representer(str, _str_presenter)
 
 
 def cmd_content_import(args: argparse.Namespace) -> int:
+    # Only this command needs the importer (and its segmenters).
+    from bot.core.glossary import GlossaryError, load_glossary
+    from bot.core.importer import ImportError_, import_document
+
     settings = _settings()
     source = Path(args.file)
     try:
@@ -170,6 +172,8 @@ def _pack_arg(settings: Settings, name: str) -> Pack | None:
 
 
 def cmd_content_eval(args: argparse.Namespace) -> int:
+    from bot.core.evaluation import GradedError, agreement, parse_graded, report
+
     settings = _settings()
     try:
         pack = _pack_arg(settings, args.pack)
@@ -269,7 +273,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from bot.jobs.lease import LeaseTaken
 
     try:
-        run_bot(settings, library)
+        run_bot(settings, library, checked=True)  # checked just above: once per start
     except InvalidToken:
         # PTB's own message quotes the token: say what happened without it.
         print(

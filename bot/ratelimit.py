@@ -1,4 +1,5 @@
-"""Rate limiting: PTB's AIORateLimiter, with a 429 holding back only the chat it was about.
+"""Rate limiting: PTB's AIORateLimiter, with a 429 holding back only the chat it was about,
+and replies to people ahead of broadcasts.
 
 AIORateLimiter keeps the bot under Telegram's limits (about 30 messages/s overall, 20 a
 minute into one group). On a 429 it pauses *every* request for `retry_after`. Since the
@@ -6,12 +7,20 @@ limiter already keeps the overall rate legal, a 429 here concerns one chat (a bu
 flood-limited user); pausing the whole fan-out for it would stall thousands of other chats.
 So this subclass waits as told for that chat only, then retries (a bounded number of times),
 while other chats go on at the configured rate.
+
+The overall rate is kept by `Lanes` instead of the parent's bucket: the same leaky bucket,
+with two queues. Requests made by the outbox sender (daily prompts, reminders, rankings:
+`bulk_lane()`) wait in the second; a reply to someone who just wrote to the bot waits only
+for other replies, never behind a fan-out's queue. The total stays within the limit.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
+import time
+from collections import deque
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -48,12 +57,91 @@ def strict_window(max_messages: int, window: float) -> tuple[int, float]:
     return 1, window / (max_messages - 1)
 
 
+_bulk: contextvars.ContextVar[bool] = contextvars.ContextVar("bulk_lane", default=False)
+
+
+def bulk_lane() -> None:
+    """Send the current task's requests as broadcast traffic: after any waiting reply."""
+    _bulk.set(True)
+
+
+class Lanes:
+    """The bot's overall message rate: a leaky bucket (as aiolimiter's: a burst of
+    `max_rate`, then `max_rate` per `period`) whose waiting requests are let through replies
+    first, then broadcasts, each lane in arrival order."""
+
+    def __init__(
+        self, max_rate: float, period: float, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.capacity = float(max_rate)
+        self.per_second = max_rate / period
+        self.clock = clock
+        self.level = 0.0
+        self.last = clock()
+        self.replies: deque[asyncio.Future[None]] = deque()
+        self.broadcasts: deque[asyncio.Future[None]] = deque()
+        self._timer: asyncio.TimerHandle | None = None
+
+    async def acquire(self, bulk: bool) -> None:
+        """Wait for a slot: a broadcast waits behind every reply that is waiting."""
+        self._leak()
+        waiting = self.replies or (bulk and self.broadcasts)
+        if not waiting and self.level + 1 <= self.capacity:
+            self.level += 1
+            return
+        granted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        (self.broadcasts if bulk else self.replies).append(granted)
+        self._arm()
+        await granted  # cancelled while waiting: skipped when its turn comes
+
+    def release(self) -> None:
+        """Let through as many waiting requests as the bucket has room for (timer-driven)."""
+        self._timer = None
+        self._leak()
+        while self.level + 1 <= self.capacity and (granted := self._next()) is not None:
+            granted.set_result(None)
+            self.level += 1
+        self._arm()
+
+    def _next(self) -> asyncio.Future[None] | None:
+        for queue in (self.replies, self.broadcasts):
+            while queue:
+                granted = queue.popleft()
+                if not granted.done():
+                    return granted
+        return None
+
+    def _leak(self) -> None:
+        now = self.clock()
+        self.level = max(0.0, self.level - (now - self.last) * self.per_second)
+        self.last = now
+
+    def _arm(self) -> None:
+        if self._timer is None and (self.replies or self.broadcasts):
+            wait = max(0.0, (self.level + 1 - self.capacity) / self.per_second)
+            self._timer = asyncio.get_running_loop().call_later(wait, self.release)
+
+
 class PerChatRetryRateLimiter(AIORateLimiter):
-    def __init__(self, *, max_retries: int = 3, **limits: Any) -> None:
+    def __init__(
+        self,
+        *,
+        max_retries: int = 3,
+        overall_max_rate: float = 30,
+        overall_time_period: float = 1,
+        clock: Callable[[], float] = time.monotonic,
+        **limits: Any,
+    ) -> None:
         # The parent never retries itself (so never pauses everything); we retry per chat.
-        super().__init__(max_retries=0, **limits)
+        # It keeps the group limits; the overall rate is ours, in two lanes.
+        super().__init__(max_retries=0, overall_max_rate=0, **limits)
         self.retries = max_retries
         self._held_until: dict[object, float] = {}
+        self.lanes = (
+            Lanes(overall_max_rate, overall_time_period, clock)
+            if overall_max_rate and overall_time_period
+            else None
+        )
 
     async def process_request(
         self,
@@ -66,12 +154,17 @@ class PerChatRetryRateLimiter(AIORateLimiter):
     ) -> JSON:
         chat = data.get("chat_id")
         retries = self.retries if rate_limit_args is None else rate_limit_args
+        metered = chat is not None and endpoint not in UNMETERED
         if endpoint in UNMETERED:
             # Not messages: they do not spend the group's 20 a minute (callers cap them).
             data = {k: v for k, v in data.items() if k != "chat_id"}
         loop = asyncio.get_running_loop()
+        bulk = _bulk.get()
 
         async def on_the_wire(*a: Any, **kw: Any) -> JSON:
+            # Past the group's pacing; then the overall rate, replies first.
+            if metered and self.lanes is not None:
+                await self.lanes.acquire(bulk)
             # Past the limiter's queue: the request leaves now (the outbox marks it in flight).
             await leaving()
             return await callback(*a, **kw)

@@ -14,6 +14,7 @@ from typing import TextIO
 from bot.config import Settings
 from bot.core.content import Library
 from bot.core.levels import Level
+from bot.core.reminders import ReminderRule
 from bot.i18n import Strings
 from bot.practice import Practice
 from bot.render import bar, hit_note, percent
@@ -47,7 +48,8 @@ async def run_practice(
     stdin: TextIO = sys.stdin,
     stdout: TextIO = sys.stdout,
 ) -> int:
-    storage = Storage(settings.database_path)
+    rule = ReminderRule(settings.reminder_hour, settings.default_timezone)
+    storage = Storage(settings.database_path, rule)  # answers here move the reminder too
     await storage.open()
     try:
         return await _loop(settings, library, storage, level, pack, stdin, stdout)

@@ -109,6 +109,7 @@ class BotHarness:
         )
         self._stack = AsyncExitStack()
         await self._stack.enter_async_context(running(self.app, poll_timeout=1))
+        await self.app.bot_data["menus"]  # registered beside polling: done before the test
 
     async def stop(self) -> None:
         if self._stack is not None:

@@ -15,7 +15,7 @@ import sqlite3
 from pathlib import Path
 
 from bot.storage import Storage
-from tests.conftest import BotHarness
+from tests.conftest import BotHarness, FakeClock
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser
 
 ADA = FakeUser(9101, "Ada")
@@ -173,3 +173,31 @@ async def test_every_foreign_key_leads_an_index(tmp_path: Path) -> None:
                 if plan:
                     missing.append((table, column))
     assert missing == []
+
+
+async def test_the_reminder_tick_reads_users_by_their_instant(
+    bot: BotHarness, api: FakeBotAPI, clock: FakeClock
+) -> None:
+    """The scheduler's reminder pass reads only due users, through the instant's index."""
+    await bot.say(ADA, "/start")
+    await bot.say(ADA, "/quiz beginner")
+    await bot.say(ADA, STRONG)  # Monday: a streak, at risk on Tuesday evening
+    statements: set[str] = set()
+
+    def seen(sql: str) -> None:
+        if not _SKIP.match(sql):
+            statements.add(sql)
+
+    await bot.storage.db.set_trace_callback(seen)
+    clock.advance(days=1, hours=11, minutes=5)  # Tuesday 20:05 UTC
+    assert (await bot.tick()).reminders == 1
+    await bot.storage.db.set_trace_callback(None)
+
+    reading = [s for s in statements if "FROM users WHERE remind_at" in s]
+    claiming = [s for s in statements if s.startswith("UPDATE users SET remind_at")]
+    assert reading and claiming
+    assert scanning(bot.settings.database_path, statements) == {}
+    with sqlite3.connect(bot.settings.database_path) as db:
+        for statement in reading:
+            plan = " ".join(r[3] for r in db.execute(f"EXPLAIN QUERY PLAN {statement}"))
+            assert "USING INDEX users_remind_at" in plan, plan

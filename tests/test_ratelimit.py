@@ -8,7 +8,7 @@ from typing import Any
 
 from telegram.error import RetryAfter
 
-from bot.ratelimit import PerChatRetryRateLimiter, strict_window
+from bot.ratelimit import Lanes, PerChatRetryRateLimiter, bulk_lane, strict_window
 
 
 async def _send(
@@ -66,3 +66,67 @@ async def test_a_429_holds_back_only_its_own_chat() -> None:
     assert others_done < 0.5  # the ten other chats did not wait for chat 1's second
     retried = [t for chat, t in log if chat == 1]
     assert len(retried) == 2 and retried[1] - retried[0] >= 1.0  # chat 1 waited as told
+
+
+async def _until_waiting(lanes: Lanes, replies: int, broadcasts: int) -> None:
+    for _ in range(100):
+        if (len(lanes.replies), len(lanes.broadcasts)) == (replies, broadcasts):
+            return
+        await asyncio.sleep(0)
+    raise AssertionError((len(lanes.replies), len(lanes.broadcasts)))
+
+
+async def test_a_reply_queued_behind_broadcasts_goes_first() -> None:
+    """Ten broadcast sends wait for the overall rate; a reply that comes after them is next.
+
+    The limiter's clock is frozen and moved by hand, so the order does not depend on timing.
+    """
+    now = [0.0]
+    limiter = PerChatRetryRateLimiter(
+        overall_max_rate=1, overall_time_period=1, clock=lambda: now[0]
+    )
+    assert limiter.lanes is not None
+    order: list[str] = []
+
+    async def send(name: str, chat_id: int, broadcast: bool) -> None:
+        if broadcast:
+            bulk_lane()  # as the outbox sender's workers do, for their own task only
+
+        async def callback() -> bool:
+            order.append(name)
+            return True
+
+        await limiter.process_request(callback, (), {}, "sendMessage", {"chat_id": chat_id}, None)
+
+    sends = [asyncio.create_task(send(f"prompt-{i}", 100 + i, True)) for i in range(11)]
+    await _until_waiting(limiter.lanes, 0, 10)  # one went out at once, ten wait
+    sends.append(asyncio.create_task(send("reply", 7, False)))
+    await _until_waiting(limiter.lanes, 1, 10)
+    assert order == ["prompt-0"]
+    for _ in range(11):  # one slot a second
+        now[0] += 1.0
+        limiter.lanes.release()
+        await asyncio.sleep(0)
+    await asyncio.gather(*sends)
+    assert order == ["prompt-0", "reply", *(f"prompt-{i}" for i in range(1, 11))]
+
+
+async def test_without_replies_waiting_broadcasts_keep_their_order() -> None:
+    now = [0.0]
+    lanes = Lanes(2, 1.0, clock=lambda: now[0])
+    order: list[int] = []
+
+    async def go(n: int) -> None:
+        await lanes.acquire(bulk=True)
+        order.append(n)
+
+    tasks = [asyncio.create_task(go(n)) for n in range(6)]
+    await _until_waiting(lanes, 0, 4)  # a burst of two, then the bucket is full
+    now[0] += 1.0  # room for two more
+    lanes.release()
+    await asyncio.sleep(0)
+    assert order == [0, 1, 2, 3]
+    now[0] += 1.0
+    lanes.release()
+    await asyncio.gather(*tasks)
+    assert order == list(range(6))

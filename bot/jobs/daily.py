@@ -7,6 +7,11 @@ transaction. The outbox sender (bot/jobs/outbox.py) delivers it, retrying until 
 period ends. A prompt missed by more than the grace period (the bot was down) is skipped,
 never sent late in a burst. A claim left by a crash before its prompt was recorded is taken
 again; once recorded, the outbox makes it happen exactly once.
+
+Evening reminders are due the same way: each user's next reminder instant is stored and
+indexed, so a tick reads only the users whose instant has come, claims them (the instant
+moves to the next evening the streak can be at risk, in the same transaction that records
+the reminder) and leaves the sending to the outbox.
 """
 
 from __future__ import annotations
@@ -17,11 +22,11 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from zoneinfo import ZoneInfo
 
 from bot.core.levels import Level
-from bot.core.models import ChatRecord
+from bot.core.models import ChatRecord, UserProfile
 from bot.core.outbox import Draft, Kind
+from bot.core.reminders import claim, end_of_day
 from bot.core.schedule import (
     DailySchedule,
     Days,
@@ -32,17 +37,19 @@ from bot.core.schedule import (
     parse_time,
     resume_after,
 )
-from bot.core.streaks import at_risk, visible_streak
+from bot.core.streaks import visible_streak
 from bot.handlers.common import Services, ui_language
 from bot.handlers.groups import close_round, draft_round
 from bot.handlers.keyboards import next_keyboard, question_keyboard
 from bot.i18n import Html
 from bot.practice import Clock
 from bot.render import MESSAGE_LIMIT, question_message, utf16_len
+from bot.storage.reminders import ReminderClaim
 
 log = logging.getLogger(__name__)
 
 PAGE = 500  # due chats read from storage at a time
+REMINDER_PAGE = 100  # due reminder instants claimed per transaction (short write locks)
 
 
 @dataclass
@@ -175,27 +182,47 @@ class DailySender:
             await close_round(self.svc, round_, (chat.language if chat else None) or "en")
 
     async def _remind(self) -> int:
-        """One evening reminder per day to users whose streak is at risk."""
+        """Claim every reminder instant that has come, recording reminders for streaks at risk.
+
+        Reads only users whose instant is due (an index range), a page at a time; each page
+        is claimed in one transaction, and its reminders go to the outbox, whose sender
+        delivers them as it delivers prompts.
+        """
         svc = self.svc
+        rule = svc.storage.reminder_rule
         now = self.clock()
-        deadline = now + timedelta(minutes=svc.settings.outbox_deadline_minutes)
-        since = (now.date() - timedelta(days=4)).isoformat()
         recorded = 0
-        for user in await svc.storage.reminder_candidates(since):
-            local = now.astimezone(ZoneInfo(user.timezone or svc.settings.default_timezone))
-            today = local.date()
-            if local.hour < svc.settings.reminder_hour or not at_risk(user.streak, today):
-                continue
-            streak = visible_streak(user.streak, today).current
-            lang = ui_language(user)
-            text = svc.strings(lang, "reminder", streak=streak)
-            key = f"reminder:{user.user_id}:{today.isoformat()}"
-            # One tap starts a question: the button /quiz's feedback offers ("Next question").
-            keyboard = next_keyboard(svc.strings, lang, user.level or Level.BEGINNER).to_dict()
-            draft = Draft(Kind.REMINDER, key, user.user_id, (text,), deadline, keyboard=keyboard)
-            if await svc.storage.enqueue_reminder(user.user_id, today.isoformat(), now, draft):
-                recorded += 1
+        after: tuple[str, int] | None = None
+        while page := await svc.storage.due_reminders(now, REMINDER_PAGE, after):
+            claims = []
+            for due in page:
+                user = due.user
+                decided = claim(user.streak, user.timezone, rule, due.due_at, now)
+                draft = None
+                if decided.send and user.active and user.started:
+                    draft = self._reminder(user, decided.day, now)
+                claims.append(ReminderClaim(due, decided.next_at, decided.day.isoformat(), draft))
+            recorded += await svc.storage.claim_reminders(claims, now)
+            self.notify()
+            last = page[-1]
+            after = (last.stamp, last.user.user_id)
         return recorded
+
+    def _reminder(self, user: UserProfile, day: date, now: datetime) -> Draft:
+        svc = self.svc
+        rule = svc.storage.reminder_rule
+        streak = visible_streak(user.streak, day).current
+        lang = ui_language(user)
+        text = svc.strings(lang, "reminder", streak=streak)
+        # One tap starts a question: the button /quiz's feedback offers ("Next question").
+        keyboard = next_keyboard(svc.strings, lang, user.level or Level.BEGINNER).to_dict()
+        # Worth sending until the outbox deadline, and never after the user's day is over.
+        deadline = min(
+            now + timedelta(minutes=svc.settings.outbox_deadline_minutes),
+            end_of_day(day, user.timezone, rule),
+        )
+        key = f"reminder:{user.user_id}:{day.isoformat()}"
+        return Draft(Kind.REMINDER, key, user.user_id, (text,), deadline, keyboard=keyboard)
 
     async def run_forever(self, interval: float) -> None:
         """Tick every `interval` seconds until cancelled; a failed tick is logged, not fatal."""

@@ -35,6 +35,7 @@ from bot.delivery import (
     reset_on_wire,
     send_messages,
 )
+from bot.ratelimit import bulk_lane
 from bot.storage import Storage
 
 log = logging.getLogger(__name__)
@@ -46,6 +47,10 @@ PROBE_MAX = 10.0  # seconds between probes at most: a recovered API is noticed s
 
 class _Stopping(Exception):
     """Raised instead of letting a request out once the sender stops (the row goes back)."""
+
+
+class _Withdrawn(Exception):
+    """Raised instead of letting a request out whose row is no longer ours to send."""
 
 
 class OutboxSender:
@@ -176,6 +181,7 @@ class OutboxSender:
     async def _work(self) -> None:
         current = asyncio.current_task()
         assert current is not None
+        bulk_lane()  # what this task sends waits behind replies to people (bot/ratelimit.py)
         while not self._stopping:
             row = await self._ready.get()
             if self.stopping:
@@ -193,6 +199,9 @@ class OutboxSender:
                 raise
             except _Stopping:
                 return  # never left: still claimed, handed back by stop()
+            except _Withdrawn:  # never left; the row was settled elsewhere
+                self.outcomes["withdrawn"] += 1
+                self._next_of_chat(row.chat_id)
             except Exception:  # one row's surprise must not stop the others
                 log.exception("delivering outbox row %d failed unexpectedly", row.id)
                 self._later_row(row, self.cap)
@@ -226,7 +235,9 @@ class OutboxSender:
                 raise _Stopping
             if not row.on_wire:
                 row.on_wire = True
-                await storage.outbox_on_wire(row.id, owner)
+                if not await storage.outbox_on_wire(row.id, owner):
+                    row.on_wire = False
+                    raise _Withdrawn
 
         async def part_done(parts: int) -> None:
             row.parts_sent = parts

@@ -127,20 +127,6 @@ class OutboxStore:
                 (_iso(next_due.at), next_due.day.isoformat(), chat_id),
             )
 
-    async def enqueue_reminder(
-        self, user_id: int, local_day: str, now: datetime, draft: Draft
-    ) -> bool:
-        """Record the evening reminder once per user and local day; False if it was."""
-        async with self.transaction() as db:
-            cur = await db.execute(
-                "INSERT OR IGNORE INTO reminders_sent (user_id, local_day, sent_at)"
-                " VALUES (?, ?, ?)",
-                (user_id, local_day, _iso(now)),
-            )
-            if cur.rowcount == 0:
-                return False
-            return await insert_draft(db, draft, now)
-
     # -- delivering ----------------------------------------------------------------------------
 
     async def recover_outbox(self, owner: str, now: datetime) -> tuple[int, list[Row]]:
@@ -175,13 +161,15 @@ class OutboxStore:
             rows = [_row(r) for r in await cur.fetchall()]
         return sorted(rows, key=lambda r: r.id)
 
-    async def outbox_on_wire(self, row_id: int, owner: str) -> None:
-        """The row's request is leaving the process now."""
-        await self._write(
+    async def outbox_on_wire(self, row_id: int, owner: str) -> bool:
+        """The row's request is leaving the process now; False if it must not (the row was
+        withdrawn meanwhile: a reminder whose user answered, a chat found unreachable)."""
+        changed = await self._write(
             "UPDATE outbox SET status = 'sending', attempts = attempts + 1"
-            " WHERE id = ? AND owner = ?",
+            " WHERE id = ? AND owner = ? AND status = 'claimed'",
             (row_id, owner),
         )
+        return changed > 0
 
     async def outbox_progress(self, row_id: int, owner: str, parts_sent: int) -> None:
         """Telegram took the first `parts_sent` messages of a row that has more."""

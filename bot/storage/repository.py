@@ -34,11 +34,13 @@ from bot.core.models import (
     UserStats,
 )
 from bot.core.outbox import Draft
+from bot.core.reminders import ReminderRule, first_reminder
 from bot.core.retention import Cutoffs
 from bot.core.schedule import Occurrence
 from bot.core.streaks import StreakState
 from bot.storage.files import DatabaseFileError, describe, open_database
 from bot.storage.outbox import OutboxStore, fail_open_rows, insert_draft
+from bot.storage.reminders import ReminderStore, reset_reminder, withdraw_reminders
 
 # Tables whose rows follow a group to its new id when it becomes a supergroup.
 MIGRATING_TABLES = (
@@ -104,20 +106,29 @@ def schema_version() -> int:
     return max(version for version, _ in migrations())
 
 
-class Storage(OutboxStore):
-    """Async access to the bot's SQLite database."""
+class Storage(OutboxStore, ReminderStore):
+    """Async access to the bot's SQLite database.
 
-    def __init__(self, path: Path | str) -> None:
+    `reminders`: the evening reminder's hour and default zone, which the stored reminder
+    instants are computed with (bot/storage/reminders.py).
+    """
+
+    def __init__(self, path: Path | str, reminders: ReminderRule | None = None) -> None:
         self.path = Path(path) if str(path) != ":memory:" else path
+        self.reminder_rule = reminders or ReminderRule()
         self._db: aiosqlite.Connection | None = None
         self._write_lock = asyncio.Lock()
         self._maybe_orphan = False  # a cancelled writer may have left statements queued
 
     # -- lifecycle ---------------------------------------------------------------------------
 
-    async def open(self) -> None:
-        """Open, check (see `files.open_database`) and migrate; DatabaseFileError if unusable."""
-        db = await open_database(self.path, known_version=schema_version())
+    async def open(self, *, verify: bool = True) -> None:
+        """Open, check (see `files.open_database`) and migrate; DatabaseFileError if unusable.
+
+        `verify=False` skips the integrity check (it reads the whole file): for a process
+        that has just run it, as `interview-bot run` does before it starts the bot.
+        """
+        db = await open_database(self.path, known_version=schema_version(), verify=verify)
         db.row_factory = aiosqlite.Row
         self._db = db
         try:
@@ -301,10 +312,15 @@ class Storage(OutboxStore):
         # Column names come from the fixed whitelist above, never from input.
         assignments = ", ".join(f"{name} = ?" for name in fields)
         values = [v.value if isinstance(v, Level) else v for v in fields.values()]
-        await self._write(
-            f"UPDATE users SET {assignments} WHERE user_id = ?",  # noqa: S608
-            (*values, user_id),
-        )
+        sql = f"UPDATE users SET {assignments} WHERE user_id = ?"  # noqa: S608
+        if not {"timezone", "reminders"} & fields.keys():
+            await self._write(sql, (*values, user_id))
+            return
+        async with self.transaction() as db:  # the reminder instant moves with the zone
+            await db.execute(sql, (*values, user_id))
+            await reset_reminder(db, user_id, self.reminder_rule)
+            if "reminders" in fields and not fields["reminders"]:
+                await withdraw_reminders(db, user_id, "reminders turned off")
 
     async def forget_user(self, user_id: int) -> None:
         """Delete everything stored about a user, private chat and group answers included.
@@ -456,19 +472,9 @@ class Storage(OutboxStore):
                     (new_id, old_id),
                 )
 
-    async def reminder_candidates(self, since_day: str) -> list[UserProfile]:
-        """Active users with reminders on and a streak that was alive recently."""
-        rows = await self._all(
-            "SELECT * FROM users WHERE active = 1 AND started = 1 AND reminders = 1"
-            " AND streak_current > 0"
-            " AND streak_last_day >= ?",
-            (since_day,),
-        )
-        return [self._user(r) for r in rows]
-
     async def claim_reminder(self, user_id: int, local_day: str, now: datetime) -> bool:
-        """Mark the day's reminder as taken (the scheduler records it with its message by
-        `enqueue_reminder`, in one transaction)."""
+        """Mark the day's reminder as taken (the scheduler does it with its message, by
+        `claim_reminders`, in one transaction)."""
         claimed = await self._write(
             "INSERT OR IGNORE INTO reminders_sent (user_id, local_day, sent_at) VALUES (?, ?, ?)",
             (user_id, local_day, _iso(now)),
@@ -642,8 +648,8 @@ class Storage(OutboxStore):
         update_streak: Callable[[StreakState], StreakState],
     ) -> StreakState:
         async with db.execute(
-            "SELECT streak_current, streak_best, streak_last_day, streak_freezes"
-            " FROM users WHERE user_id = ?",
+            "SELECT streak_current, streak_best, streak_last_day, streak_freezes,"
+            " timezone, reminders FROM users WHERE user_id = ?",
             (user_id,),
         ) as cur:
             row = await cur.fetchone()
@@ -656,17 +662,22 @@ class Storage(OutboxStore):
             freezes=row[3],
         )
         new = update_streak(old)
+        # An answer: the next reminder moves to the evening after it (bot/storage/reminders.py),
+        # and one recorded but not yet sent is withdrawn.
+        remind_at = first_reminder(new, row[4], self.reminder_rule) if row[5] else None
         await db.execute(
             "UPDATE users SET streak_current = ?, streak_best = ?, streak_last_day = ?,"
-            " streak_freezes = ? WHERE user_id = ?",
+            " streak_freezes = ?, remind_at = ? WHERE user_id = ?",
             (
                 new.current,
                 new.best,
                 new.last_day.isoformat() if new.last_day else None,
                 new.freezes,
+                _iso(remind_at) if remind_at else None,
                 user_id,
             ),
         )
+        await withdraw_reminders(db, user_id, "answered before it was sent")
         return new
 
     async def close_round(

@@ -1,0 +1,64 @@
+"""Start-up does the whole-file integrity check once: `run` checks, the bot does not again."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import bot.app
+import bot.storage.repository
+from bot.app import build_application, running
+from bot.config import Settings
+from bot.core.content import Library
+from tests.conftest import CONTENT
+from tests.support.fake_bot_api import FakeBotAPI
+
+
+@pytest.fixture
+def checks(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """The `verify` of every database opening (True: PRAGMA quick_check reads the file)."""
+    seen: list[bool] = []
+    real = bot.storage.repository.open_database
+
+    async def counting(*args: Any, verify: bool = True, **kwargs: Any) -> Any:
+        seen.append(verify)
+        return await real(*args, verify=verify, **kwargs)
+
+    monkeypatch.setattr(bot.storage.repository, "open_database", counting)
+    return seen
+
+
+async def test_the_bot_opened_after_a_check_does_not_check_again(
+    api: FakeBotAPI, tmp_path: Path, flow_library: Library, checks: list[bool]
+) -> None:
+    settings = Settings(
+        _env_file=None,  # type: ignore[call-arg]
+        telegram_bot_token=api.token,
+        telegram_api_base_url=api.base_url,
+        database_path=tmp_path / "bot.sqlite3",
+    )
+    async with running(build_application(settings, flow_library, scheduler=False)):
+        pass
+    assert checks == [True]  # on its own (tests, benchmarks) the bot checks
+    checks.clear()
+    async with running(build_application(settings, flow_library, scheduler=False, checked=True)):
+        pass
+    assert checks == [False]
+
+
+def test_the_run_command_checks_once_and_says_so(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, checks: list[bool]
+) -> None:
+    handed: list[dict[str, Any]] = []
+    monkeypatch.setattr(bot.app, "run_bot", lambda *a, **kw: handed.append(kw))
+    monkeypatch.setenv("TELEGRAM_BOT_TOKEN", FakeBotAPI.token)
+    monkeypatch.setenv("DATABASE_PATH", str(tmp_path / "bot.sqlite3"))
+    monkeypatch.setenv("CONTENT_DIR", str(CONTENT))
+    from bot.cli import cmd_run
+
+    assert cmd_run(argparse.Namespace()) == 0
+    assert checks == [True]  # the pre-flight check, before anything talks to Telegram
+    assert handed == [{"checked": True}]  # so the bot's own opening skips it
