@@ -14,8 +14,7 @@ from pathlib import Path
 
 import yaml
 
-# libyaml's safe loader when PyYAML has it (about 10x faster: start-up reads these files).
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+from bot.core.content import YAML_LOADER
 
 DEFAULT_LANGUAGE = "en"
 LANGUAGES = ("en", "zh")
@@ -65,7 +64,7 @@ class Strings:
         tables: dict[str, dict[str, str]] = {}
         for lang in LANGUAGES:
             path = folder / f"{lang}.yaml"
-            data = yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)  # noqa: S506
+            data = yaml.load(path.read_text(encoding="utf-8"), Loader=YAML_LOADER)  # noqa: S506
             if not isinstance(data, dict):
                 raise ValueError(f"{path}: expected a mapping of string keys")
             tables[lang] = {str(k): str(v) for k, v in data.items()}

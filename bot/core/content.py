@@ -17,6 +17,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from bot.core.levels import Level, parse_level
 from bot.core.text import tokenize
 
+# libyaml's safe loader when PyYAML has it: about 10x faster, and start-up reads every pack.
+YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,47}$"  # short enough for callback data
 
 NonEmpty = Annotated[str, Field(min_length=1)]
@@ -176,7 +179,7 @@ def _location(data: Any, loc: tuple[int | str, ...]) -> tuple[str, str]:
 def parse_pack(text: str, source: str) -> Pack:
     """Validate YAML text as a pack; raise PackError naming `source`, question and field."""
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=YAML_LOADER)  # noqa: S506 (a safe loader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""

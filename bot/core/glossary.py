@@ -15,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from bot.core.content import YAML_LOADER
 from bot.core.text import tokenize
 
 
@@ -128,7 +129,7 @@ def load_glossary(paths: Iterable[Path]) -> Glossary:
         files = sorted(path.glob("*.y*ml")) if path.is_dir() else [path]
         for file in files:
             try:
-                data = yaml.safe_load(file.read_text(encoding="utf-8"))
+                data = yaml.load(file.read_text(encoding="utf-8"), Loader=YAML_LOADER)  # noqa: S506
             except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
                 raise GlossaryError(f"{file}: cannot read ({exc})") from None
             for group in parse_glossary(data, str(file)):
