@@ -24,11 +24,12 @@ from telegram.ext import (
     TypeHandler,
     filters,
 )
+from telegram.request import HTTPXRequest
 
 from bot.config import Settings
 from bot.core.content import Library
 from bot.core.reminders import ReminderRule
-from bot.delivery import reachability
+from bot.delivery import reachability, track_whole_writes
 from bot.handlers import daily, errors, groups, membership, menus, private, updates
 from bot.handlers import settings as settings_handlers
 from bot.handlers.common import SERVICES_KEY, Services
@@ -171,6 +172,14 @@ def build_application(
         ApplicationBuilder()
         .token(settings.telegram_bot_token.get_secret_value())
         .defaults(Defaults(parse_mode=ParseMode.HTML, link_preview_options=None))
+        # PTB's own pool size; the hook lets delivery tell a request that left whole (it may
+        # have arrived) from one whose write failed (it surely did not), when the line drops.
+        .request(
+            HTTPXRequest(
+                connection_pool_size=256,
+                httpx_kwargs={"event_hooks": {"request": [track_whole_writes]}},
+            )
+        )
         .rate_limiter(
             PerChatRetryRateLimiter(
                 overall_max_rate=settings.rate_limit_per_second,
@@ -182,7 +191,7 @@ def build_application(
         )
         .concurrent_updates(PerChatUpdateProcessor(256))
         # The last getUpdates on stop must not hold a SIGTERM long when Telegram hangs.
-        .get_updates_read_timeout(2)
+        .get_updates_request(HTTPXRequest(connection_pool_size=1, read_timeout=2))
         .post_init(post_init)
         .post_stop(post_stop)
         .post_shutdown(post_shutdown)

@@ -8,9 +8,10 @@ error always means the same thing:
   `Storage.mark_unreachable` (nothing more is sent there; settings, the daily question
   included, are kept for when the user comes back).
 - `MIGRATED`: the group became a supergroup; the result carries the new id.
-- `RETRY`: surely not delivered and may pass (network refused, 5xx, 429, a connect timeout).
-- `MAYBE_SENT`: the request left and no answer came (read timeout, cancelled while out): it
-  may have arrived, so it is never sent again.
+- `RETRY`: surely not delivered and may pass (connection refused, a connect or write failure,
+  5xx, 429).
+- `MAYBE_SENT`: the whole request left and no answer came (a read timeout, or the connection
+  dropped while waiting for the answer): it may have arrived, so it is never sent again.
 - `REJECTED`: Telegram refused this request (our markup, a bad id): retrying cannot help.
 
 It also tells the outbox sender the moment a request leaves the process (`on_wire`): the rate
@@ -83,17 +84,57 @@ def classify(exc: BaseException) -> Outcome:
     if isinstance(exc, BadRequest):
         text = exc.message.lower()
         return Outcome.UNREACHABLE if any(g in text for g in _GONE) else Outcome.REJECTED
+    cause = exc.__cause__
     if isinstance(exc, TimedOut):
         # Only a timeout after the request left is ambiguous; a connect or pool timeout
-        # means nothing was sent.
-        cause = exc.__cause__
-        never_left = isinstance(cause, httpx.ConnectTimeout | httpx.PoolTimeout) or (
-            "pool timeout" in exc.message.lower()
-        )
+        # means nothing was sent, and a write timeout means not all of it was (a server
+        # does not act on half a request).
+        never_left = isinstance(
+            cause, httpx.ConnectTimeout | httpx.PoolTimeout | httpx.WriteTimeout
+        ) or ("pool timeout" in exc.message.lower())
         return Outcome.RETRY if never_left else Outcome.MAYBE_SENT
-    if isinstance(exc, NetworkError):  # refused, reset before an answer, 5xx
+    if isinstance(cause, httpx.ReadError | httpx.RemoteProtocolError):
+        # The connection dropped while we waited for the answer ("Server disconnected", a
+        # reset). If the request had been written whole, Telegram may have read and sent it,
+        # and nothing tells that apart from a request the server never read: not resent.
+        # httpcore reads the answer even after a failed write, so ask whether it was whole.
+        return Outcome.MAYBE_SENT if _written_whole(cause) else Outcome.RETRY
+    if isinstance(exc, NetworkError):  # refused, a failed write, 5xx
         return Outcome.RETRY
     return Outcome.REJECTED  # InvalidToken, Conflict, EndPointNotFound: not the chat's fault
+
+
+# -- whether a request left whole ----------------------------------------------------------------
+
+_WHOLE = "interview_bot.written_whole"
+
+
+async def track_whole_writes(request: httpx.Request) -> None:
+    """An httpx request hook: note on the request when its body has been written whole.
+
+    httpcore reports each step of an HTTP/1.1 exchange to a `trace` extension. A write that
+    fails is swallowed there (it goes on to read a possible error answer), so a dropped
+    connection looks the same whether the request left or not; this mark tells them apart.
+    """
+    whole: list[bool] = [False]
+    before = request.extensions.get("trace")
+
+    async def trace(name: str, info: dict[str, Any]) -> None:
+        if name == "http11.send_request_body.complete":
+            whole[0] = True
+        if before is not None:
+            await before(name, info)
+
+    request.extensions = {**request.extensions, "trace": trace, _WHOLE: whole}
+
+
+def _written_whole(exc: httpx.HTTPError) -> bool:
+    """False only when the request surely did not leave whole; unknown counts as whole."""
+    try:
+        whole = exc.request.extensions.get(_WHOLE)
+    except RuntimeError:  # an error raised without its request
+        return True
+    return whole is None or bool(whole[0])
 
 
 @dataclass(frozen=True, slots=True)
