@@ -29,7 +29,7 @@ from telegram.request import HTTPXRequest
 from bot.config import Settings
 from bot.core.content import Library
 from bot.core.reminders import ReminderRule
-from bot.delivery import reachability, track_whole_writes
+from bot.delivery import reachability, trace_requests
 from bot.handlers import daily, errors, groups, membership, menus, private, updates
 from bot.handlers import settings as settings_handlers
 from bot.handlers.common import SERVICES_KEY, Services
@@ -172,12 +172,12 @@ def build_application(
         ApplicationBuilder()
         .token(settings.telegram_bot_token.get_secret_value())
         .defaults(Defaults(parse_mode=ParseMode.HTML, link_preview_options=None))
-        # PTB's own pool size; the hook lets delivery tell a request that left whole (it may
-        # have arrived) from one whose write failed (it surely did not), when the line drops.
+        # PTB's own pool size. The hook tells the outbox when a request starts leaving (the
+        # row is marked in flight), and delivery whether it left whole if the line drops.
         .request(
             HTTPXRequest(
                 connection_pool_size=256,
-                httpx_kwargs={"event_hooks": {"request": [track_whole_writes]}},
+                httpx_kwargs={"event_hooks": {"request": [trace_requests]}},
             )
         )
         .rate_limiter(

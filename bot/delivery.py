@@ -14,8 +14,10 @@ error always means the same thing:
   dropped while waiting for the answer): it may have arrived, so it is never sent again.
 - `REJECTED`: Telegram refused this request (our markup, a bad id): retrying cannot help.
 
-It also tells the outbox sender the moment a request leaves the process (`on_wire`): the rate
-limiter calls `leaving()` just before the HTTP request, not while the request waits its turn.
+It also tells the outbox sender the moment a request leaves the process (`on_wire`): httpx
+reports, through `trace_requests`, when the first byte of a request is about to be written
+(past the rate limiter's queue and past connecting), so a request that waits its turn, or
+whose connection is refused, was never in flight.
 """
 
 from __future__ import annotations
@@ -104,39 +106,6 @@ def classify(exc: BaseException) -> Outcome:
     return Outcome.REJECTED  # InvalidToken, Conflict, EndPointNotFound: not the chat's fault
 
 
-# -- whether a request left whole ----------------------------------------------------------------
-
-_WHOLE = "interview_bot.written_whole"
-
-
-async def track_whole_writes(request: httpx.Request) -> None:
-    """An httpx request hook: note on the request when its body has been written whole.
-
-    httpcore reports each step of an HTTP/1.1 exchange to a `trace` extension. A write that
-    fails is swallowed there (it goes on to read a possible error answer), so a dropped
-    connection looks the same whether the request left or not; this mark tells them apart.
-    """
-    whole: list[bool] = [False]
-    before = request.extensions.get("trace")
-
-    async def trace(name: str, info: dict[str, Any]) -> None:
-        if name == "http11.send_request_body.complete":
-            whole[0] = True
-        if before is not None:
-            await before(name, info)
-
-    request.extensions = {**request.extensions, "trace": trace, _WHOLE: whole}
-
-
-def _written_whole(exc: httpx.HTTPError) -> bool:
-    """False only when the request surely did not leave whole; unknown counts as whole."""
-    try:
-        whole = exc.request.extensions.get(_WHOLE)
-    except RuntimeError:  # an error raised without its request
-        return True
-    return whole is None or bool(whole[0])
-
-
 @dataclass(frozen=True, slots=True)
 class Result:
     outcome: Outcome
@@ -158,10 +127,11 @@ class Result:
         return retry_seconds(self.error) if isinstance(self.error, RetryAfter) else None
 
 
-# -- the moment a request leaves ---------------------------------------------------------------
+# -- the moment a request leaves, and whether it left whole ------------------------------------
 
 OnWire = Callable[[], Awaitable[None]]
 _on_wire: contextvars.ContextVar[OnWire | None] = contextvars.ContextVar("on_wire", default=None)
+_WHOLE = "interview_bot.written_whole"
 
 
 def on_wire(hook: OnWire | None) -> contextvars.Token[OnWire | None]:
@@ -173,11 +143,39 @@ def reset_on_wire(token: contextvars.Token[OnWire | None]) -> None:
     _on_wire.reset(token)
 
 
-async def leaving() -> None:
-    """Called by the rate limiter right before the HTTP request is made."""
-    hook = _on_wire.get()
-    if hook is not None:
-        await hook()
+async def trace_requests(request: httpx.Request) -> None:
+    """An httpx request hook: follow the request's steps through httpcore's `trace` extension.
+
+    Just before the first byte is written (the connection made, the limiter passed), the
+    task's `on_wire` hook runs: the outbox marks the row in flight as late as it can, so a
+    crash leaves as few rows 'unknown' that never left as possible. When the body has been
+    written whole it is noted on the request: httpcore swallows a failed write (to read a
+    possible error answer), so a dropped connection looks the same whether the request left
+    or not, and this mark tells them apart.
+    """
+    whole: list[bool] = [False]
+    before = request.extensions.get("trace")
+
+    async def trace(name: str, info: dict[str, Any]) -> None:
+        if name.endswith(".send_request_headers.started"):
+            hook = _on_wire.get()
+            if hook is not None:
+                await hook()
+        elif name.endswith(".send_request_body.complete"):
+            whole[0] = True
+        if before is not None:
+            await before(name, info)
+
+    request.extensions = {**request.extensions, "trace": trace, _WHOLE: whole}
+
+
+def _written_whole(exc: httpx.HTTPError) -> bool:
+    """False only when the request surely did not leave whole; unknown counts as whole."""
+    try:
+        whole = exc.request.extensions.get(_WHOLE)
+    except RuntimeError:  # an error raised without its request
+        return True
+    return whole is None or bool(whole[0])
 
 
 # -- sending -------------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from telegram.error import (
 )
 from telegram.request import HTTPXRequest
 
-from bot.delivery import Outcome, classify, send_messages, track_whole_writes
+from bot.delivery import Outcome, classify, send_messages, trace_requests
 
 
 def _wrapped(kind: type[TelegramError], cause: Exception) -> TelegramError:
@@ -97,7 +97,7 @@ async def _read_request(reader: asyncio.StreamReader) -> bytes:
 
 
 async def _send(base_url: str, text: str, hooked: bool = True) -> Outcome:
-    kwargs = {"event_hooks": {"request": [track_whole_writes]}} if hooked else {}
+    kwargs = {"event_hooks": {"request": [trace_requests]}} if hooked else {}
     request = HTTPXRequest(write_timeout=10, httpx_kwargs=kwargs)
     bot = Bot("123:abc", base_url=base_url, request=request)
     try:
