@@ -23,6 +23,7 @@ import sqlite3
 from collections import Counter, deque
 from collections.abc import Awaitable, Callable
 from datetime import datetime
+from typing import TypeVar
 
 from telegram import Bot
 from telegram.error import RetryAfter
@@ -44,6 +45,9 @@ log = logging.getLogger(__name__)
 OUTAGE_AFTER = 5  # failed sends in a row (no success between) that pause all sending
 CLAIM_PAUSE = 0.05  # seconds between claims while rows keep arriving
 PROBE_MAX = 10.0  # seconds between probes at most: a recovered API is noticed soon
+
+
+T = TypeVar("T")
 
 
 class _Stopping(BaseException):
@@ -98,6 +102,8 @@ class OutboxSender:
         self._probing = False
         self._resumed = asyncio.Event()
         self._resumed.set()
+        # Called when a row turns out to be another process's: it took the database over.
+        self.on_taken_over: Callable[[], None] = lambda: None
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -255,7 +261,19 @@ class OutboxSender:
                     "its request leaving", lambda: storage.outbox_on_wire(row.id, owner)
                 )
                 if not ours:
-                    raise _Withdrawn
+                    holder = await storage.lease_holder()
+                    if holder is not None and holder.owner == owner:
+                        raise _Withdrawn  # settled meanwhile (a reminder answered, ...)
+                    # Another process took the database over, and this row with it: it must
+                    # not leave from here, nor anything else.
+                    self._stopping = True
+                    log.critical(
+                        "%s message %d to chat %s belongs to another process now: this one"
+                        " stops sending",
+                        row.kind.value, row.id, row.chat_id,
+                    )  # fmt: skip
+                    self.on_taken_over()
+                    raise _Stopping
                 row.on_wire = True
 
         async def part_done(parts: int) -> None:
@@ -353,7 +371,7 @@ class OutboxSender:
         self.outcomes[status.value] += 1
         self._next_of_chat(row.chat_id)
 
-    async def _record(self, what: str, write: Callable[[], Awaitable[None]]) -> None:
+    async def _record(self, what: str, write: Callable[[], Awaitable[T]]) -> T:
         """Run a write that records what happened on the wire, until the database takes it.
 
         Giving up would be worse than waiting: a sent message whose outcome is not recorded
@@ -363,8 +381,7 @@ class OutboxSender:
         delay = 0.1
         while True:
             try:
-                await write()
-                return
+                return await write()
             except sqlite3.Error as exc:
                 log.warning("could not record %s (%s); trying again in %.1f s", what, exc, delay)
             await asyncio.sleep(delay)
