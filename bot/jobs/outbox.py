@@ -88,6 +88,8 @@ class OutboxSender:
         self._later: list[tuple[float, int, Row]] = []  # (loop time, tie-break, row)
         self._seq = itertools.count()
         self._wake = asyncio.Event()
+        self._recorded = False  # the wake came from new rows (more may follow at once)
+        self._more = False  # the last claim was full: more rows wait in the database
         self._stopping = False
         self._tasks: list[asyncio.Task[None]] = []
         self._busy: set[asyncio.Task[None]] = set()
@@ -131,6 +133,7 @@ class OutboxSender:
 
     def wake(self) -> None:
         """New rows were recorded: look now instead of at the next poll."""
+        self._recorded = True
         self._wake.set()
 
     async def stop(self, grace: float) -> None:
@@ -176,6 +179,7 @@ class OutboxSender:
                     rows = []
                 for row in rows:
                     self._ready.put_nowait(row)
+                self._more = len(rows) == batch
                 if rows:
                     wait = CLAIM_PAUSE  # more may be waiting: come back soon
             if self._later:
@@ -183,7 +187,8 @@ class OutboxSender:
             self._wake.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), wait)
-            if self._wake.is_set() and not self._stopping:
+            recorded, self._recorded = self._recorded, False
+            if recorded and not self._stopping:
                 # Woken by a recording: let more arrive, then claim them together (a claim is
                 # a write transaction: one per row would slow a fan-out down).
                 await asyncio.sleep(CLAIM_PAUSE)
@@ -198,6 +203,10 @@ class OutboxSender:
             row = await self._ready.get()
             if self.stopping:
                 return  # still claimed: handed back by stop()
+            if self._more and self._ready.qsize() < self.concurrency:
+                # A backlog (after an outage, a restart): refill as the workers run low, not
+                # a batch per poll interval.
+                self._wake.set()
             if row.chat_id in self._chat_current and not row.current:
                 self._chat_behind.setdefault(row.chat_id, deque()).append(row)
                 continue
