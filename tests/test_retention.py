@@ -246,6 +246,7 @@ async def test_finished_outbox_rows_go_after_three_days_and_waiting_ones_stay(
                 await storage.finish_outbox(row.id, "me", status, when)
         await storage.release_outbox("me", when)  # the others go back to waiting
 
+    assert await storage.take_lease("me", 1, "here", NOW, timedelta(days=9)) is None  # may claim
     days = [NOW - timedelta(days=d) for d in range(6)]
     plan = {  # key: (chat, created, finished as, finished when)
         "sent-5-days-ago": (601, days[5], Status.SENT, days[5]),
