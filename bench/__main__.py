@@ -11,6 +11,7 @@ BENCHES = {
     "scoring": "bench.scoring",
     "throughput": "bench.bot_throughput",
     "fanout": "bench.fanout",
+    "restarts": "bench.restarts",
     "group": "bench.group_round",
     "picture": "bench.stats_picture",
     "scale": "bench.scale",

@@ -24,11 +24,12 @@ from telegram.ext import (
     TypeHandler,
     filters,
 )
+from telegram.request import HTTPXRequest
 
 from bot.config import Settings
 from bot.core.content import Library
 from bot.core.reminders import ReminderRule
-from bot.delivery import reachability
+from bot.delivery import reachability, trace_requests
 from bot.handlers import daily, errors, groups, membership, menus, private, updates
 from bot.handlers import settings as settings_handlers
 from bot.handlers.common import SERVICES_KEY, Services
@@ -94,6 +95,7 @@ SENDER_KEY = "daily_sender"
 OUTBOX_KEY = "outbox"
 LEASE_KEY = "lease"
 MENUS_KEY = "menus"  # the task registering the command menus (tests wait for it)
+STOP_KEY = "stop"  # how this run stops itself: set by the polling runner or the webhook server
 
 
 def build_application(
@@ -128,6 +130,7 @@ def build_application(
 
     lease = Lease(storage, settings.lease_seconds)
     background: list[asyncio.Task[None]] = []
+    lost_once: list[bool] = []
 
     async def post_init(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         await storage.open(verify=not checked)
@@ -162,8 +165,21 @@ def build_application(
             await storage.close()
 
     def _lost_lease(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
-        app.bot_data[OUTBOX_KEY]._stopping = True
-        app.stop_running()
+        """Another process serves the database now (or nothing says this one may): stop
+        sending at once, then stop the run; `run_bot` raises `lease.lost` afterwards."""
+        outbox: OutboxSender = app.bot_data[OUTBOX_KEY]
+        if lost_once:
+            return  # several workers may notice; the run is stopped once
+        lost_once.append(True)
+        outbox._stopping = True
+
+        async def stop() -> None:
+            await lease.lose()
+            stopper = app.bot_data.get(STOP_KEY)
+            if stopper is not None:
+                stopper()
+
+        background.append(asyncio.create_task(stop()))
 
     # Telegram allows 20 messages a minute into a group, strictly (then 429s): paced evenly.
     group_rate, group_period = strict_window(round(settings.group_rate_limit_per_minute), 60)
@@ -171,6 +187,14 @@ def build_application(
         ApplicationBuilder()
         .token(settings.telegram_bot_token.get_secret_value())
         .defaults(Defaults(parse_mode=ParseMode.HTML, link_preview_options=None))
+        # PTB's own pool size. The hook tells the outbox when a request starts leaving (the
+        # row is marked in flight), and delivery whether it left whole if the line drops.
+        .request(
+            HTTPXRequest(
+                connection_pool_size=256,
+                httpx_kwargs={"event_hooks": {"request": [trace_requests]}},
+            )
+        )
         .rate_limiter(
             PerChatRetryRateLimiter(
                 overall_max_rate=settings.rate_limit_per_second,
@@ -182,7 +206,7 @@ def build_application(
         )
         .concurrent_updates(PerChatUpdateProcessor(256))
         # The last getUpdates on stop must not hold a SIGTERM long when Telegram hangs.
-        .get_updates_read_timeout(2)
+        .get_updates_request(HTTPXRequest(connection_pool_size=1, read_timeout=2))
         .post_init(post_init)
         .post_stop(post_stop)
         .post_shutdown(post_shutdown)
@@ -193,6 +217,7 @@ def build_application(
     app = builder.build()
     app.bot_data[SERVICES_KEY] = svc
     outbox = OutboxSender(app.bot, storage, settings, clock, lease.owner)
+    outbox.on_taken_over = lambda: _lost_lease(app)
     svc.notify_outbox = outbox.wake
     app.bot_data[OUTBOX_KEY] = outbox
     app.bot_data[LEASE_KEY] = lease
@@ -337,8 +362,12 @@ def run_bot(settings: Settings, library: Library, *, checked: bool = False) -> N
         asyncio.set_event_loop(loop)  # run_polling runs on it
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGABRT):
             loop.add_signal_handler(sig, _stop_now, app)
+        app.bot_data[STOP_KEY] = lambda: _stop_polling(app)
         # Started while Telegram is away: wait for it (a signal still stops it at once).
         app.run_polling(allowed_updates=Update.ALL_TYPES, bootstrap_retries=-1, stop_signals=None)
+    lost = app.bot_data[LEASE_KEY].lost
+    if lost is not None:
+        raise lost
 
 
 def _stop_now(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
@@ -348,10 +377,20 @@ def _stop_now(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     to 30 s between attempts: then it is cancelled, so the stop takes seconds in every state
     (updates it had not confirmed are fetched again on the next start).
     """
+    _cancel_polling_while_down(app)
+    raise SystemExit(0)  # what PTB's own stop signal handler does: run_polling shuts down
+
+
+def _stop_polling(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """Stop a polling run from inside (the lease was lost), as a signal would."""
+    _cancel_polling_while_down(app)
+    app.stop_running()
+
+
+def _cancel_polling_while_down(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     polling = getattr(app.updater, "_Updater__polling_task", None)
     if reachability.down and isinstance(polling, asyncio.Task) and not polling.done():
         polling.cancel()
-    raise SystemExit(0)  # what PTB's own stop signal handler does: run_polling shuts down
 
 
 async def _check_lease(settings: Settings, owner: str) -> None:

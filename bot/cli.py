@@ -31,6 +31,7 @@ EXIT_USAGE = 2
 EXIT_DATABASE = 3  # the database file is unusable: the one-line reason is on stderr
 EXIT_TOKEN = 4  # Telegram rejected the token
 EXIT_RUNNING = 5  # another process serves the database
+EXIT_LEASE_LOST = 6  # while running, another process took the database over
 
 
 def _settings() -> Settings:
@@ -270,7 +271,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from telegram.error import InvalidToken
 
     from bot.app import run_bot  # Telegram is only imported when the bot runs
-    from bot.jobs.lease import LeaseTaken
+    from bot.jobs.lease import LeaseLost, LeaseTaken
 
     try:
         run_bot(settings, library, checked=True)  # checked just above: once per start
@@ -285,6 +286,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     except LeaseTaken as exc:
         print(exc, file=sys.stderr)
         return EXIT_RUNNING
+    except LeaseLost as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_LEASE_LOST
     return 0
 
 

@@ -8,13 +8,16 @@ error always means the same thing:
   `Storage.mark_unreachable` (nothing more is sent there; settings, the daily question
   included, are kept for when the user comes back).
 - `MIGRATED`: the group became a supergroup; the result carries the new id.
-- `RETRY`: surely not delivered and may pass (network refused, 5xx, 429, a connect timeout).
-- `MAYBE_SENT`: the request left and no answer came (read timeout, cancelled while out): it
-  may have arrived, so it is never sent again.
+- `RETRY`: surely not delivered and may pass (connection refused, a connect or write failure,
+  5xx, 429).
+- `MAYBE_SENT`: the whole request left and no answer came (a read timeout, or the connection
+  dropped while waiting for the answer): it may have arrived, so it is never sent again.
 - `REJECTED`: Telegram refused this request (our markup, a bad id): retrying cannot help.
 
-It also tells the outbox sender the moment a request leaves the process (`on_wire`): the rate
-limiter calls `leaving()` just before the HTTP request, not while the request waits its turn.
+It also tells the outbox sender the moment a request leaves the process (`on_wire`): httpx
+reports, through `trace_requests`, when the first byte of a request is about to be written
+(past the rate limiter's queue and past connecting), so a request that waits its turn, or
+whose connection is refused, was never in flight.
 """
 
 from __future__ import annotations
@@ -83,15 +86,22 @@ def classify(exc: BaseException) -> Outcome:
     if isinstance(exc, BadRequest):
         text = exc.message.lower()
         return Outcome.UNREACHABLE if any(g in text for g in _GONE) else Outcome.REJECTED
+    cause = exc.__cause__
     if isinstance(exc, TimedOut):
         # Only a timeout after the request left is ambiguous; a connect or pool timeout
-        # means nothing was sent.
-        cause = exc.__cause__
-        never_left = isinstance(cause, httpx.ConnectTimeout | httpx.PoolTimeout) or (
-            "pool timeout" in exc.message.lower()
-        )
+        # means nothing was sent, and a write timeout means not all of it was (a server
+        # does not act on half a request).
+        never_left = isinstance(
+            cause, httpx.ConnectTimeout | httpx.PoolTimeout | httpx.WriteTimeout
+        ) or ("pool timeout" in exc.message.lower())
         return Outcome.RETRY if never_left else Outcome.MAYBE_SENT
-    if isinstance(exc, NetworkError):  # refused, reset before an answer, 5xx
+    if isinstance(cause, httpx.ReadError | httpx.RemoteProtocolError):
+        # The connection dropped while we waited for the answer ("Server disconnected", a
+        # reset). If the request had been written whole, Telegram may have read and sent it,
+        # and nothing tells that apart from a request the server never read: not resent.
+        # httpcore reads the answer even after a failed write, so ask whether it was whole.
+        return Outcome.MAYBE_SENT if _written_whole(cause) else Outcome.RETRY
+    if isinstance(exc, NetworkError):  # refused, a failed write, 5xx
         return Outcome.RETRY
     return Outcome.REJECTED  # InvalidToken, Conflict, EndPointNotFound: not the chat's fault
 
@@ -117,10 +127,11 @@ class Result:
         return retry_seconds(self.error) if isinstance(self.error, RetryAfter) else None
 
 
-# -- the moment a request leaves ---------------------------------------------------------------
+# -- the moment a request leaves, and whether it left whole ------------------------------------
 
 OnWire = Callable[[], Awaitable[None]]
 _on_wire: contextvars.ContextVar[OnWire | None] = contextvars.ContextVar("on_wire", default=None)
+_WHOLE = "interview_bot.written_whole"
 
 
 def on_wire(hook: OnWire | None) -> contextvars.Token[OnWire | None]:
@@ -132,11 +143,39 @@ def reset_on_wire(token: contextvars.Token[OnWire | None]) -> None:
     _on_wire.reset(token)
 
 
-async def leaving() -> None:
-    """Called by the rate limiter right before the HTTP request is made."""
-    hook = _on_wire.get()
-    if hook is not None:
-        await hook()
+async def trace_requests(request: httpx.Request) -> None:
+    """An httpx request hook: follow the request's steps through httpcore's `trace` extension.
+
+    Just before the first byte is written (the connection made, the limiter passed), the
+    task's `on_wire` hook runs: the outbox marks the row in flight as late as it can, so a
+    crash leaves as few rows 'unknown' that never left as possible. When the body has been
+    written whole it is noted on the request: httpcore swallows a failed write (to read a
+    possible error answer), so a dropped connection looks the same whether the request left
+    or not, and this mark tells them apart.
+    """
+    whole: list[bool] = [False]
+    before = request.extensions.get("trace")
+
+    async def trace(name: str, info: dict[str, Any]) -> None:
+        if name.endswith(".send_request_headers.started"):
+            hook = _on_wire.get()
+            if hook is not None:
+                await hook()
+        elif name.endswith(".send_request_body.complete"):
+            whole[0] = True
+        if before is not None:
+            await before(name, info)
+
+    request.extensions = {**request.extensions, "trace": trace, _WHOLE: whole}
+
+
+def _written_whole(exc: httpx.HTTPError) -> bool:
+    """False only when the request surely did not leave whole; unknown counts as whole."""
+    try:
+        whole = exc.request.extensions.get(_WHOLE)
+    except RuntimeError:  # an error raised without its request
+        return True
+    return whole is None or bool(whole[0])
 
 
 # -- sending -------------------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from typing import Any
 from telegram.error import RetryAfter, TelegramError
 from telegram.ext import AIORateLimiter
 
-from bot.delivery import leaving, reachability, retry_seconds
+from bot.delivery import reachability, retry_seconds
 
 JSON = bool | dict[str, Any] | list[dict[str, Any]]
 
@@ -161,12 +161,10 @@ class PerChatRetryRateLimiter(AIORateLimiter):
         loop = asyncio.get_running_loop()
         bulk = _bulk.get()
 
-        async def on_the_wire(*a: Any, **kw: Any) -> JSON:
+        async def paced(*a: Any, **kw: Any) -> JSON:
             # Past the group's pacing; then the overall rate, replies first.
             if metered and self.lanes is not None:
                 await self.lanes.acquire(bulk)
-            # Past the limiter's queue: the request leaves now (the outbox marks it in flight).
-            await leaving()
             return await callback(*a, **kw)
 
         attempt = 0
@@ -175,9 +173,7 @@ class PerChatRetryRateLimiter(AIORateLimiter):
             if wait > 0:
                 await asyncio.sleep(wait)
             try:
-                result = await super().process_request(
-                    on_the_wire, args, kwargs, endpoint, data, None
-                )
+                result = await super().process_request(paced, args, kwargs, endpoint, data, None)
             except RetryAfter as exc:
                 if attempt >= retries:
                     if retries:

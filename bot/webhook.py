@@ -144,6 +144,7 @@ async def serve_webhook(app: AnyApp, settings: Settings, storage: Storage) -> No
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
+    app.bot_data["stop"] = stop.set  # bot.app.STOP_KEY: a lost lease stops the run too
     secret = settings.webhook_secret_token
     secret_value = secret.get_secret_value() if secret else None
     server = HTTPServer(

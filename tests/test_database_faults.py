@@ -198,6 +198,29 @@ async def test_a_locked_database_waits_instead_of_failing_the_answer(
     assert len(await bot.storage.answers_for(ADA.id)) == 1
 
 
+async def test_a_write_waits_for_the_lock_while_another_task_reads(tmp_path: Path) -> None:
+    """SQLite's busy timeout does not wait for a connection with a read statement open (it
+    says "database is locked" at once); the storage waits anyway."""
+    storage = Storage(tmp_path / "bot.sqlite3")
+    await storage.open()
+    try:
+        for user in range(1, 4):
+            await storage.ensure_user(user, f"u{user}")
+        other = sqlite3.connect(tmp_path / "bot.sqlite3", isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")  # another process writing, for half a second
+        asyncio.get_running_loop().call_later(0.5, other.rollback)
+        async with storage.db.execute("SELECT user_id FROM users") as cursor:
+            assert await cursor.fetchone() is not None  # a read statement in progress
+            await storage._write("UPDATE users SET first_name = 'x' WHERE user_id = 1")
+            async with storage.transaction() as db:
+                await db.execute("UPDATE users SET first_name = 'y' WHERE user_id = 2")
+        other.close()
+        names = await storage._all("SELECT first_name FROM users ORDER BY user_id")
+        assert [r[0] for r in names] == ["x", "y", "u3"]
+    finally:
+        await storage.close()
+
+
 async def test_a_full_disk_refuses_the_answer_clearly(
     bot: BotHarness, api: FakeBotAPI, caplog: pytest.LogCaptureFixture
 ) -> None:

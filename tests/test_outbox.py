@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
 from collections import Counter
 from datetime import time
+from typing import Any
 
 import pytest
 
 from bot.config import Settings
 from bot.core.content import Library
+from bot.core.outbox import Status
 from bot.core.schedule import DailySchedule, Days, next_occurrence
 from bot.handlers import groups
 from tests.conftest import BotHarness, FakeClock
@@ -245,3 +248,61 @@ async def _until_true(condition, seconds: float = 10.0) -> None:  # type: ignore
             return
         await asyncio.sleep(0.01)
     raise AssertionError("condition never held")
+
+
+@pytest.mark.parametrize(
+    ("fault", "status"),
+    [
+        # The database refuses for a moment (another process holds the write lock): the
+        # outcome is recorded once it takes writes again.
+        (sqlite3.OperationalError("database is locked"), "sent"),
+        # Anything else after the request left: it may have arrived.
+        (RuntimeError("surprise"), "unknown"),
+    ],
+    ids=["database-locked", "unexpected"],
+)
+async def test_a_failure_to_record_a_sent_message_never_sends_it_again(
+    bot: BotHarness,
+    api: FakeBotAPI,
+    monkeypatch: pytest.MonkeyPatch,
+    fault: Exception,
+    status: str,
+) -> None:
+    await subscribe(bot, 34001, "09:30")
+    bot.clock.advance(minutes=30)
+    storage = bot.storage
+    finish = storage.finish_outbox
+    failures = [fault, fault, fault]
+
+    async def failing_finish(*args: Any, **kwargs: Any) -> None:
+        if failures and args[2] is Status.SENT:  # Telegram took it; recording it fails
+            raise failures.pop()
+        await finish(*args, **kwargs)
+
+    monkeypatch.setattr(storage, "finish_outbox", failing_finish)
+    await bot.sender.tick()
+    await bot.settle()
+    await _sentinel(bot, ADA)
+    assert len(dailies(api, 34001)) == 1
+    assert await storage.outbox_statuses() == {status: 1}
+
+
+async def test_a_refused_connection_never_puts_a_row_in_flight(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    """A row is in flight from the moment its request is written, not when it tries to
+    connect: a crash while Telegram refuses connections leaves nothing 'unknown'."""
+    chats = list(range(35001, 35011))
+    for chat_id in chats:
+        await subscribe(bot, chat_id, "09:30")
+    bot.clock.advance(minutes=30)
+    await api.close_port()
+    await bot.sender.tick()
+    await _until_true(lambda: bot.outbox.outcomes["sent"] == 0 and bot.outbox._failures_in_row >= 5)
+    await api.open_port()
+    await bot.settle(timeout=30)
+    await _sentinel(bot, ADA)
+    assert prompts_per_chat(api, chats) == [1] * len(chats)
+    # Each row went out once: the refused tries were never marked as leaving.
+    rows = await bot.storage._all("SELECT attempts FROM outbox WHERE chat_id > 35000")
+    assert [r[0] for r in rows] == [1] * len(chats)

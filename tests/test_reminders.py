@@ -7,7 +7,7 @@ the bot end to end: ticks, restarts between them, the outbox delivering.
 from __future__ import annotations
 
 import sqlite3
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 from bot.core.levels import Level
@@ -95,6 +95,8 @@ async def test_an_answer_withdraws_a_reminder_not_yet_sent(tmp_path: Path) -> No
         (due,) = await storage.due_reminders(utc(3, 20, 5))
         claims = [ReminderClaim(due, None, "2026-03-03", _reminder(ADA.id, TUE))]
         assert await storage.claim_reminders(claims, utc(3, 20, 5)) == 1
+        lease = await storage.take_lease("sender", 1, "here", utc(3, 20), timedelta(hours=1))
+        assert lease is None  # the sender holds the database (claims need it)
         (row,) = await storage.claim_outbox("sender", 10)  # a sender holds it, not yet sent
         await _answer(storage, ADA.id, TUE, StreakState(current=2, best=2, last_day=TUE))
         assert not await storage.outbox_on_wire(row.id, "sender")  # so it does not leave

@@ -11,6 +11,7 @@ import pytest
 
 from bot.core.levels import Level
 from bot.core.models import AnswerRecord
+from bot.core.outbox import Draft, Kind, Status
 from bot.core.streaks import StreakState
 from bot.handlers import groups
 from bot.retention import prune_once
@@ -83,7 +84,7 @@ async def test_retention_keeps_what_still_matters_and_deletes_the_old(storage: S
 
     deleted = await prune_once(storage, NOW)
 
-    assert deleted == {"daily_sends": 1, "reminders_sent": 1, "round_answers": 2}
+    assert deleted == {"daily_sends": 1, "reminders_sent": 1, "round_answers": 2, "outbox": 0}
     kept_days = await storage._all("SELECT local_day FROM daily_sends ORDER BY local_day")
     assert [r[0] for r in kept_days] == ["2026-03-11", "2026-03-12"]
     assert not await storage.claim_reminder(ANA, today.isoformat(), NOW)  # still once a day
@@ -103,7 +104,7 @@ async def test_retention_keeps_what_still_matters_and_deletes_the_old(storage: S
     ]
     # A second pass finds nothing more.
     again = await prune_once(storage, NOW + timedelta(hours=1), NOW - timedelta(days=10))
-    assert again == {"daily_sends": 0, "reminders_sent": 0, "round_answers": 0}
+    assert again == {"daily_sends": 0, "reminders_sent": 0, "round_answers": 0, "outbox": 0}
 
 
 async def test_pruning_deletes_in_batches(storage: Storage) -> None:
@@ -227,3 +228,53 @@ def test_reaction_windows_of_quiet_groups_are_swept(monkeypatch: pytest.MonkeyPa
     assert groups._ack_allowed(-5000, now=1000.0 + groups.ACK_WINDOW + 1)
     assert list(groups._acks) == [-5000]
     groups._acks.clear()
+
+
+async def test_finished_outbox_rows_go_after_three_days_and_waiting_ones_stay(
+    storage: Storage,
+) -> None:
+    def draft(key: str, chat: int, created: datetime) -> Draft:
+        return Draft(Kind.DAILY, key, chat, ("☀️",), created + timedelta(hours=2))
+
+    async def record(key: str, chat: int, created: datetime) -> None:
+        assert await storage.enqueue(draft(key, chat, created), created)
+
+    async def finish(key: str, status: Status, when: datetime) -> None:
+        rows = await storage.claim_outbox("me", 100)
+        for row in rows:
+            if row.id == ids[key]:
+                await storage.finish_outbox(row.id, "me", status, when)
+        await storage.release_outbox("me", when)  # the others go back to waiting
+
+    assert await storage.take_lease("me", 1, "here", NOW, timedelta(days=9)) is None  # may claim
+    days = [NOW - timedelta(days=d) for d in range(6)]
+    plan = {  # key: (chat, created, finished as, finished when)
+        "sent-5-days-ago": (601, days[5], Status.SENT, days[5]),
+        "expired-4-days-ago": (602, days[5], Status.EXPIRED, days[4]),
+        "unknown-2-days-ago": (603, days[5], Status.UNKNOWN, days[2]),
+        "sent-today": (604, NOW - timedelta(hours=3), Status.SENT, NOW - timedelta(hours=2)),
+        "waiting-since-5-days": (605, days[5], None, None),
+        "waiting-today": (606, NOW, None, None),
+    }
+    for key, (chat, created, _, _) in plan.items():
+        await record(key, chat, created)
+    ids = {r[1]: r[0] for r in await storage._all("SELECT id, dedup_key FROM outbox")}
+    for key, (_, _, status, when) in plan.items():
+        if status is not None and when is not None:
+            await finish(key, status, when)
+    # Dropped for a chat that blocked the bot, 4 days ago: no finish time, only its creation.
+    await record("dropped-4-days-ago", 607, days[4])
+    await storage.mark_unreachable(607)
+
+    deleted = await prune_once(storage, NOW)
+
+    assert deleted["outbox"] == 3
+    left = await storage._all("SELECT dedup_key, status FROM outbox ORDER BY id")
+    assert [(r[0], r[1]) for r in left] == [
+        ("unknown-2-days-ago", "unknown"),
+        ("sent-today", "sent"),
+        ("waiting-since-5-days", "pending"),
+        ("waiting-today", "pending"),
+    ]
+    # What is kept still makes its message once-only.
+    assert not await storage.enqueue(draft("sent-today", 604, NOW), NOW)

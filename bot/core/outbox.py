@@ -68,6 +68,7 @@ class Row:
     on_wire: bool = False  # a request of this attempt left the process
     current: bool = False  # the row its chat is being served (later ones wait behind it)
     flood: bool = False  # waits out a 429 (its chat's limit), not a network failure
+    settled: bool = False  # its outcome is recorded: whatever fails after, it is not sent again
 
 
 def backoff(attempt: int, base: float, cap: float, rng: random.Random) -> float:

@@ -3,7 +3,8 @@
 A second `interview-bot run` on the same database finds the lease held and stops at once,
 naming the holder. After a crash the lease is taken over once it expires, or at once when
 its process is gone from this host. If this process ever finds its lease taken (it stalled
-longer than the lease lasts), it stops sending: the other one is serving the database now.
+longer than the lease lasts) or its row gone, it stops sending and exits with `LeaseLost`:
+the other one is serving the database now, or nothing says this one may.
 """
 
 from __future__ import annotations
@@ -35,6 +36,25 @@ class LeaseTaken(Exception):
         )
 
 
+class LeaseLost(Exception):
+    """This process found its lease taken over, or gone, while it ran."""
+
+    def __init__(self, holder: LeaseHolder | None, database: Path | str) -> None:
+        self.holder = holder
+        if holder is None:
+            why = "its lease row in the database is gone"
+        else:
+            since = holder.since.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+            why = (
+                f"pid {holder.pid} on {holder.host} took it over (since {since}) after this"
+                " one looked dead"
+            )
+        super().__init__(
+            f"This interview-bot lost its hold on {database}: {why}. It stopped sending and"
+            " exits; only one may serve a database."
+        )
+
+
 def _now() -> datetime:
     return datetime.now(UTC)
 
@@ -46,6 +66,7 @@ class Lease:
         self.owner = owner or uuid.uuid4().hex
         self.pid = os.getpid()
         self.host = socket.gethostname()
+        self.lost: LeaseLost | None = None  # set once the lease was found taken or gone
 
     async def take(self) -> None:
         """Hold the database, or raise LeaseTaken naming the process that does."""
@@ -54,7 +75,7 @@ class Lease:
             raise LeaseTaken(holder, self.storage.path)
 
     async def keep(self, lost: Callable[[], None]) -> None:
-        """Renew every third of the lease; call `lost` (once) if another process took it."""
+        """Renew every third of the lease; call `lost` (once) if it was taken or is gone."""
         while True:
             await asyncio.sleep(self.ttl.total_seconds() / 3)
             try:
@@ -63,9 +84,21 @@ class Lease:
                 log.exception("could not renew the instance lease")
                 continue
             if not held:
-                log.critical("another process took over this database; this one stops sending")
+                await self.lose()
                 lost()
                 return
+
+    async def lose(self) -> None:
+        """Note that the lease is no longer this process's, and say why (once)."""
+        if self.lost is not None:
+            return
+        try:
+            holder = await self.storage.lease_holder()
+        except Exception:
+            holder = None
+        self.lost = LeaseLost(holder if holder and holder.owner != self.owner else None,
+                              self.storage.path)  # fmt: skip
+        log.critical("%s", self.lost)
 
     async def release(self) -> None:
         await self.storage.release_lease(self.owner)

@@ -19,9 +19,11 @@ import heapq
 import itertools
 import logging
 import random
+import sqlite3
 from collections import Counter, deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import datetime
+from typing import TypeVar
 
 from telegram import Bot
 from telegram.error import RetryAfter
@@ -45,12 +47,20 @@ CLAIM_PAUSE = 0.05  # seconds between claims while rows keep arriving
 PROBE_MAX = 10.0  # seconds between probes at most: a recovered API is noticed soon
 
 
-class _Stopping(Exception):
-    """Raised instead of letting a request out once the sender stops (the row goes back)."""
+T = TypeVar("T")
 
 
-class _Withdrawn(Exception):
-    """Raised instead of letting a request out whose row is no longer ours to send."""
+class _Stopping(BaseException):
+    """Raised instead of letting a request out once the sender stops (the row goes back).
+
+    A BaseException, as CancelledError is: it is raised inside httpx's trace, and PTB turns
+    any Exception from the HTTP layer into a NetworkError, which would read as a failed send.
+    """
+
+
+class _Withdrawn(BaseException):
+    """Raised instead of letting a request out whose row is no longer ours to send (a
+    BaseException for the same reason as `_Stopping`)."""
 
 
 class OutboxSender:
@@ -78,6 +88,8 @@ class OutboxSender:
         self._later: list[tuple[float, int, Row]] = []  # (loop time, tie-break, row)
         self._seq = itertools.count()
         self._wake = asyncio.Event()
+        self._recorded = False  # the wake came from new rows (more may follow at once)
+        self._more = False  # the last claim was full: more rows wait in the database
         self._stopping = False
         self._tasks: list[asyncio.Task[None]] = []
         self._busy: set[asyncio.Task[None]] = set()
@@ -92,6 +104,8 @@ class OutboxSender:
         self._probing = False
         self._resumed = asyncio.Event()
         self._resumed.set()
+        # Called when a row turns out to be another process's: it took the database over.
+        self.on_taken_over: Callable[[], None] = lambda: None
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -119,6 +133,7 @@ class OutboxSender:
 
     def wake(self) -> None:
         """New rows were recorded: look now instead of at the next poll."""
+        self._recorded = True
         self._wake.set()
 
     async def stop(self, grace: float) -> None:
@@ -164,6 +179,7 @@ class OutboxSender:
                     rows = []
                 for row in rows:
                     self._ready.put_nowait(row)
+                self._more = len(rows) == batch
                 if rows:
                     wait = CLAIM_PAUSE  # more may be waiting: come back soon
             if self._later:
@@ -171,7 +187,8 @@ class OutboxSender:
             self._wake.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), wait)
-            if self._wake.is_set() and not self._stopping:
+            recorded, self._recorded = self._recorded, False
+            if recorded and not self._stopping:
                 # Woken by a recording: let more arrive, then claim them together (a claim is
                 # a write transaction: one per row would slow a fan-out down).
                 await asyncio.sleep(CLAIM_PAUSE)
@@ -186,6 +203,10 @@ class OutboxSender:
             row = await self._ready.get()
             if self.stopping:
                 return  # still claimed: handed back by stop()
+            if self._more and self._ready.qsize() < self.concurrency:
+                # A backlog (after an outage, a restart): refill as the workers run low, not
+                # a batch per poll interval.
+                self._wake.set()
             if row.chat_id in self._chat_current and not row.current:
                 self._chat_behind.setdefault(row.chat_id, deque()).append(row)
                 continue
@@ -204,7 +225,18 @@ class OutboxSender:
                 self._next_of_chat(row.chat_id)
             except Exception:  # one row's surprise must not stop the others
                 log.exception("delivering outbox row %d failed unexpectedly", row.id)
-                self._later_row(row, self.cap)
+                if row.settled:
+                    pass  # its outcome is recorded; what failed came after
+                elif row.on_wire:
+                    # Its request left and what came of it was not recorded: it may have
+                    # arrived, so it is not sent again.
+                    await self._finish(row, Status.UNKNOWN, "failed after its request left")
+                    log.warning(
+                        "%s message %d to chat %s may or may not have arrived: not sent again",
+                        row.kind.value, row.id, row.chat_id,
+                    )  # fmt: skip
+                else:
+                    self._later_row(row, self.cap)
             finally:
                 self._busy.discard(current)
                 if probe:
@@ -234,15 +266,31 @@ class OutboxSender:
             if self._stopping:
                 raise _Stopping
             if not row.on_wire:
+                ours = await self._record(
+                    "its request leaving", lambda: storage.outbox_on_wire(row.id, owner)
+                )
+                if not ours:
+                    holder = await storage.lease_holder()
+                    if holder is not None and holder.owner == owner:
+                        raise _Withdrawn  # settled meanwhile (a reminder answered, ...)
+                    # Another process took the database over, and this row with it: it must
+                    # not leave from here, nor anything else.
+                    self._stopping = True
+                    log.critical(
+                        "%s message %d to chat %s belongs to another process now: this one"
+                        " stops sending",
+                        row.kind.value, row.id, row.chat_id,
+                    )  # fmt: skip
+                    self.on_taken_over()
+                    raise _Stopping
                 row.on_wire = True
-                if not await storage.outbox_on_wire(row.id, owner):
-                    row.on_wire = False
-                    raise _Withdrawn
 
         async def part_done(parts: int) -> None:
+            await self._record(
+                "its progress", lambda: storage.outbox_progress(row.id, owner, parts)
+            )
             row.parts_sent = parts
             row.on_wire = False
-            await storage.outbox_progress(row.id, owner, parts)
 
         token = on_wire(on_the_wire)
         try:
@@ -268,7 +316,7 @@ class OutboxSender:
                 else:
                     self._succeeded()  # Telegram answered: only this chat must wait
                 error = str(result.error)
-                await storage.outbox_retry(row.id, owner, error)
+                await self._record("a retry", lambda: storage.outbox_retry(row.id, owner, error))
                 row.on_wire = False
                 row.attempts += 1
                 delay = result.retry_after
@@ -302,7 +350,7 @@ class OutboxSender:
                 assert new_id is not None
                 log.info("group %s moved to %s", row.chat_id, new_id)
                 await storage.migrate_chat(row.chat_id, new_id)
-                await storage.outbox_moved(row.id, owner, new_id)
+                await self._record("its move", lambda: storage.outbox_moved(row.id, owner, new_id))
                 self._next_of_chat(row.chat_id)
                 self._chat_current.add(new_id)
                 row.chat_id, row.on_wire = new_id, False
@@ -321,11 +369,32 @@ class OutboxSender:
     async def _finish(
         self, row: Row, status: Status, error: str | None, message_id: int | None = None
     ) -> None:
+        now = self.clock()
+        await self._record(
+            f"its outcome ({status.value})",
+            lambda: self.storage.finish_outbox(
+                row.id, self.owner, status, now, message_id=message_id, error=error
+            ),
+        )
+        row.settled = True
         self.outcomes[status.value] += 1
         self._next_of_chat(row.chat_id)
-        await self.storage.finish_outbox(
-            row.id, self.owner, status, self.clock(), message_id=message_id, error=error
-        )
+
+    async def _record(self, what: str, write: Callable[[], Awaitable[T]]) -> T:
+        """Run a write that records what happened on the wire, until the database takes it.
+
+        Giving up would be worse than waiting: a sent message whose outcome is not recorded
+        would be sent again. A stop cancels the wait; the row is then settled on the next
+        start (in flight: 'unknown'; otherwise queued again).
+        """
+        delay = 0.1
+        while True:
+            try:
+                return await write()
+            except sqlite3.Error as exc:
+                log.warning("could not record %s (%s); trying again in %.1f s", what, exc, delay)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 5.0)
 
     def _next_of_chat(self, chat_id: int) -> None:
         behind = self._chat_behind.get(chat_id)

@@ -148,22 +148,24 @@ class OutboxStore:
             return requeued.rowcount, unknown
 
     async def claim_outbox(self, owner: str, limit: int) -> list[Row]:
-        """Claim up to `limit` waiting rows, oldest first, for `owner`."""
+        """Claim up to `limit` waiting rows, oldest first, for `owner`, if it holds the lease."""
         async with (
             self.transaction() as db,
             db.execute(
                 "UPDATE outbox SET status = 'claimed', owner = ? WHERE id IN"
                 " (SELECT id FROM outbox WHERE status = 'pending' ORDER BY id LIMIT ?)"
+                " AND EXISTS (SELECT 1 FROM instance_lease WHERE name = 'bot' AND owner = ?)"
                 " RETURNING *",
-                (owner, limit),
+                (owner, limit, owner),
             ) as cur,
         ):
             rows = [_row(r) for r in await cur.fetchall()]
         return sorted(rows, key=lambda r: r.id)
 
     async def outbox_on_wire(self, row_id: int, owner: str) -> bool:
-        """The row's request is leaving the process now; False if it must not (the row was
-        withdrawn meanwhile: a reminder whose user answered, a chat found unreachable)."""
+        """The row's request is leaving the process now; False if it must not: the row was
+        withdrawn meanwhile (a reminder whose user answered, a chat found unreachable), or
+        it is not `owner`'s any more (another process took the database over)."""
         changed = await self._write(
             "UPDATE outbox SET status = 'sending', attempts = attempts + 1"
             " WHERE id = ? AND owner = ? AND status = 'claimed'",
@@ -282,6 +284,19 @@ class OutboxStore:
             (_iso(now), _iso(now + ttl), owner),
         )
         return changed > 0
+
+    async def lease_holder(self) -> LeaseHolder | None:
+        """Who holds the database now, if anyone."""
+        r = await self._one("SELECT * FROM instance_lease WHERE name = 'bot'")
+        if r is None:
+            return None
+        return LeaseHolder(
+            r["owner"],
+            r["pid"],
+            r["host"],
+            datetime.fromisoformat(r["since"]),
+            datetime.fromisoformat(r["expires_at"]),
+        )
 
     async def release_lease(self, owner: str) -> None:
         await self._write("DELETE FROM instance_lease WHERE name = 'bot' AND owner = ?", (owner,))

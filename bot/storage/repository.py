@@ -12,12 +12,12 @@ import asyncio
 import contextlib
 import json
 import sqlite3
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
 from datetime import UTC, date, datetime
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import aiosqlite
 
@@ -38,7 +38,7 @@ from bot.core.reminders import ReminderRule, first_reminder
 from bot.core.retention import Cutoffs
 from bot.core.schedule import Occurrence
 from bot.core.streaks import StreakState
-from bot.storage.files import DatabaseFileError, describe, open_database
+from bot.storage.files import BUSY_TIMEOUT_MS, DatabaseFileError, describe, is_busy, open_database
 from bot.storage.outbox import OutboxStore, fail_open_rows, insert_draft
 from bot.storage.reminders import ReminderStore, reset_reminder, withdraw_reminders
 
@@ -84,6 +84,9 @@ def _round(row: aiosqlite.Row) -> RoundRecord:
 
 def _now() -> str:
     return datetime.now(UTC).isoformat()
+
+
+T = TypeVar("T")
 
 
 def _iso(instant: datetime) -> str:
@@ -175,7 +178,7 @@ class Storage(OutboxStore, ReminderStore):
         async with self._write_lock:
             await self._no_orphan()
             try:
-                await self.db.execute("BEGIN IMMEDIATE")
+                await self._when_unlocked(lambda: self.db.execute("BEGIN IMMEDIATE"))
             except asyncio.CancelledError:
                 self._maybe_orphan = True  # the BEGIN may still run after we are gone
                 raise
@@ -213,8 +216,28 @@ class Storage(OutboxStore, ReminderStore):
         """
         async with self._write_lock:
             await self._no_orphan()
-            cursor = await self.db.execute(sql, tuple(params))
+            cursor = await self._when_unlocked(lambda: self.db.execute(sql, tuple(params)))
             return cursor.rowcount
+
+    async def _when_unlocked(self, start: Callable[[], Awaitable[T]]) -> T:
+        """Run what takes the write lock, waiting up to the busy timeout while another
+        process holds it.
+
+        SQLite's own busy timeout does not wait when this connection has a read statement
+        open (another task iterating a cursor; reads are not serialised with writes): it
+        fails at once with "database is locked". Waiting here a moment lets that read finish.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + BUSY_TIMEOUT_MS / 1000
+        pause = 0.005
+        while True:
+            try:
+                return await start()
+            except sqlite3.OperationalError as exc:
+                if not is_busy(exc) or loop.time() >= deadline:
+                    raise
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 0.1)
 
     async def _one(self, sql: str, params: Iterable[Any] = ()) -> aiosqlite.Row | None:
         async with self.db.execute(sql, tuple(params)) as cur:
@@ -510,6 +533,13 @@ class Storage(OutboxStore, ReminderStore):
                 " (SELECT ra.rowid FROM rounds r JOIN round_answers ra ON ra.round_id = r.id"
                 " WHERE r.closed_at < ? AND r.closed_at >= ? LIMIT ?)",
                 (closed_before, closed_after),
+            ),
+            # Rows dropped for an unreachable chat have no finished_at: their creation counts.
+            "outbox": (
+                "DELETE FROM outbox WHERE id IN (SELECT id FROM outbox"
+                " WHERE status IN ('sent', 'failed', 'unknown', 'expired')"
+                " AND COALESCE(finished_at, created_at) < ? LIMIT ?)",
+                (_iso(cut.outbox_finished_before),),
             ),
         }
         deleted: dict[str, int] = {}

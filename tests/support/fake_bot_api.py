@@ -181,6 +181,9 @@ class FakeBotAPI:
         self._hang.set()
         self.hanging = 0  # sendMessage requests recorded and held unanswered right now
         self.bad_gateways: dict[str, int] = defaultdict(int)  # 502s answered, per method
+        # Requests that arrived whole but were never read: their client closed the connection
+        # before the handler got to the body (aiohttp then drops it), per method.
+        self.unread: dict[str, int] = defaultdict(int)
         self.refused_since: float | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -523,7 +526,14 @@ class FakeBotAPI:
                 {"ok": False, "error_code": 401, "description": "Unauthorized"}, status=401
             )
         method = request.match_info["method"]
-        params = await self._params(request)
+        try:
+            params = await self._params(request)
+        except ConnectionError:
+            # The client went away after sending: aiohttp refuses to read the body then,
+            # even when all of it is here. Counted: that request did reach the server.
+            if request.content.is_eof():
+                self.unread[method] += 1
+            raise
         self.calls[method] += 1
         if asyncio.get_running_loop().time() < self._bad_gateway_until:
             self.bad_gateways[method] += 1
