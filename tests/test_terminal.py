@@ -28,7 +28,10 @@ EMPTY_ZH = "✍️ 还没有输入内容。写下回答，再在空行上按回�
 def _terminal(
     tmp_path: Path, typed: str, *args: str, **env: str
 ) -> subprocess.CompletedProcess[str]:
-    base = {k: v for k, v in os.environ.items() if k not in ("LC_ALL", "LC_MESSAGES", "LANG")}
+    # The locale is the test's to set; a mutation run's marker (MUTANT_UNDER_TEST) is not
+    # passed on: a child process cannot run mutants, so it runs the code as written.
+    dropped = ("LC_ALL", "LC_MESSAGES", "LANG", "MUTANT_UNDER_TEST")
+    base = {k: v for k, v in os.environ.items() if k not in dropped}
     base |= {
         "DATABASE_PATH": str(tmp_path / "bot.sqlite3"),
         "CONTENT_DIR": str(CONTENT),
