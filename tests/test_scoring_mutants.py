@@ -172,3 +172,11 @@ def test_summary_is_the_json_of_interview_bot_score() -> None:
     }
     assert result.covered_labels == ["max_batch_size"]
     assert result.missed_labels == ["queue delay", "ensemble", "preserve_ordering"]
+
+
+def test_a_typo_remembered_for_one_question_is_not_reused_for_another() -> None:
+    # Typo lookups are memoised per question: a word that is no typo of anything in one
+    # question may still be a typo in the next one.
+    answer = "It uses a request schedlr now."
+    assert _covered(_question(Concept(label="batch queue")), answer) == []
+    assert _covered(_question(Concept(label="request scheduler")), answer) == ["request scheduler"]

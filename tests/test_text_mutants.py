@@ -56,6 +56,11 @@ def _quotes(answer: str, question: Question = QUESTION) -> list[tuple[str, str, 
             id="full-width",
         ),
         pytest.param(
+            "Start by tuning\u3000batch size.",  # an ideographic space between the words
+            [("tune batch size", "tuning\u3000batch size", 9, 26)],
+            id="ideographic-space",
+        ),
+        pytest.param(
             "ﬁrst: tune batch size.",  # the ligature is one character typed, two read
             [("tune batch size", "tune batch size", 6, 21)],
             id="ligature-before",
