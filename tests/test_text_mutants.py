@@ -109,3 +109,16 @@ def test_on_topic_words_earn_a_little_and_off_topic_nothing() -> None:
     assert on_topic.covered == [] and off_topic.covered == []
     assert off_topic.score == 0
     assert 0 < on_topic.score <= 0.15  # at most RELEVANCE_SHARE of the uncovered weight
+
+
+def test_a_ligature_inside_a_word_reads_as_its_letters() -> None:
+    question = Question(
+        id="t-q3",
+        level="beginner",
+        question="How do you adapt a model?",
+        answer="Fine tuning.",
+        concepts=(Concept(label="fine tuning"),),
+    )
+    answer = "It needs ﬁne tuning first."  # ﬁ is one character: It0 needs3 ﬁne9
+    (hit,) = score_answer(question, answer).covered
+    assert (hit.label, hit.text, hit.start, hit.end) == ("fine tuning", "ﬁne tuning", 9, 19)
