@@ -6,6 +6,8 @@ a recovering API; a cutoff a day too early deletes the row that stops a second p
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
@@ -39,6 +41,17 @@ def test_backoff_draws_from_half_the_floor_to_the_ceiling(
     assert backoff(attempt, base, cap, _Bounds()) == interval  # type: ignore[arg-type]
 
 
+@pytest.fixture
+def _machine_in_shanghai(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The machine's own zone is not UTC: the cutoffs must not depend on it."""
+    monkeypatch.setenv("TZ", "Asia/Shanghai")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.mark.usefixtures("_machine_in_shanghai")
 def test_cutoffs_are_three_days_and_nine_days_back_in_utc() -> None:
     # 05:00 in Shanghai on 10 March is 21:00 UTC on 9 March: days count from UTC's date.
     now = datetime(2026, 3, 10, 5, 0, tzinfo=timezone(timedelta(hours=8)))
