@@ -23,6 +23,8 @@ def test_groups_sharing_a_term_merge_and_a_bridge_joins_two() -> None:
     assert glossary.synonyms("键值缓存") == ["键值缓存", "batching", "批处理", "组批", "KV cache"]
     assert glossary.synonyms("组批") == ["组批", "batching", "批处理", "KV cache", "键值缓存"]
     assert len(glossary) == 1
+    # The emptied group is gone from lookups: a text naming terms of both is still scanned.
+    assert glossary.find_in("We use batching and a KV cache.") == ["batching", "KV cache"]
 
 
 def test_a_group_needs_two_usable_terms() -> None:
