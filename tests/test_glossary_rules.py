@@ -91,3 +91,34 @@ def test_unreadable_glossary_files_are_named(tmp_path: Path) -> None:
     with pytest.raises(GlossaryError) as info:
         load_glossary([shape])
     assert str(info.value) == f"{shape}: a glossary is a YAML list of term groups"
+
+
+def test_find_in_names_each_term_once_longest_first_in_text_order() -> None:
+    glossary = Glossary(
+        [
+            ["cache pool", "缓存池"],
+            ["cache", "缓存"],
+            ["显存", "GPU memory"],
+            ["batching", "批处理"],
+            ["KV cache", "键值缓存"],
+            ["缓存 pool", "cache pool group"],
+        ]
+    )
+    # "cache" sits inside the longer "cache pool": the longer one is named, and the scan goes
+    # on past the overlap to "batching".
+    assert glossary.find_in("the cache pool grows; batching helps") == ["cache pool", "batching"]
+    # A term at the very start counts; the first place a term is named is the one compared.
+    assert glossary.find_in("Batching first, then the KV cache, then a cache") == [
+        "batching",
+        "KV cache",
+    ]
+    # Chinese terms match inside a run, and two that touch are both named.
+    assert glossary.find_in("我们的缓存显存都很重要") == ["缓存", "显存"]
+    # A term ending in a Latin word ends at a word boundary: "pooling" is not "pool".
+    assert glossary.find_in("缓存 pooling") == ["缓存"]
+
+
+def test_find_in_word_boundaries_with_letters_beyond_ascii() -> None:
+    glossary = Glossary([["Straße", "街道"], ["Zürich", "苏黎世"]])
+    assert glossary.find_in("Straßen und Gezürich") == []
+    assert glossary.find_in("die Straße in Zürich") == ["Straße", "Zürich"]
