@@ -112,6 +112,8 @@ def test_find_in_names_each_term_once_longest_first_in_text_order() -> None:
         "batching",
         "KV cache",
     ]
+    # The longest wins even when a shorter one starts earlier inside it.
+    assert glossary.find_in("the kv cache pool group") == ["cache pool group"]
     # Chinese terms match inside a run, and two that touch are both named.
     assert glossary.find_in("我们的缓存显存都很重要") == ["缓存", "显存"]
     # A term ending in a Latin word ends at a word boundary: "pooling" is not "pool".
