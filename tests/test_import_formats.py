@@ -148,7 +148,10 @@ def test_tsv_and_a_row_without_an_answer() -> None:
 
 
 def test_level_headings_with_a_suffix() -> None:
-    text = "## Beginner Questions\n### What is Triton?\nA server.\n## ADVANCED LEVEL\n### Why?\nSpeed.\n"
+    text = (
+        "## Beginner Questions\n### What is Triton?\nA server.\n"
+        "## ADVANCED LEVEL\n### Why?\nSpeed.\n"
+    )
     drafts, _ = parse_markdown(text)
     assert _shape(drafts) == [
         (1, Level.BEGINNER, "What is Triton?", "A server.", True),
