@@ -59,6 +59,8 @@ TYPOS = _question(
         pytest.param("It fills the bacth qeueu here.", [], id="two-edits-over-one"),
         pytest.param("It sets the max batch sise limit.", [], id="4-letters-exact"),
         pytest.param("It sets the max batch size limt.", ["max batch size limit"], id="limt"),
+        pytest.param("It sets the max bacth sise limit.", [], id="4-letters-exact-with-a-typo"),
+        pytest.param("It runs contnuous bätching here.", [], id="non-ascii-is-not-a-typo"),
         pytest.param(
             "It sets maximum xxxxx delay microseconds.", [], id="a-whole-word-is-not-a-typo"
         ),
