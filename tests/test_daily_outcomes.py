@@ -110,15 +110,15 @@ def _timed_out(cause: Exception, message: str = "Timed out") -> TimedOut:
             id="pool",
         ),
         pytest.param(_timed_out(httpx.ReadTimeout("read")), Outcome.MAYBE_SENT, id="read"),
-        pytest.param(_timed_out(httpx.WriteTimeout("write")), Outcome.MAYBE_SENT, id="write"),
+        pytest.param(_timed_out(httpx.WriteTimeout("write")), Outcome.RETRY, id="write"),
         pytest.param(BadRequest("Message text is empty"), Outcome.REJECTED, id="bad-request"),
         pytest.param(BadRequest("Chat not found"), Outcome.UNREACHABLE, id="chat-not-found"),
         pytest.param(BadRequest("User is deactivated"), Outcome.UNREACHABLE, id="deactivated"),
     ],
 )
 def test_what_a_timeout_or_bad_request_means(error: Exception, outcome: Outcome) -> None:
-    # Only a timeout after the request left may have delivered it; one that never left is
-    # safe to send again.
+    # Only a timeout after the whole request left may have delivered it; one that never left
+    # (or left in part: a server does not act on half a request) is safe to send again.
     assert delivery.classify(error) is outcome
 
 
