@@ -26,6 +26,7 @@ from bot.core.content import (
 )
 from bot.core.levels import LEVEL_CHOICES, Level, parse_level
 from bot.core.scoring import score_answer
+from bot.i18n import LANGUAGES
 
 EXIT_USAGE = 2
 EXIT_DATABASE = 3  # the database file is unusable: the one-line reason is on stderr
@@ -308,7 +309,9 @@ def cmd_practice(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     from bot.terminal import run_practice
 
-    return asyncio.run(run_practice(settings, library, level=args.level, pack=args.pack))
+    return asyncio.run(
+        run_practice(settings, library, level=args.level, pack=args.pack, lang=args.lang)
+    )
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -411,6 +414,9 @@ def build_parser() -> argparse.ArgumentParser:
     practice = sub.add_parser("practice", help="answer questions in the terminal")
     practice.add_argument("--level", type=_level_arg, help=LEVEL_CHOICES)
     practice.add_argument("--pack", help="pack id, e.g. triton")
+    practice.add_argument(
+        "--lang", choices=LANGUAGES, help="interface language (default: from LC_ALL/LANG)"
+    )
     practice.set_defaults(func=cmd_practice)
 
     score = sub.add_parser("score", help="score an answer read from stdin, as JSON")

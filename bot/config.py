@@ -22,6 +22,10 @@ class Settings(BaseSettings):
     content_dir: Path = Path("content")
     default_timezone: str = "UTC"
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    # The terminal's locale variables pick the language of terminal practice (see below).
+    lc_all: str = ""
+    lc_messages: str = ""
+    lang: str = ""
 
     # Webhook mode (production); long polling when the URL is empty.
     telegram_webhook_url: str | None = None
@@ -65,3 +69,9 @@ class Settings(BaseSettings):
     @classmethod
     def _empty_secret(cls, value: object) -> object:
         return None if value == "" else value
+
+    @property
+    def terminal_locale(self) -> str:
+        """The locale messages are shown in: LC_ALL, else LC_MESSAGES, else LANG (POSIX order,
+        an empty variable counting as unset), e.g. "zh_CN.UTF-8"."""
+        return self.lc_all or self.lc_messages or self.lang

@@ -8,6 +8,7 @@ on its own, so no message ever cuts a tag or an entity in half.
 from __future__ import annotations
 
 import html
+from datetime import timedelta
 
 from bot.core.levels import Level
 from bot.core.scoring import ConceptHit, ScoreResult, Status
@@ -39,6 +40,17 @@ def bar(fraction: float, width: int = 10) -> str:
 
 def percent(fraction: float) -> int:
     return round(max(0.0, min(1.0, fraction)) * 100)
+
+
+def time_left(t: Strings, lang: str | None, left: timedelta) -> str:
+    """A wait as people say it: "10 min", "2 h", "1 h 30 min" (to the nearest minute)."""
+    minutes = max(1, round(left.total_seconds() / 60))
+    hours, minutes = divmod(minutes, 60)
+    if not hours:
+        return t(lang, "duration_minutes", minutes=minutes)
+    if not minutes:
+        return t(lang, "duration_hours", hours=hours)
+    return t(lang, "duration_hours_minutes", hours=hours, minutes=minutes)
 
 
 def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:

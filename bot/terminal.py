@@ -1,40 +1,58 @@
 """Terminal practice: the bot's practice loop on stdin/stdout, with the same database.
 
 Answers may span several lines and end with an empty line (or Ctrl-D). At the prompt,
-`/hint`, `/skip`, `/reveal` and `/quit` work as in the bot.
+`/hint`, `/skip`, `/reveal` and `/quit` work as in the bot. The interface is English or
+Chinese (`--lang`, else the terminal's locale), with the bot's own strings shown as plain text.
 """
 
 from __future__ import annotations
 
 import asyncio
 import html
+import re
 import sys
 from typing import TextIO
 
 from bot.config import Settings
+from bot.core.answers import is_substantive
 from bot.core.content import Library
 from bot.core.levels import Level
+from bot.core.models import UserProfile
 from bot.core.reminders import ReminderRule
-from bot.i18n import Strings
-from bot.practice import Practice
-from bot.render import bar, hit_note, percent
+from bot.core.scoring import is_answerable
+from bot.i18n import LANGUAGES, Strings, language_for
+from bot.practice import Asked, Practice
+from bot.render import level_name, percent, score_summary
 from bot.storage import Storage
 
 TERMINAL_USER = 0  # Telegram ids are positive: 0 is the terminal's own user
+COMMANDS = ("/hint", "/skip", "/reveal", "/quit")
+_TAG = re.compile(r"<[^>]+>")
 
 
-def _read_answer(stdin: TextIO, stdout: TextIO) -> str | None:
-    """Lines until an empty line; None at end of input with nothing typed."""
+def plain(text: str) -> str:
+    """Telegram HTML as terminal text: tags dropped, entities decoded."""
+    return html.unescape(_TAG.sub("", text))
+
+
+def terminal_language(chosen: str | None, settings: Settings) -> str:
+    """--lang if given, else the terminal's locale (zh_CN.UTF-8: Chinese), else English."""
+    if chosen in LANGUAGES:
+        return chosen
+    return language_for(settings.terminal_locale)
+
+
+def _read_answer(stdin: TextIO) -> str | None:
+    """Lines until an empty line; "" for an empty first line; None at end of input."""
     lines: list[str] = []
     while True:
         line = stdin.readline()
         if line == "":
             return "\n".join(lines) if lines else None
         line = line.rstrip("\n")
-        if not line.strip() and lines:
+        if not line.strip():
             return "\n".join(lines)
-        if line.strip():
-            lines.append(line)
+        lines.append(line)
         if len(lines) == 1 and line.strip().startswith("/"):
             return line.strip()
 
@@ -45,6 +63,7 @@ async def run_practice(
     *,
     level: Level | None = None,
     pack: str | None = None,
+    lang: str | None = None,
     stdin: TextIO = sys.stdin,
     stdout: TextIO = sys.stdout,
 ) -> int:
@@ -52,74 +71,131 @@ async def run_practice(
     storage = Storage(settings.database_path, rule)  # answers here move the reminder too
     await storage.open()
     try:
-        return await _loop(settings, library, storage, level, pack, stdin, stdout)
+        session = _Session(settings, library, storage, terminal_language(lang, settings), stdout)
+        return await session.run(level, pack, stdin)
     finally:
         await storage.close()
 
 
-async def _loop(
-    settings: Settings,
-    library: Library,
-    storage: Storage,
-    level: Level | None,
-    pack: str | None,
-    stdin: TextIO,
-    stdout: TextIO,
-) -> int:
-    def say(text: str = "") -> None:
-        print(text, file=stdout, flush=True)
+class _Session:
+    """One terminal session: what it shows, and how many answers it has stored."""
 
-    practice = Practice(storage, library, default_timezone=settings.default_timezone)
-    strings = Strings.load(settings.content_dir / "strings")
-    user = await storage.ensure_user(TERMINAL_USER, "terminal", "en")
-    say("Interview practice. Answer in your own words; finish with an empty line.")
-    say("Commands: /hint  /skip  /reveal  /quit\n")
-    chat = TERMINAL_USER
-    while True:
-        asked = await practice.ask(chat, user, level, pack)
-        if asked is None:
-            say("No questions match that level and pack.")
-            return 1
-        q = asked.question
-        say(f"── {q.level.value} · {asked.pack_title} · {q.id} ──")
-        say(q.question)
+    def __init__(
+        self, settings: Settings, library: Library, storage: Storage, lang: str, stdout: TextIO
+    ) -> None:
+        self.practice = Practice(storage, library, default_timezone=settings.default_timezone)
+        self.strings = Strings.load(settings.content_dir / "strings")
+        self.storage = storage
+        self.lang = lang
+        self.stdout = stdout
+        self.answered = 0
+        self.streak = 0
+
+    def say(self, key: str, **values: object) -> None:
+        self.show(self.strings(self.lang, key, **values))
+
+    def show(self, text: str = "") -> None:
+        print(plain(text), file=self.stdout, flush=True)
+
+    def bye(self) -> int:
+        # "Saved" only when something was: a session without an answer leaves the day uncounted.
+        if self.answered:
+            self.say("term_bye", count=self.answered, current=self.streak)
+        else:
+            self.say("term_bye_nothing")
+        return 0
+
+    async def run(self, level: Level | None, pack: str | None, stdin: TextIO) -> int:
+        user = await self.storage.ensure_user(TERMINAL_USER, "terminal", self.lang)
+        self.say("term_intro")
+        self.say("term_commands")
+        self.show()
+        chat = TERMINAL_USER
         while True:
-            say("\nYour answer:")
-            text = await asyncio.to_thread(_read_answer, stdin, stdout)
+            asked = await self.practice.ask(chat, user, level, pack)
+            if asked is None:
+                self.say("term_no_questions")
+                return 1
+            self._show_question(asked)
+            if not await self._answer_one(chat, user, asked, stdin):
+                return self.bye()
+            self.say("term_next")
+            nxt = await asyncio.to_thread(stdin.readline)
+            if nxt == "" or nxt.strip() == "/quit":
+                return self.bye()
+
+    def _show_question(self, asked: Asked) -> None:
+        q = asked.question
+        t = self.strings
+        self.say(
+            "term_question", level=level_name(t, self.lang, q.level), pack=asked.pack_title, id=q.id
+        )
+        if asked.pack_language and asked.pack_language.split("-")[0].lower() != self.lang:
+            base = asked.pack_language.split("-")[0].lower()
+            name = t(self.lang, f"language_{base}") if base in LANGUAGES else asked.pack_language
+            self.say("bank_language", language=name)
+        self.show(q.question)
+
+    async def _answer_one(self, chat: int, user: UserProfile, asked: Asked, stdin: TextIO) -> bool:
+        """Prompt until the question is answered, skipped or revealed; False to quit."""
+        q = asked.question
+        while True:
+            self.show()
+            self.say("term_prompt")
+            text = await asyncio.to_thread(_read_answer, stdin)
             if text is None or text == "/quit":
-                say("Bye — your streak is saved.")
-                return 0
+                return False
+            if text == "":
+                self.say("term_empty")
+                continue
             if text == "/hint":
-                hint = await practice.hint(chat)
-                say(f"💡 Hint {hint[1]}: {hint[0]}" if hint else "No more hints.")
+                hint = await self.practice.hint(chat)
+                if hint is None:
+                    self.say("no_more_hints")
+                else:
+                    self.say("hint", count=hint[1], concept=hint[0])
                 continue
             if text in ("/skip", "/reveal"):
-                await practice.close(chat)
+                await self.practice.close(chat)
                 if text == "/reveal":
-                    say(f"\nReference answer:\n{q.answer}")
-                say()
-                break
-            feedback = await practice.answer(chat, user, text)
+                    self.show()
+                    self.say("revealed")
+                    self.show(q.answer)
+                else:
+                    self.say("skipped")
+                self.show()
+                return True
+            if text.startswith("/") and "\n" not in text:
+                self.say("term_unknown_command", command=text.split()[0])
+                continue
+            if not (is_answerable(text) and is_substantive(text)):
+                self.say("answer_too_short")  # the question stays open, the day uncounted
+                continue
+            feedback = await self.practice.answer(chat, user, text)
             if feedback is None:
-                break
-            r = feedback.result
-            say(f"\nScore: {bar(r.score, 20)} {percent(r.score)}%")
-            for hit in (*r.covered, *r.contradicted):
-                note = html.unescape(hit_note(strings, "en", hit))
-                mark = "✅" if not note else "◐" if hit.credit > 0 else "⚠️"
-                say(f"  {mark} {hit.label}  ← “{hit.text}”" + (f"  ({note})" if note else ""))
-            wrong = {h.label for h in r.contradicted}
-            for concept in r.missed:
-                if concept.label not in wrong:
-                    say(f"  ❌ {concept.label}")
-            if feedback.hints:
-                say(f"  💡 {feedback.hints} hint{'' if feedback.hints == 1 else 's'} used")
-            say(f"\nReference answer:\n{q.answer}")
-            s = feedback.streak
-            say(f"\n🔥 Streak: {s.current} day{'' if s.current == 1 else 's'}, best {s.best}\n")
-            break
-        say("Press Enter for the next question, or type /quit.")
-        nxt = await asyncio.to_thread(stdin.readline)
-        if nxt == "" or nxt.strip() == "/quit":
-            say("Bye — your streak is saved.")
-            return 0
+                return True
+            self.answered += 1
+            self.streak = feedback.streak.current
+            self.show()
+            self.show(
+                score_summary(
+                    self.strings,
+                    self.lang,
+                    result=feedback.result,
+                    hints=feedback.hints,
+                    streak=feedback.streak,
+                )
+            )
+            if feedback.level_up is not None:
+                current = user.level or Level.BEGINNER
+                self.say(
+                    "level_up",
+                    percent=percent(feedback.level_average),
+                    level=level_name(self.strings, self.lang, current),
+                    next=level_name(self.strings, self.lang, feedback.level_up),
+                )
+            self.show()
+            self.say("reference_title")
+            self.show(q.answer)
+            self.show()
+            return True

@@ -127,14 +127,15 @@ async def test_terminal_practice_scores_and_keeps_the_streak(
     stdin = io.StringIO(f"/hint\n{answer}\n/quit\n")
     stdout = io.StringIO()
     code = await run_practice(
-        settings, library, pack="triton", level=None, stdin=stdin, stdout=stdout
+        settings, library, pack="triton", level=None, lang="en", stdin=stdin, stdout=stdout
     )
     assert code == 0
     shown = stdout.getvalue()
-    assert "💡 Hint 1:" in shown
+    assert "💡 Hint 1: think about " in shown
     assert "Score: " in shown and "%" in shown
-    assert "Reference answer:" in shown
-    assert "🔥 Streak: 1 day," in shown
+    assert "📖 Reference answer" in shown
+    assert "🔥 Streak: 1 day · best 1" in shown
+    assert "Bye — 1 answer this time, and your streak is saved (🔥 1 day)." in shown
     storage = Storage(settings.database_path)
     await storage.open()
     try:

@@ -176,7 +176,7 @@ async def test_reveal_only_by_opener_or_admin(bot: BotHarness, api: FakeBotAPI) 
 
 async def test_round_closes_by_itself_after_a_restart(bot: BotHarness, api: FakeBotAPI) -> None:
     question = await open_beginner_q3(bot)
-    assert "closes at 09:10 (UTC)" in question.visible
+    assert "closes in 10 min (at 09:10 UTC)" in question.visible
     await answer(bot, ANA, STRONG, question)
     seen = len(messages(api))
     await bot.restart()
@@ -253,7 +253,7 @@ async def test_group_settings_are_for_admins(bot: BotHarness, api: FakeBotAPI) -
     (reply,) = await bot.say(ADMIN, "/roundlength 15", chat_id=GROUP)
     assert "15" in reply.visible
     (question,) = await bot.say(ANA, "/quiz", chat_id=GROUP)
-    assert "Advanced" in question.visible and "closes at 09:15" in question.visible
+    assert "Advanced" in question.visible and "closes in 15 min (at 09:15 UTC)" in question.visible
 
 
 async def test_supergroup_migration_moves_rounds(bot: BotHarness, api: FakeBotAPI) -> None:

@@ -143,7 +143,7 @@ PRIVATE = [
     "timezone", "lang", "export", "forget", "help", "start",
 ]  # fmt: skip
 GROUPS = ["quiz", "reveal", "top", "help"]
-GROUP_ADMINS = ["quiz", "reveal", "top", "daily", "level", "roundlength", "help"]
+GROUP_ADMINS = ["quiz", "reveal", "top", "daily", "level", "roundlength", "timezone", "help"]
 
 
 @pytest.mark.parametrize("language", [None, "zh"])

@@ -1,4 +1,5 @@
-"""/daily (the chat's daily question schedule), its start button, and /reminders."""
+"""/daily (the chat's daily question schedule), its start button, /reminders, and a group's
+/timezone (the zone its schedule and round deadlines are read in)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from telegram.ext import ContextTypes
 
 from bot.core.models import ChatRecord, UserProfile
 from bot.core.schedule import DailySchedule, Days, next_occurrence, parse_daily, parse_time
-from bot.core.timezones import zone_label
+from bot.core.timezones import resolve_timezone, suggest_timezones, zone_label
 from bot.handlers.common import Services, begin, current_user, is_admin, send, services, ui_language
 from bot.i18n import Html
 
@@ -32,6 +33,12 @@ def _zone_for(svc: Services, chat: ChatRecord, user: UserProfile | None) -> str:
     if chat.kind == "private" and user is not None and user.timezone:
         return user.timezone
     return svc.settings.default_timezone
+
+
+def _zone_to_keep(svc: Services, chat: ChatRecord, user: UserProfile | None) -> str | None:
+    """The zone a schedule change stores when none was named: a group keeps having none
+    until an admin names one, so its members are told their times are UTC."""
+    return _zone_for(svc, chat, user) if chat.kind == "private" else chat.timezone
 
 
 async def _chat_record(svc: Services, chat: Chat) -> ChatRecord:
@@ -70,7 +77,7 @@ async def daily(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
             [Html(f"{_status(svc, record, user, lang)}\n{t(lang, 'daily_examples')}")],
         )
         return
-    zone = command.zone or _zone_for(svc, record, user)
+    zone = command.zone or _zone_to_keep(svc, record, user)
     at = command.at or parse_time(record.daily_time)
     assert at is not None
     days = command.days or Days(record.daily_days)
@@ -93,11 +100,12 @@ async def save_schedule(
     enabled: bool,
     at: str,
     days: Days,
-    zone: str,
+    zone: str | None,
 ) -> None:
+    """Store the chat's schedule and its next prompt (`zone` None: the bot's default zone)."""
     parsed = parse_time(at)
     assert parsed is not None
-    schedule = DailySchedule(parsed, days, zone)
+    schedule = DailySchedule(parsed, days, zone or svc.settings.default_timezone)
     next_due = next_occurrence(schedule, svc.practice.clock()) if enabled else None
     await svc.storage.set_schedule(
         record.chat_id, enabled=enabled, at=at, days=days.value, zone=zone, next_due=next_due
@@ -129,7 +137,46 @@ def _describe(
     if record.kind == "private" and not (user and user.timezone):
         # Still on the bot's default zone: say so, or 08:30 may arrive at the wrong hour.
         text = Html(f"{text}\n{svc.strings(lang, 'daily_zone_hint', zone=zone_label(zone))}")
+    elif record.kind != "private" and not record.timezone:
+        text = Html(f"{text}\n{svc.strings(lang, 'group_zone_hint', zone=zone_label(zone))}")
     return text
+
+
+async def group_timezone(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """A group's /timezone: anyone sees it, admins set it; the daily round keeps its hour."""
+    turn = await begin(update, context)
+    if turn is None:
+        return
+    svc, user, chat, lang = turn
+    t = svc.strings
+    record = await _chat_record(svc, chat)
+    now = svc.practice.clock()
+    wanted = " ".join(context.args or []).strip()
+    if not wanted:
+        zone = record.timezone or svc.settings.default_timezone
+        key = "group_timezone_current" if record.timezone else "group_timezone_unset"
+        local = now.astimezone(ZoneInfo(zone)).strftime("%H:%M")
+        await send(context, chat.id, [t(lang, key, zone=zone_label(zone), time=local)])
+        return
+    chosen = resolve_timezone(wanted)
+    if chosen is None:
+        lines = [t(lang, "timezone_bad", zone=wanted[:60])]
+        if suggestions := suggest_timezones(wanted[:60]):
+            lines.append(t(lang, "timezone_suggest", suggestions=", ".join(suggestions)))
+        lines.append(t(lang, "timezone_example"))
+        await send(context, chat.id, [Html("\n".join(lines))])
+        return
+    if not await is_admin(update, context):
+        await send(context, chat.id, [t(lang, "admins_only")])
+        return
+    days = Days(record.daily_days)
+    at = record.daily_time
+    await save_schedule(
+        svc, record, user, enabled=record.daily_enabled, at=at, days=days, zone=chosen
+    )
+    local = now.astimezone(ZoneInfo(chosen)).strftime("%H:%M")
+    text = t(lang, "group_timezone_set", zone=zone_label(chosen), time=local)
+    await send(context, chat.id, [text])
 
 
 async def daily_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -149,7 +196,7 @@ async def daily_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
         await send(context, chat.id, [svc.strings(lang, "admins_only")])
         return
     record = await _chat_record(svc, chat)
-    zone = _zone_for(svc, record, user)
+    zone = _zone_to_keep(svc, record, user)
     days = Days(record.daily_days)
     shown = parse_time((query.data or "").removeprefix("daily:on").lstrip(":"))
     at = shown.strftime("%H:%M") if shown is not None else record.daily_time

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import deque
-from datetime import timedelta
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from telegram import Bot, Update
@@ -41,7 +41,15 @@ from bot.handlers.common import (
 )
 from bot.handlers.keyboards import chat_link_keyboard
 from bot.i18n import Html
-from bot.render import excerpt, level_name, pack_messages, percent, score_summary, split_head
+from bot.render import (
+    excerpt,
+    level_name,
+    pack_messages,
+    percent,
+    score_summary,
+    split_head,
+    time_left,
+)
 
 log = logging.getLogger(__name__)
 
@@ -116,10 +124,30 @@ async def draft_round(
         level=level_name(svc.strings, lang, question.level),
         pack=pack_title,
         question=question.question,
-        closes=closing.astimezone(ZoneInfo(zone)).strftime("%H:%M"),
-        zone=zone_label(zone),
+        deadline=round_deadline(svc, lang, now, closing, record.timezone),
     )
     return round_id, question.id, text
+
+
+def round_deadline(
+    svc: Services, lang: str, now: datetime, closing: datetime, chat_zone: str | None
+) -> Html:
+    """When the round closes, in words a member understands.
+
+    With the group's own zone: its clock time, then the time left. Without one, the clock
+    time is in the bot's default zone (UTC), which most members do not live in: the time
+    left comes first, the clock time is named as UTC, and admins are told how to fix it.
+    """
+    zone = chat_zone or svc.settings.default_timezone
+    values = {
+        "time": closing.astimezone(ZoneInfo(zone)).strftime("%H:%M"),
+        "zone": zone_label(zone),
+        "left": time_left(svc.strings, lang, closing - now),
+    }
+    if chat_zone:
+        return svc.strings(lang, "round_closes_at", **values)
+    hint = svc.strings(lang, "group_zone_hint", zone=values["zone"])
+    return Html(f"{svc.strings(lang, 'round_closes_in', **values)}\n{hint}")
 
 
 async def open_round(

@@ -54,6 +54,7 @@ GROUP_ADMIN_MENU: tuple[tuple[str, str], ...] = (
     ("daily", "cmd_group_daily"),
     ("level", "cmd_group_level"),
     ("roundlength", "cmd_roundlength"),
+    ("timezone", "cmd_group_timezone"),
     ("help", "cmd_help"),
 )
 

@@ -400,7 +400,7 @@ class Storage(OutboxStore, ReminderStore):
         enabled: bool,
         at: str,
         days: str,
-        zone: str,
+        zone: str | None,
         next_due: Occurrence | None,
     ) -> None:
         await self._write(
