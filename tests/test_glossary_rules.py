@@ -124,3 +124,9 @@ def test_find_in_word_boundaries_with_letters_beyond_ascii() -> None:
     glossary = Glossary([["Straße", "街道"], ["Zürich", "苏黎世"]])
     assert glossary.find_in("Straßen und Gezürich") == []
     assert glossary.find_in("die Straße in Zürich") == ["Straße", "Zürich"]
+
+
+def test_a_plural_in_es_meets_its_singular_in_e_and_in_ch() -> None:
+    glossary = Glossary([["KV cache", "KV缓存"], ["batch", "批"]])
+    assert "KV缓存" in glossary.synonyms("KV caches")
+    assert "批" in glossary.synonyms("batches")

@@ -23,7 +23,9 @@ class GlossaryError(ValueError):
     """A glossary file that cannot be read; the message names the file and the entry."""
 
 
-_PLURAL_RE = re.compile(r"(?<=[a-z]{3})(?:(?<=ch|sh)es|(?<=[^s])s)$")
+# `batches` is batch + es but `caches` is cache + s: a word's final -e after ch/sh is folded
+# too (cache and caches both fold to "cach", batch and batches to "batch").
+_PLURAL_RE = re.compile(r"(?<=[a-z]{3})(?:(?<=ch|sh)es|(?<=ch|sh)e|(?<=[^s])s)$")
 
 
 def _key(term: str) -> str:
