@@ -32,15 +32,16 @@ from bot.core.reminders import ReminderRule
 from bot.delivery import reachability, trace_requests
 from bot.handlers import daily, errors, groups, membership, menus, private, updates
 from bot.handlers import settings as settings_handlers
-from bot.handlers.common import SERVICES_KEY, Services
+from bot.handlers.common import SERVICES_KEY
 from bot.i18n import Strings
 from bot.jobs.daily import DailySender
 from bot.jobs.lease import Lease
 from bot.jobs.outbox import OutboxSender
 from bot.logs import configure_logging
-from bot.practice import Clock, Practice, utc_now
 from bot.ratelimit import PerChatRetryRateLimiter, strict_window
 from bot.retention import prune_forever
+from bot.services import Services
+from bot.services.practice import Clock, Practice, utc_now
 from bot.storage import Storage
 
 log = logging.getLogger(__name__)

@@ -10,13 +10,17 @@ from __future__ import annotations
 import html
 from datetime import timedelta
 
+from bot.core.content import Question
 from bot.core.levels import Level
+from bot.core.models import RoundAnswer, RoundRecord
+from bot.core.rounds import MemberResult, rank
 from bot.core.scoring import ConceptHit, ScoreResult, Status
 from bot.core.streaks import StreakState
 from bot.i18n import Html, Strings
 
 MESSAGE_LIMIT = 4096  # Telegram: characters per message (we count UTF-16 units of the HTML)
 EXCERPT_CHARS = 40
+MEDALS = ("🥇", "🥈", "🥉")
 
 
 def esc(text: str) -> Html:
@@ -215,3 +219,48 @@ def split_head(text: str, limit: int = MESSAGE_LIMIT) -> list[Html]:
             current = line
     out.append(current)
     return [Html(m) for m in out]
+
+
+def ranking_messages(
+    t: Strings,
+    round_: RoundRecord,
+    question: Question | None,
+    answers: list[RoundAnswer],
+    lang: str,
+) -> list[Html]:
+    """The ranked results and the reference answer, split at Telegram's limit."""
+    total = len(question.concepts) if question else 0
+    ranked = rank(
+        [
+            MemberResult(a.user_id, a.first_name, a.score, len(a.covered), total, a.answered_at)
+            for a in answers
+        ]
+    )
+    title = excerpt(question.question, 60) if question else round_.question_id
+    lines: list[str] = [t(lang, "round_results", question=title)]
+    if not ranked:
+        lines.append(t(lang, "round_nobody"))
+    for place, r in enumerate(ranked, start=1):
+        # A medal is for an answer that covered something: 0% gets a place, not bronze.
+        medal = MEDALS[place - 1] if place <= len(MEDALS) and r.score > 0 else f"{place}."
+        lines.append(
+            t(
+                lang,
+                "round_line",
+                medal=medal,
+                name=r.first_name or "?",
+                percent=percent(r.score),
+                covered=r.covered,
+                total=r.total,
+            )
+        )
+    head = split_head("\n".join(lines))
+    messages = [
+        *head[:-1],
+        *pack_messages(
+            f"{head[-1]}\n\n{t(lang, 'reference_title')}",
+            question.answer if question else "",
+            wrap=("<blockquote>", "</blockquote>"),
+        ),
+    ]
+    return messages

@@ -13,7 +13,7 @@ from fsrs import Rating
 from bot.core.content import Library
 from bot.core.levels import Level
 from bot.core.models import UserProfile
-from bot.practice import Practice
+from bot.services.practice import Practice
 from bot.storage import Storage
 from tests.conftest import FakeClock
 

@@ -7,8 +7,7 @@ that cannot be reached); these are the handler-side shortcuts taking a context.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from telegram import CallbackQuery, Chat, InlineKeyboardMarkup, InputFile, Message, Update
@@ -17,27 +16,13 @@ from telegram.error import BadRequest, Forbidden
 from telegram.ext import ContextTypes
 
 from bot import delivery
-from bot.config import Settings
-from bot.core.content import Library
 from bot.core.models import UserProfile
-from bot.i18n import Html, Strings, interface_language, language_for
-from bot.practice import Practice
-from bot.storage import Storage
+from bot.i18n import Html, language_for, user_language
+from bot.services import Services
 
 log = logging.getLogger(__name__)
 
 SERVICES_KEY = "services"
-
-
-@dataclass
-class Services:
-    settings: Settings
-    storage: Storage
-    library: Library
-    strings: Strings
-    practice: Practice
-    # Tells the outbox sender that rows were recorded (set by the application).
-    notify_outbox: Callable[[], None] = field(default=lambda: None)
 
 
 def services(context: ContextTypes.DEFAULT_TYPE) -> Services:
@@ -90,8 +75,7 @@ def ui_language(user: UserProfile | None, update: Update | None = None) -> str:
     sends), from what the client reported at the last contact.
     """
     code = update.effective_user.language_code if update and update.effective_user else None
-    client = language_for(code) if code else (user.telegram_language if user else None)
-    return interface_language(user.language if user else None, client)
+    return user_language(user, code)
 
 
 async def send(

@@ -10,13 +10,14 @@ from telegram import Chat, Update
 from telegram.ext import ContextTypes
 
 from bot.core.models import ChatRecord, UserProfile
-from bot.core.schedule import DailySchedule, Days, next_occurrence, parse_daily, parse_time
-from bot.core.timezones import resolve_timezone, suggest_timezones, zone_label
-from bot.handlers.common import Services, begin, current_user, is_admin, send, services, ui_language
+from bot.core.schedule import Days, parse_daily, parse_time
+from bot.core.timezones import zone_label
+from bot.handlers.common import begin, current_user, is_admin, send, services, ui_language
 from bot.i18n import Html
+from bot.services import Services
+from bot.services.schedules import save_schedule, zone_for
 
 _ZH_WEEKDAYS = "一二三四五六日"
-DEFAULT_DAILY_TIME = "09:00"  # what /start offers before a chat has chosen a time
 
 
 def _next_text(at: datetime, zone: str, lang: str) -> str:
@@ -25,20 +26,6 @@ def _next_text(at: datetime, zone: str, lang: str) -> str:
     if lang == "zh":
         return f"{local.month}月{local.day}日（周{_ZH_WEEKDAYS[local.weekday()]}）{local:%H:%M}"
     return local.strftime("%a %d %b %H:%M")
-
-
-def _zone_for(svc: Services, chat: ChatRecord, user: UserProfile | None) -> str:
-    if chat.timezone:
-        return chat.timezone
-    if chat.kind == "private" and user is not None and user.timezone:
-        return user.timezone
-    return svc.settings.default_timezone
-
-
-def _zone_to_keep(svc: Services, chat: ChatRecord, user: UserProfile | None) -> str | None:
-    """The zone a schedule change stores when none was named: a group keeps having none
-    until an admin names one, so its members are told their times are UTC."""
-    return _zone_for(svc, chat, user) if chat.kind == "private" else chat.timezone
 
 
 async def _chat_record(svc: Services, chat: Chat) -> ChatRecord:
@@ -77,7 +64,7 @@ async def daily(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
             [Html(f"{_status(svc, record, user, lang)}\n{t(lang, 'daily_examples')}")],
         )
         return
-    zone = command.zone or _zone_to_keep(svc, record, user)
+    zone = command.zone or zone_for(svc, record, user)
     at = command.at or parse_time(record.daily_time)
     assert at is not None
     days = command.days or Days(record.daily_days)
@@ -90,26 +77,6 @@ async def daily(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     updated = await svc.storage.get_chat(chat.id)
     assert updated is not None
     await send(context, chat.id, [_confirmation(svc, updated, user, lang)])
-
-
-async def save_schedule(
-    svc: Services,
-    record: ChatRecord,
-    user: UserProfile | None,
-    *,
-    enabled: bool,
-    at: str,
-    days: Days,
-    zone: str | None,
-) -> None:
-    """Store the chat's schedule and its next prompt (`zone` None: the bot's default zone)."""
-    parsed = parse_time(at)
-    assert parsed is not None
-    schedule = DailySchedule(parsed, days, zone or svc.settings.default_timezone)
-    next_due = next_occurrence(schedule, svc.practice.clock()) if enabled else None
-    await svc.storage.set_schedule(
-        record.chat_id, enabled=enabled, at=at, days=days.value, zone=zone, next_due=next_due
-    )
 
 
 def _confirmation(svc: Services, record: ChatRecord, user: UserProfile | None, lang: str) -> Html:
@@ -125,7 +92,7 @@ def _describe(
 ) -> Html:
     if not record.daily_enabled or record.next_due_at is None:
         return svc.strings(lang, off)
-    zone = _zone_for(svc, record, user)
+    zone = zone_for(svc, record, user)
     text = svc.strings(
         lang,
         on,
@@ -196,7 +163,7 @@ async def daily_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
         await send(context, chat.id, [svc.strings(lang, "admins_only")])
         return
     record = await _chat_record(svc, chat)
-    zone = _zone_to_keep(svc, record, user)
+    zone = zone_for(svc, record, user)
     days = Days(record.daily_days)
     shown = parse_time((query.data or "").removeprefix("daily:on").lstrip(":"))
     at = shown.strftime("%H:%M") if shown is not None else record.daily_time

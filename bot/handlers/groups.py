@@ -21,17 +21,12 @@ from telegram.ext import ContextTypes
 
 from bot import delivery
 from bot.core.answers import is_substantive
-from bot.core.content import Question
 from bot.core.levels import Level, parse_level
-from bot.core.models import RoundAnswer, RoundRecord
 from bot.core.outbox import Draft, Kind
-from bot.core.rounds import MemberResult, closes_at, points, rank, week_start
+from bot.core.rounds import points, week_start
 from bot.core.scoring import ScoreResult, is_answerable
-from bot.core.selection import pick_question
 from bot.core.streaks import StreakState, visible_streak
-from bot.core.timezones import zone_label
 from bot.handlers.common import (
-    Services,
     begin,
     current_user,
     is_admin,
@@ -39,23 +34,16 @@ from bot.handlers.common import (
     services,
     ui_language,
 )
-from bot.handlers.keyboards import chat_link_keyboard
 from bot.i18n import Html
-from bot.render import (
-    excerpt,
-    level_name,
-    pack_messages,
-    percent,
-    score_summary,
-    split_head,
-    time_left,
-)
+from bot.keyboards import chat_link_keyboard
+from bot.render import level_name, score_summary, split_head
+from bot.services import Services
+from bot.services.rounds import close_round, open_round
 
 log = logging.getLogger(__name__)
 
 ACKS_PER_MINUTE = 10  # reactions per group; the rest of the group's budget is for messages
 ACK_WINDOW = 60.0
-MEDALS = ("🥇", "🥈", "🥉")
 # Reaction times per group within the last minute. Groups quiet for a minute are swept out
 # (at most once a minute), so the dict holds only groups active lately, not every group seen.
 _acks: dict[int, deque[float]] = {}
@@ -76,104 +64,6 @@ def _ack_allowed(chat_id: int, now: float | None = None) -> bool:
         return False
     window.append(now)
     return True
-
-
-async def draft_round(
-    svc: Services,
-    chat_id: int,
-    *,
-    level: Level | None,
-    daily: bool,
-    opened_by: int | None = None,
-    lang: str | None = None,
-    pack: str | None = None,
-) -> tuple[int, str, Html] | None:
-    """Open a round and write its question; None if a round is open or no question fits.
-
-    Returns (round id, question id, the question message); the caller posts it.
-    """
-    record = await svc.storage.get_chat(chat_id)
-    if record is None:
-        await svc.storage.ensure_chat(chat_id, "group")
-        record = await svc.storage.get_chat(chat_id)
-    assert record is not None
-    level = level or record.level or Level.BEGINNER
-    pool = svc.library.pool(level, pack)
-    question = pick_question(pool, await svc.storage.recent_questions(chat_id), svc.practice.rng)
-    if question is None:
-        return None
-    zone = record.timezone or svc.settings.default_timezone
-    now = svc.practice.clock()
-    closing = closes_at(
-        now,
-        minutes=record.round_minutes or svc.settings.round_minutes,
-        daily=daily,
-        zone=zone,
-        evening_hour=svc.settings.reminder_hour,
-    )
-    round_id = await svc.storage.open_round(
-        chat_id, question.id, opened_by, now, closing, daily=daily
-    )
-    if round_id is None:
-        return None
-    lang = lang or record.language or "en"
-    pack_title = svc.library.packs[svc.library.pack_of[question.id]].title
-    text = svc.strings(
-        lang,
-        "round_question",
-        level=level_name(svc.strings, lang, question.level),
-        pack=pack_title,
-        question=question.question,
-        deadline=round_deadline(svc, lang, now, closing, record.timezone),
-    )
-    return round_id, question.id, text
-
-
-def round_deadline(
-    svc: Services, lang: str, now: datetime, closing: datetime, chat_zone: str | None
-) -> Html:
-    """When the round closes, in words a member understands.
-
-    With the group's own zone: its clock time, then the time left. Without one, the clock
-    time is in the bot's default zone (UTC), which most members do not live in: the time
-    left comes first, the clock time is named as UTC, and admins are told how to fix it.
-    """
-    zone = chat_zone or svc.settings.default_timezone
-    values = {
-        "time": closing.astimezone(ZoneInfo(zone)).strftime("%H:%M"),
-        "zone": zone_label(zone),
-        "left": time_left(svc.strings, lang, closing - now),
-    }
-    if chat_zone:
-        return svc.strings(lang, "round_closes_at", **values)
-    hint = svc.strings(lang, "group_zone_hint", zone=values["zone"])
-    return Html(f"{svc.strings(lang, 'round_closes_in', **values)}\n{hint}")
-
-
-async def open_round(
-    bot: Bot,
-    svc: Services,
-    chat_id: int,
-    *,
-    level: Level | None,
-    opened_by: int | None = None,
-    lang: str | None = None,
-    pack: str | None = None,
-) -> str | None:
-    """Post a question as a new round now (/quiz); None if a round is open or none fits."""
-    drafted = await draft_round(
-        svc, chat_id, level=level, daily=False, opened_by=opened_by, lang=lang, pack=pack
-    )
-    if drafted is None:
-        return None
-    round_id, question_id, text = drafted
-    result = await delivery.send_messages(bot, chat_id, [text])
-    if not result.ok or result.first_message_id is None:
-        await svc.storage.cancel_round(round_id)
-        await delivery.settle(svc.storage, chat_id, result, "round question")
-        return question_id if result.outcome is delivery.Outcome.MAYBE_SENT else None
-    await svc.storage.set_round_message(round_id, result.first_message_id)
-    return question_id
 
 
 async def quiz(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -293,78 +183,6 @@ async def _react(bot: Bot, svc: Services, chat_id: int, message_id: int) -> None
         log.debug("no reaction in %s: %s", chat_id, result.error)
     elif not result.ok:
         await delivery.settle(svc.storage, chat_id, result, "reaction")
-
-
-async def close_round(svc: Services, round_: RoundRecord, lang: str = "en") -> bool:
-    """Close a round once; its ranked results are recorded with the close and posted by the
-    outbox (after a crash too)."""
-    question = svc.library.question(round_.question_id)
-    level = question.level if question else Level.BEGINNER
-    now = svc.practice.clock()
-
-    def announce(answers: list[RoundAnswer]) -> Draft:
-        messages = ranking_messages(svc, round_, question, answers, lang)
-        deadline = now + timedelta(minutes=svc.settings.outbox_deadline_minutes)
-        return Draft(
-            Kind.RANKING,
-            f"ranking:{round_.round_id}",
-            round_.chat_id,
-            tuple(messages),
-            deadline,
-            reply_to=round_.message_id,
-        )
-
-    closed = await svc.storage.close_round(round_.round_id, now, level, announce)
-    if closed is None:
-        return False
-    svc.notify_outbox()
-    return True
-
-
-def ranking_messages(
-    svc: Services,
-    round_: RoundRecord,
-    question: Question | None,
-    answers: list[RoundAnswer],
-    lang: str,
-) -> list[Html]:
-    """The ranked results and the reference answer, split at Telegram's limit."""
-    t = svc.strings
-    total = len(question.concepts) if question else 0
-    ranked = rank(
-        [
-            MemberResult(a.user_id, a.first_name, a.score, len(a.covered), total, a.answered_at)
-            for a in answers
-        ]
-    )
-    title = excerpt(question.question, 60) if question else round_.question_id
-    lines: list[str] = [t(lang, "round_results", question=title)]
-    if not ranked:
-        lines.append(t(lang, "round_nobody"))
-    for place, r in enumerate(ranked, start=1):
-        # A medal is for an answer that covered something: 0% gets a place, not bronze.
-        medal = MEDALS[place - 1] if place <= len(MEDALS) and r.score > 0 else f"{place}."
-        lines.append(
-            t(
-                lang,
-                "round_line",
-                medal=medal,
-                name=r.first_name or "?",
-                percent=percent(r.score),
-                covered=r.covered,
-                total=r.total,
-            )
-        )
-    head = split_head("\n".join(lines))
-    messages = [
-        *head[:-1],
-        *pack_messages(
-            f"{head[-1]}\n\n{t(lang, 'reference_title')}",
-            question.answer if question else "",
-            wrap=("<blockquote>", "</blockquote>"),
-        ),
-    ]
-    return messages
 
 
 async def reveal(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -487,13 +305,6 @@ async def private_only(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
         text = svc.strings(lang, "private_only", bot=username)
         keyboard = chat_link_keyboard(svc.strings, lang, username) if username else None
         await send(context, chat.id, [text], keyboard, reply_to=message.message_id)
-
-
-async def introduce(bot: Bot, svc: Services, chat_id: int, title: str, lang: str) -> None:
-    """A few lines when the bot is added to a group."""
-    text = svc.strings(lang, "group_intro", title=title or "👋")
-    result = await delivery.send_messages(bot, chat_id, [text])
-    await delivery.settle(svc.storage, chat_id, result, "introduction")
 
 
 async def migrated(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

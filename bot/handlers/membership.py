@@ -6,8 +6,8 @@ from telegram import ChatMember, Update
 from telegram.ext import ContextTypes
 
 from bot.handlers.common import services
-from bot.handlers.groups import introduce
 from bot.i18n import language_for
+from bot.services.rounds import introduce
 
 _GONE = {ChatMember.LEFT, ChatMember.BANNED}
 

@@ -13,7 +13,6 @@ from bot.core.models import UserProfile
 from bot.core.scoring import is_answerable
 from bot.export import answers_csv
 from bot.handlers.common import (
-    Services,
     begin,
     current_user,
     send,
@@ -23,16 +22,14 @@ from bot.handlers.common import (
     set_keyboard,
     ui_language,
 )
-from bot.handlers.daily import DEFAULT_DAILY_TIME
-from bot.handlers.keyboards import (
+from bot.i18n import LANGUAGES, Html
+from bot.keyboards import (
     QUESTION_LINK_PREFIX,
     feedback_keyboard,
     next_keyboard,
     question_keyboard,
     start_keyboard,
 )
-from bot.i18n import LANGUAGES, Html
-from bot.practice import Asked
 from bot.render import (
     MESSAGE_LIMIT,
     bar,
@@ -44,6 +41,9 @@ from bot.render import (
     split_head,
     utf16_len,
 )
+from bot.services import Services
+from bot.services.practice import Asked
+from bot.services.schedules import DEFAULT_DAILY_TIME
 
 
 async def start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

@@ -13,7 +13,6 @@ from bot.core.models import ChatRecord, UserProfile
 from bot.core.schedule import Days
 from bot.core.timezones import resolve_timezone, suggest_timezones, zone_label
 from bot.handlers.common import (
-    Services,
     begin,
     current_user,
     edit_text,
@@ -21,10 +20,11 @@ from bot.handlers.common import (
     services,
     ui_language,
 )
-from bot.handlers.daily import DEFAULT_DAILY_TIME, save_schedule
-from bot.handlers.keyboards import forget_keyboard, level_keyboard, settings_keyboard
 from bot.i18n import LANGUAGES, Html
+from bot.keyboards import forget_keyboard, level_keyboard, settings_keyboard
 from bot.render import level_name
+from bot.services import Services
+from bot.services.schedules import DEFAULT_DAILY_TIME, save_schedule
 
 
 async def level(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

@@ -28,22 +28,20 @@ from bot.core.models import ChatRecord, UserProfile
 from bot.core.outbox import Draft, Kind
 from bot.core.reminders import claim, end_of_day
 from bot.core.schedule import (
-    DailySchedule,
-    Days,
     Due,
     Occurrence,
     due_state,
     next_occurrence,
-    parse_time,
     resume_after,
 )
 from bot.core.streaks import visible_streak
-from bot.handlers.common import Services, ui_language
-from bot.handlers.groups import close_round, draft_round
-from bot.handlers.keyboards import next_keyboard, question_keyboard
-from bot.i18n import Html
-from bot.practice import Clock
+from bot.i18n import Html, user_language
+from bot.keyboards import next_keyboard, question_keyboard
 from bot.render import MESSAGE_LIMIT, question_message, utf16_len
+from bot.services import Services
+from bot.services.practice import Clock
+from bot.services.rounds import close_round, draft_round
+from bot.services.schedules import schedule_of
 from bot.storage.reminders import ReminderClaim
 
 log = logging.getLogger(__name__)
@@ -56,12 +54,6 @@ REMINDER_PAGE = 100  # due reminder instants claimed per transaction (short writ
 class TickReport:
     outcomes: Counter[str]
     reminders: int = 0
-
-
-def schedule_of(chat: ChatRecord, default_zone: str) -> DailySchedule:
-    at = parse_time(chat.daily_time)
-    assert at is not None, chat.daily_time  # written by /daily from a parsed time
-    return DailySchedule(at, Days(chat.daily_days), chat.timezone or default_zone)
 
 
 class DailySender:
@@ -155,7 +147,7 @@ class DailySender:
         user = await svc.storage.get_user(chat_id)
         if user is None:
             return None
-        lang = ui_language(user)
+        lang = user_language(user)
         asked = await svc.practice.ask(chat_id, user, None, None)
         if asked is None:
             return None
@@ -212,7 +204,7 @@ class DailySender:
         svc = self.svc
         rule = svc.storage.reminder_rule
         streak = visible_streak(user.streak, day).current
-        lang = ui_language(user)
+        lang = user_language(user)
         text = svc.strings(lang, "reminder", streak=streak)
         # One tap starts a question: the button /quiz's feedback offers ("Next question").
         keyboard = next_keyboard(svc.strings, lang, user.level or Level.BEGINNER).to_dict()
