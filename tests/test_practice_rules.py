@@ -438,3 +438,38 @@ async def test_question_choice_follows_the_seed_and_works_without_one(
     first = await sequence("a", random.Random(11))
     assert await sequence("b", random.Random(11)) == first
     assert len(await sequence("c", None)) == 3
+
+
+async def test_an_answer_is_one_transaction_at_one_instant(practice: Practice) -> None:
+    """Answer, streak and review card commit together, all stamped with one clock reading."""
+    ada = await _user(practice, ADA)
+    await practice.ask_question(ADA, ada, practice.library.questions["triton-q3"])
+    base = practice.clock
+    readings: list[datetime] = []
+
+    def ticking() -> datetime:  # every reading is a second later than the one before
+        base.advance(seconds=1)  # type: ignore[attr-defined]
+        readings.append(base())
+        return base()
+
+    practice.clock = ticking
+    statements: list[str] = []
+    await practice.storage.db.set_trace_callback(statements.append)
+    feedback = await practice.answer(ADA, ada, "max_batch_size 和 preferred batch size")
+    await practice.storage.db.set_trace_callback(None)
+    assert feedback is not None
+    assert len(readings) == 1
+    writes = [" ".join(s.split()[:3]) for s in statements if not s.startswith("SELECT")]
+    assert writes == [
+        "BEGIN IMMEDIATE",
+        "DELETE FROM open_questions",
+        "INSERT INTO answers",
+        "UPDATE users SET",
+        "INSERT INTO reviews",
+        "COMMIT",
+    ]
+    card = await practice.storage.get_review(ADA, "triton-q3")
+    answer = await practice.storage.answer(feedback.answer_id)
+    assert card is not None and answer is not None
+    assert card["reviewed_at"] == answer["answered_at"] == readings[0].isoformat()
+    assert card["last_answer_id"] == feedback.answer_id

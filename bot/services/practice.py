@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from zoneinfo import ZoneInfo
 
-from fsrs import Rating
-
 from bot.core.content import Library, Question
 from bot.core.levels import Level
 from bot.core.models import AnswerRecord, UserProfile, UserStats
@@ -33,6 +31,7 @@ from bot.core.scoring import ScoreResult, score_answer
 from bot.core.selection import pick_question
 from bot.core.streaks import StreakState, at_risk, local_day, record_answer, visible_streak
 from bot.storage import Storage
+from bot.storage.repository import ReviewUpdate
 
 Clock = Callable[[], datetime]
 
@@ -192,38 +191,23 @@ class Practice:
             answered_at=now,
             local_day=day.isoformat(),
         )
-        stored = await self.storage.record_answer(record, lambda s: record_answer(s, day))
+        rating = rating_for(result.coverage, hints)
+        # The answer, the streak and the review card: one transaction, one instant.
+        stored = await self.storage.record_answer(
+            record,
+            lambda s: record_answer(s, day),
+            review=ReviewUpdate(lambda card: review(card, rating, now), int(rating)),
+        )
         if stored is None:  # answered twice at once: the first one counted
             return None
-        streak, answer_id = stored
-        state = await self._review(
-            user.user_id, question.id, answer_id, rating_for(result.coverage, hints)
-        )
+        streak, answer_id, state = stored
+        assert state is not None
         recent = await self.storage.recent_answers(user.user_id, LEVEL_UP_ANSWERS * 4)
         current = user.level or Level.BEGINNER
         at_level = [a["score"] for a in recent if a["level"] == current][:LEVEL_UP_ANSWERS]
         suggestion = level_up(current, at_level) if question.level == current else None
         average = sum(at_level) / len(at_level) if at_level else 0.0
         return Feedback(question, result, hints, streak, answer_id, state.due, suggestion, average)
-
-    async def _review(
-        self, user_id: int, question_id: str, answer_id: int, rating: Rating
-    ) -> ReviewState:
-        previous = await self.storage.get_review(user_id, question_id)
-        before = previous["card"] if previous else None
-        now = self.clock()
-        state = review(before, rating, now)
-        await self.storage.save_review(
-            user_id,
-            question_id,
-            card=state.card,
-            due=state.due,
-            previous_card=before,
-            answer_id=answer_id,
-            reviewed_at=now,
-            rating=int(rating),
-        )
-        return state
 
     async def overrule(self, user_id: int, answer_id: int, choice: str) -> ReviewState | None:
         """Redo the review of answer `answer_id` with the user's own rating; None if stale."""

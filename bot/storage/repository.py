@@ -2,7 +2,10 @@
 
 Writes are serialised by one lock and run as explicit `BEGIN IMMEDIATE` transactions: two
 handlers sharing a connection must never interleave their statements, or one's rollback or
-commit would take the other's half-done work with it. Reads need no lock (WAL).
+commit would take the other's half-done work with it. Reads go through a second, read-only
+connection: WAL isolates connections, not coroutines, so a read on the writer's connection
+would see another coroutine's uncommitted rows (and then keep them after a rollback). On its
+own connection a read sees what was committed when it began, and never waits for a writer.
 Migrations are the numbered `.sql` files beside this module, applied by `PRAGMA user_version`.
 """
 
@@ -14,10 +17,11 @@ import json
 import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from importlib import resources
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple
 
 import aiosqlite
 
@@ -36,6 +40,7 @@ from bot.core.models import (
 from bot.core.outbox import Draft
 from bot.core.reminders import ReminderRule, first_reminder
 from bot.core.retention import Cutoffs
+from bot.core.review import ReviewState
 from bot.core.schedule import Occurrence
 from bot.core.streaks import StreakState
 from bot.storage.files import BUSY_TIMEOUT_MS, DatabaseFileError, describe, is_busy, open_database
@@ -82,6 +87,44 @@ def _round(row: aiosqlite.Row) -> RoundRecord:
     )
 
 
+class RecordedAnswer(NamedTuple):
+    streak: StreakState  # after this answer
+    answer_id: int
+    review: ReviewState | None  # the card as scheduled by this answer
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewUpdate:
+    """How an answer moves its question's review card (FSRS), given the card stored before."""
+
+    schedule: Callable[[str | None], ReviewState]
+    rating: int
+
+
+async def _save_review(
+    db: aiosqlite.Connection,
+    user_id: int,
+    question_id: str,
+    state: ReviewState,
+    previous_card: str | None,
+    answer_id: int,
+    reviewed_at: datetime,
+    rating: int,
+) -> None:
+    await db.execute(
+        "INSERT INTO reviews (user_id, question_id, card, due_at, previous_card,"
+        " last_answer_id, reviewed_at, rating) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (user_id, question_id) DO UPDATE SET card = excluded.card,"
+        " due_at = excluded.due_at, previous_card = excluded.previous_card,"
+        " last_answer_id = excluded.last_answer_id, reviewed_at = excluded.reviewed_at,"
+        " rating = excluded.rating",
+        (
+            user_id, question_id, state.card, _iso(state.due), previous_card, answer_id,
+            _iso(reviewed_at), rating,
+        ),
+    )  # fmt: skip
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat()
 
@@ -120,6 +163,7 @@ class Storage(OutboxStore, ReminderStore):
         self.path = Path(path) if str(path) != ":memory:" else path
         self.reminder_rule = reminders or ReminderRule()
         self._db: aiosqlite.Connection | None = None
+        self._reader: aiosqlite.Connection | None = None
         self._write_lock = asyncio.Lock()
         self._maybe_orphan = False  # a cancelled writer may have left statements queued
 
@@ -139,6 +183,15 @@ class Storage(OutboxStore, ReminderStore):
         except sqlite3.Error as exc:
             await self.close()
             raise DatabaseFileError(self.path, describe(exc)) from None
+        try:
+            reader = await open_database(
+                self.path, known_version=schema_version(), readonly=True, verify=False
+            )
+        except BaseException:
+            await self.close()
+            raise
+        reader.row_factory = aiosqlite.Row
+        self._reader = reader
 
     async def open_readonly(self) -> None:
         """Open for reading only: no migration, no write; DatabaseFileError if unusable."""
@@ -149,6 +202,9 @@ class Storage(OutboxStore, ReminderStore):
         self._db = db
 
     async def close(self) -> None:
+        if self._reader is not None:
+            await self._reader.close()
+            self._reader = None
         if self._db is not None:
             await self._db.close()
             self._db = None
@@ -158,6 +214,11 @@ class Storage(OutboxStore, ReminderStore):
         if self._db is None:
             raise RuntimeError("storage is not open")
         return self._db
+
+    @property
+    def reader(self) -> aiosqlite.Connection:
+        """The connection for reads: committed rows only (the writer's, when read-only)."""
+        return self._reader if self._reader is not None else self.db
 
     async def _migrate(self) -> None:
         async with self.db.execute("PRAGMA user_version") as cur:
@@ -240,11 +301,11 @@ class Storage(OutboxStore, ReminderStore):
             pause = min(pause * 2, 0.1)
 
     async def _one(self, sql: str, params: Iterable[Any] = ()) -> aiosqlite.Row | None:
-        async with self.db.execute(sql, tuple(params)) as cur:
+        async with self.reader.execute(sql, tuple(params)) as cur:
             return await cur.fetchone()
 
     async def _all(self, sql: str, params: Iterable[Any] = ()) -> list[aiosqlite.Row]:
-        async with self.db.execute(sql, tuple(params)) as cur:
+        async with self.reader.execute(sql, tuple(params)) as cur:
             return list(await cur.fetchall())
 
     async def ping(self) -> bool:
@@ -902,12 +963,14 @@ class Storage(OutboxStore, ReminderStore):
         update_streak: Callable[[StreakState], StreakState],
         *,
         close_open: bool = True,
-    ) -> tuple[StreakState, int] | None:
-        """Store an answer and move the streak, atomically; None if the question closed meanwhile.
+        review: ReviewUpdate | None = None,
+    ) -> RecordedAnswer | None:
+        """Store an answer, move the streak and the review card in one transaction; None if the
+        question closed meanwhile.
 
         With `close_open`, the answer only counts if `record.question_id` is still the chat's
-        open question, and closes it: a double-sent answer is scored once. Returns the new
-        streak and the answer's id.
+        open question, and closes it: a double-sent answer is scored once. `review` schedules
+        the question's card from the one stored before, reviewed at `record.answered_at`.
         """
         async with self.transaction() as db:
             if close_open:
@@ -938,7 +1001,20 @@ class Storage(OutboxStore, ReminderStore):
             answer_id = cur.lastrowid
             assert answer_id is not None
             new = await self._move_streak(db, record.user_id, update_streak)
-        return new, answer_id
+            state = None
+            if review is not None:
+                async with db.execute(
+                    "SELECT card FROM reviews WHERE user_id = ? AND question_id = ?",
+                    (record.user_id, record.question_id),
+                ) as cur:
+                    row = await cur.fetchone()
+                before = row[0] if row else None
+                state = review.schedule(before)
+                await _save_review(
+                    db, record.user_id, record.question_id, state, before, answer_id,
+                    record.answered_at, review.rating,
+                )  # fmt: skip
+        return RecordedAnswer(new, answer_id, state)
 
     async def add_answers(self, records: Iterable[AnswerRecord]) -> None:
         """Store past answers in one transaction (imports, benchmarks): no streak, no review."""
@@ -985,24 +1061,11 @@ class Storage(OutboxStore, ReminderStore):
         reviewed_at: datetime,
         rating: int,
     ) -> None:
-        await self._write(
-            "INSERT INTO reviews (user_id, question_id, card, due_at, previous_card,"
-            " last_answer_id, reviewed_at, rating) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-            " ON CONFLICT (user_id, question_id) DO UPDATE SET card = excluded.card,"
-            " due_at = excluded.due_at, previous_card = excluded.previous_card,"
-            " last_answer_id = excluded.last_answer_id, reviewed_at = excluded.reviewed_at,"
-            " rating = excluded.rating",
-            (
-                user_id,
-                question_id,
-                card,
-                _iso(due),
-                previous_card,
-                answer_id,
-                _iso(reviewed_at),
-                rating,
-            ),
-        )
+        async with self.transaction() as db:
+            await _save_review(
+                db, user_id, question_id, ReviewState(card, due), previous_card, answer_id,
+                reviewed_at, rating,
+            )  # fmt: skip
 
     async def due_reviews(self, user_id: int, now: datetime) -> list[str]:
         """Question ids whose review is due, most overdue first."""
