@@ -19,6 +19,7 @@ from telegram.ext import (
     CallbackQueryHandler,
     ChatMemberHandler,
     CommandHandler,
+    ContextTypes,
     Defaults,
     MessageHandler,
     TypeHandler,
@@ -32,7 +33,7 @@ from bot.core.reminders import ReminderRule
 from bot.delivery import reachability, trace_requests
 from bot.handlers import daily, errors, groups, membership, menus, private, updates
 from bot.handlers import settings as settings_handlers
-from bot.handlers.common import SERVICES_KEY
+from bot.handlers.common import SERVICES_KEY, BotContext, load_context
 from bot.i18n import Strings
 from bot.jobs.daily import DailySender
 from bot.jobs.lease import Lease
@@ -188,14 +189,7 @@ def build_application(
         ApplicationBuilder()
         .token(settings.telegram_bot_token.get_secret_value())
         .defaults(Defaults(parse_mode=ParseMode.HTML, link_preview_options=None))
-        # PTB's own pool size. The hook tells the outbox when a request starts leaving (the
-        # row is marked in flight), and delivery whether it left whole if the line drops.
-        .request(
-            HTTPXRequest(
-                connection_pool_size=256,
-                httpx_kwargs={"event_hooks": {"request": [trace_requests]}},
-            )
-        )
+        .context_types(ContextTypes(context=BotContext))
         .rate_limiter(
             PerChatRetryRateLimiter(
                 overall_max_rate=settings.rate_limit_per_second,
@@ -307,6 +301,9 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     # 0. Before all of the above: an update delivered twice (webhook retry, replay, polling
     #    after a crash) is handled once.
     app.add_handler(TypeHandler(Update, updates.first_delivery), group=-2)
+    # 0b. Then, once per update: the sender as a stored user and the language of every reply
+    #     to them, in the context every handler below reads (bot/handlers/common.py).
+    app.add_handler(TypeHandler(Update, load_context), group=-1)
     app.add_error_handler(errors.on_error)
 
 

@@ -1,23 +1,26 @@
-"""What every handler needs: the services, the user and language of an update, sending.
+"""What every handler needs: the per-update context (services, user, chat, language), sending.
 
-Sending goes through `bot.delivery` (one meaning per Telegram error, one rule for a chat
-that cannot be reached); these are the handler-side shortcuts taking a context.
+`BotContext` is the context of every update; `load_context` (group -1, before any handler)
+fills it once: the sender as a stored user and the language of every reply to them. Handlers
+read it and never look the user up themselves. Sending goes through `bot.delivery` (one
+meaning per Telegram error, one rule for a chat that cannot be reached); these are the
+handler-side shortcuts taking a context.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from telegram import CallbackQuery, Chat, InlineKeyboardMarkup, InputFile, Message, Update
 from telegram.constants import ChatMemberStatus
 from telegram.error import BadRequest, Forbidden
-from telegram.ext import ContextTypes
+from telegram.ext import Application, CallbackContext, ExtBot
 
 from bot import delivery
 from bot.core.models import UserProfile
-from bot.i18n import Html, language_for, user_language
+from bot.i18n import DEFAULT_LANGUAGE, Html, language_for, user_language
 from bot.services import Services
 
 log = logging.getLogger(__name__)
@@ -25,10 +28,46 @@ log = logging.getLogger(__name__)
 SERVICES_KEY = "services"
 
 
-def services(context: ContextTypes.DEFAULT_TYPE) -> Services:
-    found = context.bot_data[SERVICES_KEY]
-    assert isinstance(found, Services)
-    return found
+class BotContext(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], dict[Any, Any]]):
+    """The context of one update, shared by every handler group that handles it.
+
+    `user` and `lang` are filled once by `load_context`, before any handler runs.
+    """
+
+    def __init__(
+        self,
+        application: Application[Any, Any, Any, Any, Any, Any],
+        chat_id: int | None = None,
+        user_id: int | None = None,
+    ) -> None:
+        super().__init__(application, chat_id, user_id)
+        self.user: UserProfile | None = None  # the sender, as stored (None: no sender)
+        self.lang: str = DEFAULT_LANGUAGE  # of every reply to the sender, in any chat
+
+    @property
+    def svc(self) -> Services:
+        found = self.bot_data[SERVICES_KEY]
+        assert isinstance(found, Services)
+        return found
+
+    def turn(self, update: Update) -> Turn | None:
+        """The loaded turn of an update from a user in a chat; None without either."""
+        chat = update.effective_chat
+        if self.user is None or chat is None:
+            return None
+        return Turn(self.svc, self.user, chat, self.lang)
+
+
+async def load_context(update: Update, context: BotContext) -> None:
+    """Group -1: the sender (created or refreshed) and their language, once per update.
+
+    Not for the bot's own membership changes: a block must not first mark the user
+    reachable again; that handler keeps its own rows.
+    """
+    if update.my_chat_member is not None:
+        return
+    context.user = await current_user(update, context.svc)
+    context.lang = ui_language(context.user, update)
 
 
 async def current_user(update: Update, svc: Services) -> UserProfile | None:
@@ -58,28 +97,15 @@ class Turn(NamedTuple):
     lang: str
 
 
-async def begin(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Turn | None:
-    """The turn of an update from a user in a chat; None for updates without either."""
-    svc = services(context)
-    user = await current_user(update, svc)
-    chat = update.effective_chat
-    if user is None or chat is None:
-        return None
-    return Turn(svc, user, chat, ui_language(user, update))
-
-
 def ui_language(user: UserProfile | None, update: Update | None = None) -> str:
-    """The language of every reply to this person, in any chat (see `interface_language`).
-
-    With an update, the client's language comes from it (the freshest); without (background
-    sends), from what the client reported at the last contact.
-    """
+    """The language of every reply to this person (see `bot.i18n.user_language`), with the
+    client's language taken from the update (the freshest)."""
     code = update.effective_user.language_code if update and update.effective_user else None
     return user_language(user, code)
 
 
 async def send(
-    context: ContextTypes.DEFAULT_TYPE,
+    context: BotContext,
     chat_id: int,
     messages: Sequence[Html],
     keyboard: InlineKeyboardMarkup | None = None,
@@ -90,7 +116,7 @@ async def send(
 
     Returns the last message sent, or None if it was not (unreachable, refused, network).
     """
-    svc = services(context)
+    svc = context.svc
     result = await delivery.send_messages(
         context.bot, chat_id, messages, keyboard, reply_to=reply_to
     )
@@ -128,7 +154,7 @@ async def edit_text(
         log.debug("message already as wanted: %s", exc)
 
 
-async def is_admin(update: Update, context: ContextTypes.DEFAULT_TYPE) -> bool:
+async def is_admin(update: Update, context: BotContext) -> bool:
     """True in private chats, for group admins, and for anonymous admins posting as the group."""
     chat, message, user = update.effective_chat, update.effective_message, update.effective_user
     if chat is None:
@@ -147,9 +173,7 @@ async def is_admin(update: Update, context: ContextTypes.DEFAULT_TYPE) -> bool:
     return member.status in (ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR)
 
 
-async def send_photo(
-    context: ContextTypes.DEFAULT_TYPE, chat_id: int, png: bytes, caption: Html
-) -> bool:
+async def send_photo(context: BotContext, chat_id: int, png: bytes, caption: Html) -> bool:
     """Send a picture; False (nothing sent) if the chat is gone or Telegram refused it."""
     return await _send_file(
         context, chat_id, "photo", InputFile(png, filename="stats.png"), caption
@@ -157,7 +181,7 @@ async def send_photo(
 
 
 async def send_document(
-    context: ContextTypes.DEFAULT_TYPE, chat_id: int, data: bytes, filename: str, caption: Html
+    context: BotContext, chat_id: int, data: bytes, filename: str, caption: Html
 ) -> bool:
     """Send a file; False (nothing sent) if the chat is gone or Telegram refused it."""
     return await _send_file(
@@ -166,8 +190,8 @@ async def send_document(
 
 
 async def _send_file(
-    context: ContextTypes.DEFAULT_TYPE, chat_id: int, kind: str, file: InputFile, caption: Html
+    context: BotContext, chat_id: int, kind: str, file: InputFile, caption: Html
 ) -> bool:
     result = await delivery.send_file(context.bot, chat_id, kind, file, caption)
-    await delivery.settle(services(context).storage, chat_id, result, kind)
+    await delivery.settle(context.svc.storage, chat_id, result, kind)
     return result.ok

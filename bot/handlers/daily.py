@@ -7,12 +7,11 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from telegram import Chat, Update
-from telegram.ext import ContextTypes
 
 from bot.core.models import ChatRecord, UserProfile
 from bot.core.schedule import Days, parse_daily, parse_time
 from bot.core.timezones import zone_label
-from bot.handlers.common import begin, current_user, is_admin, send, services, ui_language
+from bot.handlers.common import BotContext, is_admin, send
 from bot.i18n import Html
 from bot.services import Services
 from bot.services.schedules import save_schedule, zone_for
@@ -37,13 +36,13 @@ async def _chat_record(svc: Services, chat: Chat) -> ChatRecord:
     return record
 
 
-async def daily(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    svc = services(context)
+async def daily(update: Update, context: BotContext) -> None:
+    svc = context.svc
     chat = update.effective_chat
     if chat is None:
         return
-    user = await current_user(update, svc)
-    lang = ui_language(user, update)
+    user = context.user
+    lang = context.lang
     t = svc.strings
     command = parse_daily(list(context.args or []))
     if command.problem is not None:
@@ -109,56 +108,19 @@ def _describe(
     return text
 
 
-async def group_timezone(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """A group's /timezone: anyone sees it, admins set it; the daily round keeps its hour."""
-    turn = await begin(update, context)
-    if turn is None:
-        return
-    svc, user, chat, lang = turn
-    t = svc.strings
-    record = await _chat_record(svc, chat)
-    now = svc.practice.clock()
-    wanted = " ".join(context.args or []).strip()
-    if not wanted:
-        zone = record.timezone or svc.settings.default_timezone
-        key = "group_timezone_current" if record.timezone else "group_timezone_unset"
-        local = now.astimezone(ZoneInfo(zone)).strftime("%H:%M")
-        await send(context, chat.id, [t(lang, key, zone=zone_label(zone), time=local)])
-        return
-    chosen = resolve_timezone(wanted)
-    if chosen is None:
-        lines = [t(lang, "timezone_bad", zone=wanted[:60])]
-        if suggestions := suggest_timezones(wanted[:60]):
-            lines.append(t(lang, "timezone_suggest", suggestions=", ".join(suggestions)))
-        lines.append(t(lang, "timezone_example"))
-        await send(context, chat.id, [Html("\n".join(lines))])
-        return
-    if not await is_admin(update, context):
-        await send(context, chat.id, [t(lang, "admins_only")])
-        return
-    days = Days(record.daily_days)
-    at = record.daily_time
-    await save_schedule(
-        svc, record, user, enabled=record.daily_enabled, at=at, days=days, zone=chosen
-    )
-    local = now.astimezone(ZoneInfo(chosen)).strftime("%H:%M")
-    text = t(lang, "group_timezone_set", zone=zone_label(chosen), time=local)
-    await send(context, chat.id, [text])
-
-
-async def daily_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def daily_button(update: Update, context: BotContext) -> None:
     """The /start button: turn the daily question on at the time its label showed.
 
     `daily:on:HH:MM` carries that time; the older `daily:on` means the chat's stored time.
     """
     query = update.callback_query
     chat = update.effective_chat
-    svc = services(context)
+    svc = context.svc
     if query is None or chat is None:
         return
     await query.answer()
-    user = await current_user(update, svc)
-    lang = ui_language(user, update)
+    user = context.user
+    lang = context.lang
     if not await is_admin(update, context):
         await send(context, chat.id, [svc.strings(lang, "admins_only")])
         return
@@ -173,8 +135,8 @@ async def daily_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     await send(context, chat.id, [_confirmation(svc, updated, user, lang)])
 
 
-async def reminders(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    turn = await begin(update, context)
+async def reminders(update: Update, context: BotContext) -> None:
+    turn = context.turn(update)
     if turn is None:
         return
     svc, user, chat, lang = turn

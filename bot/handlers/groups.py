@@ -17,7 +17,6 @@ from zoneinfo import ZoneInfo
 
 from telegram import Bot, Update
 from telegram.constants import ReactionEmoji
-from telegram.ext import ContextTypes
 
 from bot import delivery
 from bot.core.answers import is_substantive
@@ -26,14 +25,7 @@ from bot.core.outbox import Draft, Kind
 from bot.core.rounds import points, week_start
 from bot.core.scoring import ScoreResult, is_answerable
 from bot.core.streaks import StreakState, visible_streak
-from bot.handlers.common import (
-    begin,
-    current_user,
-    is_admin,
-    send,
-    services,
-    ui_language,
-)
+from bot.handlers.common import BotContext, is_admin, send
 from bot.i18n import Html
 from bot.keyboards import chat_link_keyboard
 from bot.render import level_name, score_summary, split_head
@@ -66,14 +58,13 @@ def _ack_allowed(chat_id: int, now: float | None = None) -> bool:
     return True
 
 
-async def quiz(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def quiz(update: Update, context: BotContext) -> None:
     """/quiz [level] in a group: open a round, or point at the open one."""
-    svc = services(context)
+    svc = context.svc
     chat, message = update.effective_chat, update.effective_message
-    user = await current_user(update, svc)
     if chat is None or message is None:
         return
-    lang = ui_language(user, update)
+    lang = context.lang
     await svc.storage.ensure_chat(chat.id, chat.type, chat.title or "", lang)
     open_ = await svc.storage.open_round_of(chat.id)
     if open_ is not None:
@@ -103,9 +94,9 @@ async def quiz(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         await send(context, chat.id, [svc.strings(lang, key, level=name)])
 
 
-async def answer(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def answer(update: Update, context: BotContext) -> None:
     """A reply (or an edited reply) to a round's question: score it and keep the latest."""
-    svc = services(context)
+    svc = context.svc
     chat, message = update.effective_chat, update.effective_message
     tg_user = update.effective_user
     if chat is None or message is None or tg_user is None or message.text is None:
@@ -115,9 +106,9 @@ async def answer(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     replied = message.reply_to_message
     if replied is None or replied.from_user is None or replied.from_user.id != context.bot.id:
         return
-    user = await current_user(update, svc)
+    user = context.user
     assert user is not None  # the update has a sender
-    lang = ui_language(user, update)
+    lang = context.lang
     round_ = await svc.storage.round_by_message(chat.id, replied.message_id)
     if round_ is None:
         return  # a reply to one of our other messages (results, help): not an answer
@@ -139,15 +130,14 @@ async def answer(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
             text = svc.strings(lang, "round_answer_too_short")
             await send(context, chat.id, [text], reply_to=message.message_id)
         return
-    lang_user = ui_language(user)
     edit = int(message.edit_date.timestamp()) if message.edit_date else 0
 
     def feedback(result: ScoreResult, streak: StreakState) -> Draft | None:
         if not (user.started and user.active):
             return None
-        summary = score_summary(svc.strings, lang_user, result=result, streak=streak)
-        head = svc.strings(lang_user, "round_private_feedback", group=chat.title or "")
-        hidden = svc.strings(lang_user, "round_private_hidden")
+        summary = score_summary(svc.strings, lang, result=result, streak=streak)
+        head = svc.strings(lang, "round_private_feedback", group=chat.title or "")
+        hidden = svc.strings(lang, "round_private_hidden")
         return Draft(
             Kind.FEEDBACK,
             f"feedback:{chat.id}:{message.message_id}:{edit}",
@@ -185,13 +175,13 @@ async def _react(bot: Bot, svc: Services, chat_id: int, message_id: int) -> None
         await delivery.settle(svc.storage, chat_id, result, "reaction")
 
 
-async def reveal(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def reveal(update: Update, context: BotContext) -> None:
     """/reveal in a group: the opener or an admin closes the round now."""
-    svc = services(context)
+    svc = context.svc
     chat, user = update.effective_chat, update.effective_user
     if chat is None:
         return
-    lang = ui_language(await current_user(update, svc), update)
+    lang = context.lang
     round_ = await svc.storage.open_round_of(chat.id)
     if round_ is None:
         await send(context, chat.id, [svc.strings(lang, "no_open_round")])
@@ -204,9 +194,9 @@ async def reveal(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     await close_round(svc, round_, (record.language if record else None) or lang)
 
 
-async def top(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def top(update: Update, context: BotContext) -> None:
     """/top: this week's and all-time points (score x 100 per round), answers and streaks."""
-    turn = await begin(update, context)
+    turn = context.turn(update)
     if turn is None:
         return
     svc, _, chat, lang = turn
@@ -240,8 +230,8 @@ async def top(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     await send(context, chat.id, split_head("\n".join(lines)))
 
 
-async def group_level(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    turn = await begin(update, context)
+async def group_level(update: Update, context: BotContext) -> None:
+    turn = context.turn(update)
     if turn is None:
         return
     svc, _, chat, lang = turn
@@ -265,8 +255,8 @@ async def group_level(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     await send(context, chat.id, [svc.strings(lang, "group_level_set", level=name)])
 
 
-async def round_length(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    turn = await begin(update, context)
+async def round_length(update: Update, context: BotContext) -> None:
+    turn = context.turn(update)
     if turn is None:
         return
     svc, _, chat, lang = turn
@@ -287,29 +277,29 @@ async def round_length(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     await send(context, chat.id, [svc.strings(lang, "roundlength_set", minutes=int(args[0]))])
 
 
-async def group_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    svc = services(context)
+async def group_help(update: Update, context: BotContext) -> None:
+    svc = context.svc
     chat = update.effective_chat
     if chat is not None:
-        lang = ui_language(await current_user(update, svc), update)
+        lang = context.lang
         await send(context, chat.id, [svc.strings(lang, "group_help")])
 
 
-async def private_only(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def private_only(update: Update, context: BotContext) -> None:
     """Personal commands sent in a group: point to the private chat instead of staying silent."""
-    svc = services(context)
+    svc = context.svc
     chat, message = update.effective_chat, update.effective_message
     if chat is not None and message is not None:
-        lang = ui_language(await current_user(update, svc), update)
+        lang = context.lang
         username = context.bot.username or ""
         text = svc.strings(lang, "private_only", bot=username)
         keyboard = chat_link_keyboard(svc.strings, lang, username) if username else None
         await send(context, chat.id, [text], keyboard, reply_to=message.message_id)
 
 
-async def migrated(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def migrated(update: Update, context: BotContext) -> None:
     """The group became a supergroup: move everything to the new chat id."""
     message = update.effective_message
     if message is None or message.migrate_to_chat_id is None:
         return
-    await services(context).storage.migrate_chat(message.chat_id, message.migrate_to_chat_id)
+    await context.svc.storage.migrate_chat(message.chat_id, message.migrate_to_chat_id)

@@ -5,23 +5,13 @@ from __future__ import annotations
 import asyncio
 
 from telegram import CallbackQuery, InlineKeyboardMarkup, Message, Update
-from telegram.ext import ContextTypes
 
 from bot.core.answers import is_substantive
 from bot.core.levels import LEVEL_ORDER, Level, parse_level
 from bot.core.models import UserProfile
 from bot.core.scoring import is_answerable
 from bot.export import answers_csv
-from bot.handlers.common import (
-    begin,
-    current_user,
-    send,
-    send_document,
-    send_photo,
-    services,
-    set_keyboard,
-    ui_language,
-)
+from bot.handlers.common import BotContext, send, send_document, send_photo, set_keyboard
 from bot.i18n import LANGUAGES, Html
 from bot.keyboards import (
     QUESTION_LINK_PREFIX,
@@ -46,8 +36,8 @@ from bot.services.practice import Asked
 from bot.services.schedules import DEFAULT_DAILY_TIME
 
 
-async def start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    turn = await begin(update, context)
+async def start(update: Update, context: BotContext) -> None:
+    turn = context.turn(update)
     if turn is None:
         return
     svc, user, chat, lang = turn
@@ -67,13 +57,10 @@ async def start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         await send_asked(context, chat.id, lang, asked)
 
 
-async def help_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    svc = services(context)
-    user = await current_user(update, svc)
+async def help_command(update: Update, context: BotContext) -> None:
+    svc = context.svc
     if update.effective_chat:
-        await send(
-            context, update.effective_chat.id, [svc.strings(ui_language(user, update), "help")]
-        )
+        await send(context, update.effective_chat.id, [svc.strings(context.lang, "help")])
 
 
 def _parse_quiz_args(svc: Services, args: list[str]) -> tuple[Level | None, str | None, str | None]:
@@ -94,7 +81,7 @@ def _parse_quiz_args(svc: Services, args: list[str]) -> tuple[Level | None, str 
 
 
 async def ask(
-    context: ContextTypes.DEFAULT_TYPE,
+    context: BotContext,
     chat_id: int,
     user: UserProfile,
     lang: str,
@@ -102,7 +89,7 @@ async def ask(
     pack: str | None = None,
 ) -> None:
     """Open a new question in a private chat and send it."""
-    svc = services(context)
+    svc = context.svc
     asked = await svc.practice.ask(chat_id, user, level, pack)
     if asked is None:
         chosen = level or user.level or Level.BEGINNER
@@ -112,11 +99,9 @@ async def ask(
     await send_asked(context, chat_id, lang, asked)
 
 
-async def send_asked(
-    context: ContextTypes.DEFAULT_TYPE, chat_id: int, lang: str, asked: Asked
-) -> None:
+async def send_asked(context: BotContext, chat_id: int, lang: str, asked: Asked) -> None:
     """Send an opened question with its notes and buttons."""
-    svc = services(context)
+    svc = context.svc
     q = asked.question
     messages = question_message(
         svc.strings, lang, level=q.level, pack_title=asked.pack_title, question=q.question
@@ -159,8 +144,8 @@ def _asked_notes(svc: Services, lang: str, asked: Asked) -> list[Html]:
     return notes
 
 
-async def quiz(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    turn = await begin(update, context)
+async def quiz(update: Update, context: BotContext) -> None:
+    turn = context.turn(update)
     if turn is None:
         return
     svc, user, chat, lang = turn
@@ -180,14 +165,14 @@ async def quiz(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     await ask(context, chat.id, user, lang, level, pack)
 
 
-async def answer(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def answer(update: Update, context: BotContext) -> None:
     """A text message in a private chat: the answer to the open question."""
-    svc = services(context)
+    svc = context.svc
     message = update.effective_message
-    user = await current_user(update, svc)
+    user = context.user
     if message is None or message.text is None or user is None:
         return
-    lang = ui_language(user, update)
+    lang = context.lang
     chat_id = message.chat_id
     if not (is_answerable(message.text) and is_substantive(message.text)):
         # Too short to be an attempt: the question stays open and the day is not counted.
@@ -223,13 +208,13 @@ async def answer(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     await send(context, chat_id, messages, keyboard, reply_to=message.message_id)
 
 
-async def hint(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    if (turn := await begin(update, context)) is not None:
+async def hint(update: Update, context: BotContext) -> None:
+    if (turn := context.turn(update)) is not None:
         await _hint(context, turn.chat.id, turn.lang)
 
 
-async def _hint(context: ContextTypes.DEFAULT_TYPE, chat_id: int, lang: str) -> None:
-    svc = services(context)
+async def _hint(context: BotContext, chat_id: int, lang: str) -> None:
+    svc = context.svc
     if await svc.practice.open_question(chat_id) is None:
         await send(context, chat_id, [svc.strings(lang, "no_open_question")])
         return
@@ -241,15 +226,13 @@ async def _hint(context: ContextTypes.DEFAULT_TYPE, chat_id: int, lang: str) -> 
     await send(context, chat_id, [svc.strings(lang, "hint", count=count, concept=label)])
 
 
-async def skip(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    if (turn := await begin(update, context)) is not None:
+async def skip(update: Update, context: BotContext) -> None:
+    if (turn := context.turn(update)) is not None:
         await _skip(context, turn.chat.id, turn.user, turn.lang)
 
 
-async def _skip(
-    context: ContextTypes.DEFAULT_TYPE, chat_id: int, user: UserProfile, lang: str
-) -> None:
-    svc = services(context)
+async def _skip(context: BotContext, chat_id: int, user: UserProfile, lang: str) -> None:
+    svc = context.svc
     closed = await svc.practice.close(chat_id)
     if closed is None:
         await send(context, chat_id, [svc.strings(lang, "no_open_question")])
@@ -258,13 +241,13 @@ async def _skip(
     await ask(context, chat_id, user, lang, closed.level)
 
 
-async def reveal(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    if (turn := await begin(update, context)) is not None:
+async def reveal(update: Update, context: BotContext) -> None:
+    if (turn := context.turn(update)) is not None:
         await _reveal(context, turn.chat.id, turn.lang)
 
 
-async def _reveal(context: ContextTypes.DEFAULT_TYPE, chat_id: int, lang: str) -> None:
-    svc = services(context)
+async def _reveal(context: BotContext, chat_id: int, lang: str) -> None:
+    svc = context.svc
     closed = await svc.practice.close(chat_id)
     if closed is None:
         await send(context, chat_id, [svc.strings(lang, "no_open_question")])
@@ -275,12 +258,12 @@ async def _reveal(context: ContextTypes.DEFAULT_TYPE, chat_id: int, lang: str) -
     await send(context, chat_id, messages, next_keyboard(svc.strings, lang, closed.level))
 
 
-async def stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def stats(update: Update, context: BotContext) -> None:
     """A picture (12-week heat map, streaks, coverage per level) and the numbers as text."""
     # Pillow is loaded by the first /stats, not at start-up: most updates never draw.
     from bot.picture import LevelBar, first_day, render_stats_picture
 
-    turn = await begin(update, context)
+    turn = context.turn(update)
     if turn is None:
         return
     svc, user, chat, lang = turn
@@ -350,15 +333,15 @@ async def stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     await send(context, chat.id, split_head("\n".join(lines)))
 
 
-async def practice_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def practice_button(update: Update, context: BotContext) -> None:
     """Buttons under questions and feedback: hint, show answer, skip, next."""
     query = update.callback_query
-    svc = services(context)
-    user = await current_user(update, svc)
+    svc = context.svc
+    user = context.user
     if query is None or user is None or query.message is None:
         return
     chat_id = query.message.chat.id
-    lang = ui_language(user, update)
+    lang = context.lang
     action, _, value = (query.data or "").partition(":")
     await query.answer()
     if action == "next":
@@ -383,50 +366,45 @@ async def _still_open(query: CallbackQuery, svc: Services, chat_id: int, questio
     return True
 
 
-async def not_text(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def not_text(update: Update, context: BotContext) -> None:
     """Stickers, photos, voice, files…: explain that answers are text."""
-    svc = services(context)
-    user = await current_user(update, svc)
+    svc = context.svc
     if update.effective_chat:
-        await send(
-            context, update.effective_chat.id, [svc.strings(ui_language(user, update), "not_text")]
-        )
+        await send(context, update.effective_chat.id, [svc.strings(context.lang, "not_text")])
 
 
-async def edited(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def edited(update: Update, context: BotContext) -> None:
     """An edited message is not re-scored; say so once, quietly."""
-    svc = services(context)
-    user = await current_user(update, svc)
+    svc = context.svc
     message = update.edited_message
     if message is None:
         return
     await send(
         context,
         message.chat_id,
-        [svc.strings(ui_language(user, update), "edited")],
+        [svc.strings(context.lang, "edited")],
         reply_to=message.message_id,
     )
 
 
-async def unknown_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    svc = services(context)
-    user = await current_user(update, svc)
+async def unknown_command(update: Update, context: BotContext) -> None:
+    svc = context.svc
     if update.effective_chat:
         await send(
             context,
             update.effective_chat.id,
-            [svc.strings(ui_language(user, update), "unknown_command")],
+            [svc.strings(context.lang, "unknown_command")],
         )
 
 
-async def rate_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def rate_button(update: Update, context: BotContext) -> None:
     """One tap overrules the automatic rating of an answer; the next review moves with it."""
     query = update.callback_query
-    svc = services(context)
-    user = await current_user(update, svc)
+    svc = context.svc
+    user = context.user
     if query is None or user is None:
         return
-    lang = ui_language(user, update)
+    lang = context.lang
     _, answer_id, choice = (query.data or "::").split(":", 2)
     state = None
     if answer_id.isdigit():
@@ -450,9 +428,9 @@ async def rate_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
             await set_keyboard(query, InlineKeyboardMarkup(rows) if rows else None)
 
 
-async def export(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def export(update: Update, context: BotContext) -> None:
     """The user's answer history as a CSV document."""
-    turn = await begin(update, context)
+    turn = context.turn(update)
     if turn is None:
         return
     svc, user, chat, lang = turn
@@ -465,10 +443,9 @@ async def export(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     await send_document(context, chat.id, data, "interview-answers.csv", caption)
 
 
-async def stale_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def stale_button(update: Update, context: BotContext) -> None:
     """A button whose data no handler knows (an older version's): say so, stop the spinner."""
     query = update.callback_query
     if query is not None:
-        svc = services(context)
-        user = await current_user(update, svc)
-        await query.answer(svc.strings(ui_language(user, update), "button_expired"))
+        svc = context.svc
+        await query.answer(svc.strings(context.lang, "button_expired"))

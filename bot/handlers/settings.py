@@ -6,20 +6,12 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from telegram import InlineKeyboardMarkup, Update
-from telegram.ext import ContextTypes
 
 from bot.core.levels import Level, parse_level
 from bot.core.models import ChatRecord, UserProfile
 from bot.core.schedule import Days
 from bot.core.timezones import resolve_timezone, suggest_timezones, zone_label
-from bot.handlers.common import (
-    begin,
-    current_user,
-    edit_text,
-    send,
-    services,
-    ui_language,
-)
+from bot.handlers.common import BotContext, edit_text, send
 from bot.i18n import LANGUAGES, Html
 from bot.keyboards import forget_keyboard, level_keyboard, settings_keyboard
 from bot.render import level_name
@@ -27,8 +19,8 @@ from bot.services import Services
 from bot.services.schedules import DEFAULT_DAILY_TIME, save_schedule
 
 
-async def level(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    turn = await begin(update, context)
+async def level(update: Update, context: BotContext) -> None:
+    turn = context.turn(update)
     if turn is None:
         return
     svc, user, chat, lang = turn
@@ -51,13 +43,13 @@ async def level(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     await send(context, chat.id, [t(lang, "level_set", level=level_name(t, lang, chosen))])
 
 
-async def level_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def level_button(update: Update, context: BotContext) -> None:
     query = update.callback_query
-    svc = services(context)
-    user = await current_user(update, svc)
+    svc = context.svc
+    user = context.user
     if query is None or user is None or query.message is None:
         return
-    lang = ui_language(user, update)
+    lang = context.lang
     chosen = parse_level((query.data or "").partition(":")[2])
     await query.answer()
     if chosen is None:
@@ -71,8 +63,8 @@ def _local_time(now: datetime, zone: str) -> str:
     return now.astimezone(ZoneInfo(zone)).strftime("%H:%M")
 
 
-async def timezone(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    turn = await begin(update, context)
+async def timezone(update: Update, context: BotContext) -> None:
+    turn = context.turn(update)
     if turn is None:
         return
     svc, user, chat, lang = turn
@@ -119,8 +111,8 @@ async def timezone(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     )
 
 
-async def language(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    turn = await begin(update, context)
+async def language(update: Update, context: BotContext) -> None:
+    turn = context.turn(update)
     if turn is None:
         return
     svc, user, chat, lang = turn
@@ -140,8 +132,8 @@ async def language(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     await send(context, chat.id, [svc.strings(wanted, "lang_set")])
 
 
-async def forget(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    turn = await begin(update, context)
+async def forget(update: Update, context: BotContext) -> None:
+    turn = context.turn(update)
     if turn is None:
         return
     svc, _, chat, lang = turn
@@ -150,13 +142,12 @@ async def forget(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     )
 
 
-async def forget_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def forget_button(update: Update, context: BotContext) -> None:
     query = update.callback_query
-    svc = services(context)
+    svc = context.svc
     if query is None or query.message is None or update.effective_user is None:
         return
-    user = await svc.storage.get_user(update.effective_user.id)
-    lang = ui_language(user, update)
+    lang = context.lang
     await query.answer()
     if query.data == "forget:yes":
         await svc.storage.forget_user(update.effective_user.id)
@@ -197,9 +188,9 @@ async def _settings_view(
     return text, keyboard
 
 
-async def settings_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def settings_command(update: Update, context: BotContext) -> None:
     """/settings: level, language, time zone, daily question and reminders on one screen."""
-    turn = await begin(update, context)
+    turn = context.turn(update)
     if turn is None:
         return
     svc, user, chat, lang = turn
@@ -207,10 +198,10 @@ async def settings_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -
     await send(context, chat.id, [text], keyboard)
 
 
-async def settings_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def settings_button(update: Update, context: BotContext) -> None:
     """A tap on the settings screen: change the setting, redraw the screen in place."""
     query = update.callback_query
-    turn = await begin(update, context)
+    turn = context.turn(update)
     if query is None or turn is None:
         return
     svc, user, chat, lang = turn
