@@ -40,7 +40,7 @@ from bot.config import Settings
 from bot.core.content import load_library
 from bot.core.levels import Level
 from bot.core.models import AnswerRecord
-from bot.core.schedule import Occurrence
+from bot.core.schedule import DEFAULT_DAILY_TIME, Days, Occurrence
 from bot.core.streaks import StreakState
 from bot.jobs.daily import DailySender
 from bot.picture import first_day
@@ -88,7 +88,12 @@ async def build(path: Path, users: int, now: datetime) -> float:
         if uid % 10 == 0:  # a tenth subscribe to the daily question
             await storage.ensure_chat(uid, "private", "", "en")
             await storage.set_schedule(
-                uid, enabled=True, at="09:00", days="daily", zone="UTC", next_due=tomorrow
+                uid,
+                enabled=True,
+                at=DEFAULT_DAILY_TIME,
+                days=Days.EVERY_DAY,
+                zone="UTC",
+                next_due=tomorrow,
             )
             for back in range(3):  # the bookkeeping retention keeps
                 day = (today - timedelta(days=back)).isoformat()

@@ -8,7 +8,7 @@ on its own, so no message ever cuts a tag or an entity in half.
 from __future__ import annotations
 
 import html
-from datetime import timedelta
+from datetime import time
 
 from bot.core.content import Question
 from bot.core.levels import Level
@@ -21,6 +21,11 @@ from bot.i18n import Html, Strings
 MESSAGE_LIMIT = 4096  # Telegram: characters per message (we count UTF-16 units of the HTML)
 EXCERPT_CHARS = 40
 MEDALS = ("🥇", "🥈", "🥉")
+
+
+def clock_time(at: time) -> str:
+    """A wall-clock time as people write it: 08:30."""
+    return at.strftime("%H:%M")
 
 
 def esc(text: str) -> Html:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime, time
+from enum import StrEnum
 
 from bot.core.levels import Level
+from bot.core.schedule import DEFAULT_DAILY_TIME, Days
 from bot.core.streaks import StreakState
 
 
@@ -62,19 +64,28 @@ class UserStats:
     by_level: list[LevelStats]
 
 
+class ChatKind(StrEnum):
+    """Telegram's chat types, as stored."""
+
+    PRIVATE = "private"
+    GROUP = "group"
+    SUPERGROUP = "supergroup"
+    CHANNEL = "channel"
+
+
 @dataclass(frozen=True, slots=True)
 class ChatRecord:
     chat_id: int
-    kind: str
+    kind: ChatKind
     title: str = ""
     timezone: str | None = None
     level: Level | None = None
     active: bool = True
     daily_enabled: bool = False
-    daily_time: str = "09:00"
-    daily_days: str = "daily"
+    daily_time: time = DEFAULT_DAILY_TIME  # local wall-clock time in the chat's zone
+    daily_days: Days = Days.EVERY_DAY
     next_due_at: datetime | None = None
-    next_due_day: str | None = None
+    next_due_day: date | None = None  # the local date of the prompt due at next_due_at
     round_minutes: int | None = None
     language: str | None = None
 

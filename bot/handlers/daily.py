@@ -9,12 +9,13 @@ from zoneinfo import ZoneInfo
 from telegram import Chat, Update
 
 from bot.core.models import ChatRecord, UserProfile
-from bot.core.schedule import Days, parse_daily, parse_time
-from bot.core.timezones import zone_label
+from bot.core.schedule import parse_daily, parse_switch, parse_time
+from bot.core.timezones import zone_label, zone_of
 from bot.handlers.common import BotContext, is_admin, send
 from bot.i18n import Html
+from bot.render import clock_time
 from bot.services import Services
-from bot.services.schedules import save_schedule, zone_for
+from bot.services.schedules import save_schedule
 
 _ZH_WEEKDAYS = "一二三四五六日"
 
@@ -63,14 +64,11 @@ async def daily(update: Update, context: BotContext) -> None:
             [Html(f"{_status(svc, record, user, lang)}\n{t(lang, 'daily_examples')}")],
         )
         return
-    zone = command.zone or zone_for(svc, record, user)
-    at = command.at or parse_time(record.daily_time)
-    assert at is not None
-    days = command.days or Days(record.daily_days)
+    zone = command.zone or zone_of(svc.settings.default_timezone, record, user)
+    at = command.at or record.daily_time
+    days = command.days or record.daily_days
     enabled = record.daily_enabled if command.enabled is None else command.enabled
-    await save_schedule(
-        svc, record, user, enabled=enabled, at=at.strftime("%H:%M"), days=days, zone=zone
-    )
+    await save_schedule(svc, record, user, enabled=enabled, at=at, days=days, zone=zone)
     if command.zone and chat.type == chat.PRIVATE and user is not None:
         await svc.storage.update_user(user.user_id, timezone=command.zone)
     updated = await svc.storage.get_chat(chat.id)
@@ -91,12 +89,12 @@ def _describe(
 ) -> Html:
     if not record.daily_enabled or record.next_due_at is None:
         return svc.strings(lang, off)
-    zone = zone_for(svc, record, user)
+    zone = zone_of(svc.settings.default_timezone, record, user)
     text = svc.strings(
         lang,
         on,
-        time=record.daily_time,
-        days=svc.strings(lang, f"days_{record.daily_days}"),
+        time=clock_time(record.daily_time),
+        days=svc.strings(lang, f"days_{record.daily_days.value}"),
         zone=zone_label(zone),
         next=_next_text(record.next_due_at, zone, lang),
     )
@@ -125,10 +123,10 @@ async def daily_button(update: Update, context: BotContext) -> None:
         await send(context, chat.id, [svc.strings(lang, "admins_only")])
         return
     record = await _chat_record(svc, chat)
-    zone = zone_for(svc, record, user)
-    days = Days(record.daily_days)
+    zone = zone_of(svc.settings.default_timezone, record, user)
+    days = record.daily_days
     shown = parse_time((query.data or "").removeprefix("daily:on").lstrip(":"))
-    at = shown.strftime("%H:%M") if shown is not None else record.daily_time
+    at = shown if shown is not None else record.daily_time
     await save_schedule(svc, record, user, enabled=True, at=at, days=days, zone=zone)
     updated = await svc.storage.get_chat(chat.id)
     assert updated is not None
@@ -140,12 +138,8 @@ async def reminders(update: Update, context: BotContext) -> None:
     if turn is None:
         return
     svc, user, chat, lang = turn
-    word = " ".join(context.args or []).strip().lower()
-    enabled = user.reminders
-    if word in ("on", "开启", "开"):
-        enabled = True
-    elif word in ("off", "关闭", "关"):
-        enabled = False
+    switch = parse_switch(" ".join(context.args or []))
+    enabled = user.reminders if switch is None else switch
     if enabled != user.reminders:
         await svc.storage.update_user(user.user_id, reminders=int(enabled))
     await send(

@@ -20,11 +20,12 @@ from telegram.constants import ReactionEmoji
 
 from bot import delivery
 from bot.core.answers import is_substantive
-from bot.core.levels import Level, parse_level
+from bot.core.levels import Level, parse_level, parse_quiz_args
 from bot.core.outbox import Draft, Kind
 from bot.core.rounds import points, week_start
 from bot.core.scoring import ScoreResult, is_answerable
 from bot.core.streaks import StreakState, visible_streak
+from bot.core.timezones import zone_of
 from bot.handlers.common import BotContext, is_admin, send
 from bot.i18n import Html
 from bot.keyboards import chat_link_keyboard
@@ -72,17 +73,13 @@ async def quiz(update: Update, context: BotContext) -> None:
             context, chat.id, [svc.strings(lang, "round_open_already")], reply_to=open_.message_id
         )
         return
-    level: Level | None = None
-    pack: str | None = None
-    for word in context.args or []:
-        if (found := parse_level(word)) is not None:
-            level = found
-        elif word.casefold() in {p.casefold() for p in svc.library.packs}:
-            pack = next(p for p in svc.library.packs if p.casefold() == word.casefold())
-        else:
-            text = svc.strings(lang, "bad_level", word=word[:40])
-            await send(context, chat.id, [text], reply_to=message.message_id)
-            return
+    wanted = parse_quiz_args(context.args or [], svc.library.packs)
+    if wanted.problem is not None:
+        first_pack = next(iter(svc.library.packs), "")
+        text = svc.strings(lang, wanted.problem, word=wanted.word[:40], pack=first_pack)
+        await send(context, chat.id, [text], reply_to=message.message_id)
+        return
+    level, pack = wanted.level, wanted.pack
     opener = update.effective_user.id if update.effective_user else None
     # The question is for the whole group: in the group's language (replies to one person
     # are in theirs).
@@ -202,7 +199,7 @@ async def top(update: Update, context: BotContext) -> None:
     svc, _, chat, lang = turn
     t = svc.strings
     record = await svc.storage.get_chat(chat.id)
-    zone = (record.timezone if record else None) or svc.settings.default_timezone
+    zone = zone_of(svc.settings.default_timezone, record)
     now = svc.practice.clock()
     today = now.astimezone(ZoneInfo(zone)).date()
     week = await svc.storage.leaderboard(chat.id, week_start(now, zone))

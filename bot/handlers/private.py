@@ -7,8 +7,9 @@ import asyncio
 from telegram import CallbackQuery, InlineKeyboardMarkup, Message, Update
 
 from bot.core.answers import is_substantive
-from bot.core.levels import LEVEL_ORDER, Level, parse_level
+from bot.core.levels import LEVEL_ORDER, Level, parse_level, parse_quiz_args
 from bot.core.models import UserProfile
+from bot.core.schedule import DEFAULT_DAILY_TIME
 from bot.core.scoring import is_answerable
 from bot.export import answers_csv
 from bot.handlers.common import BotContext, send, send_document, send_photo, set_keyboard
@@ -23,6 +24,7 @@ from bot.keyboards import (
 from bot.render import (
     MESSAGE_LIMIT,
     bar,
+    clock_time,
     feedback_messages,
     level_name,
     pack_messages,
@@ -33,7 +35,6 @@ from bot.render import (
 )
 from bot.services import Services
 from bot.services.practice import Asked
-from bot.services.schedules import DEFAULT_DAILY_TIME
 
 
 async def start(update: Update, context: BotContext) -> None:
@@ -44,7 +45,7 @@ async def start(update: Update, context: BotContext) -> None:
     text = svc.strings(lang, "welcome", name=user.first_name or "👋")
     record = await svc.storage.get_chat(chat.id)
     # The time the user chose before (/daily 8:30pm, then /daily off) is the one offered back.
-    daily_time = record.daily_time if record is not None else DEFAULT_DAILY_TIME
+    daily_time = clock_time(record.daily_time if record is not None else DEFAULT_DAILY_TIME)
     keyboard = start_keyboard(svc.strings, lang, user.level, daily_time, context.bot.username)
     await send(context, chat.id, [text], keyboard)
     payload = (context.args or [""])[0]
@@ -61,23 +62,6 @@ async def help_command(update: Update, context: BotContext) -> None:
     svc = context.svc
     if update.effective_chat:
         await send(context, update.effective_chat.id, [svc.strings(context.lang, "help")])
-
-
-def _parse_quiz_args(svc: Services, args: list[str]) -> tuple[Level | None, str | None, str | None]:
-    """(level, pack, problem key) from /quiz arguments in any order."""
-    level: Level | None = None
-    pack: str | None = None
-    packs = {p.casefold(): p for p in svc.library.packs}
-    if len(args) > 2:
-        return None, None, "bad_quiz_args"
-    for word in args:
-        if level is None and (found := parse_level(word)) is not None:
-            level = found
-        elif pack is None and word.casefold() in packs:
-            pack = packs[word.casefold()]
-        else:
-            return None, None, "bad_level" if parse_level(word) is None else "bad_quiz_args"
-    return level, pack, None
 
 
 async def ask(
@@ -149,9 +133,9 @@ async def quiz(update: Update, context: BotContext) -> None:
     if turn is None:
         return
     svc, user, chat, lang = turn
-    level, pack, problem = _parse_quiz_args(svc, list(context.args or []))
-    if problem is not None:
-        word = next((a for a in (context.args or []) if parse_level(a) is None), "")
+    wanted = parse_quiz_args(context.args or [], svc.library.packs)
+    if (problem := wanted.problem) is not None:
+        word = wanted.word
         packs = ", ".join(
             f"{pid} ({_language_name(svc, lang, pack.language)})"
             for pid, pack in svc.library.packs.items()
@@ -162,7 +146,7 @@ async def quiz(update: Update, context: BotContext) -> None:
             text = Html(f"{text}\n{svc.strings(lang, 'bad_pack', word=word[:40], packs=packs)}")
         await send(context, chat.id, [text])
         return
-    await ask(context, chat.id, user, lang, level, pack)
+    await ask(context, chat.id, user, lang, wanted.level, wanted.pack)
 
 
 async def answer(update: Update, context: BotContext) -> None:

@@ -9,14 +9,14 @@ from telegram import InlineKeyboardMarkup, Update
 
 from bot.core.levels import Level, parse_level
 from bot.core.models import ChatRecord, UserProfile
-from bot.core.schedule import Days
-from bot.core.timezones import resolve_timezone, suggest_timezones, zone_label
+from bot.core.schedule import DEFAULT_DAILY_TIME
+from bot.core.timezones import resolve_timezone, suggest_timezones, zone_label, zone_of
 from bot.handlers.common import BotContext, edit_text, send
 from bot.i18n import LANGUAGES, Html
 from bot.keyboards import forget_keyboard, level_keyboard, settings_keyboard
-from bot.render import level_name
+from bot.render import clock_time, level_name
 from bot.services import Services
-from bot.services.schedules import DEFAULT_DAILY_TIME, save_schedule
+from bot.services.schedules import save_schedule
 
 
 async def level(update: Update, context: BotContext) -> None:
@@ -71,7 +71,7 @@ async def timezone(update: Update, context: BotContext) -> None:
     t = svc.strings
     wanted = " ".join(context.args or []).strip()
     if not wanted:
-        zone_now = user.timezone or svc.settings.default_timezone
+        zone_now = zone_of(svc.settings.default_timezone, user=user)
         local = _local_time(svc.practice.clock(), zone_now)
         current = t(lang, "timezone_current", zone=zone_label(zone_now), time=local)
         await send(context, chat.id, [current])
@@ -94,7 +94,7 @@ async def timezone(update: Update, context: BotContext) -> None:
             user,
             enabled=record.daily_enabled,
             at=record.daily_time,
-            days=Days(record.daily_days),
+            days=record.daily_days,
             zone=zone,
         )
     await send(
@@ -163,9 +163,9 @@ async def _settings_view(
     svc: Services, user: UserProfile, chat: ChatRecord | None, lang: str
 ) -> tuple[Html, InlineKeyboardMarkup]:
     t = svc.strings
-    zone = user.timezone or svc.settings.default_timezone
+    zone = zone_of(svc.settings.default_timezone, user=user)
     daily_on = chat is not None and chat.daily_enabled
-    daily_time = chat.daily_time if chat is not None else DEFAULT_DAILY_TIME
+    daily_time = clock_time(chat.daily_time if chat is not None else DEFAULT_DAILY_TIME)
     text = t(
         lang,
         "settings_title",
@@ -229,8 +229,8 @@ async def settings_button(update: Update, context: BotContext) -> None:
             user,
             enabled=value == "on",
             at=record.daily_time,
-            days=Days(record.daily_days),
-            zone=record.timezone or user.timezone or svc.settings.default_timezone,
+            days=record.daily_days,
+            zone=zone_of(svc.settings.default_timezone, record, user),
         )
     else:
         return

@@ -22,10 +22,11 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+from enum import StrEnum
 
 from bot.core.levels import Level
 from bot.core.models import ChatRecord, UserProfile
-from bot.core.outbox import Draft, Kind
+from bot.core.outbox import Draft, Kind, Status
 from bot.core.reminders import claim, end_of_day
 from bot.core.schedule import (
     Due,
@@ -48,6 +49,16 @@ log = logging.getLogger(__name__)
 
 PAGE = 500  # due chats read from storage at a time
 REMINDER_PAGE = 100  # due reminder instants claimed per transaction (short write locks)
+
+
+class Served(StrEnum):
+    """What a tick did with one due chat."""
+
+    QUEUED = "queued"  # its prompt is recorded in the outbox
+    SKIPPED = "skipped"  # missed by more than the grace period: moved to the next occurrence
+    ALREADY_SENT = "already-sent"  # that local day's prompt was recorded before
+    NO_QUESTION = "no-question"  # nothing to ask (no question fits, no user)
+    ERROR = "error"  # an unexpected failure, logged
 
 
 @dataclass
@@ -90,7 +101,7 @@ class DailySender:
                     outcomes[await self._serve(chat)] += 1
                 except Exception:  # one chat's surprise must not stop the others
                     log.exception("daily prompt for chat %s failed unexpectedly", chat.chat_id)
-                    outcomes["error"] += 1
+                    outcomes[Served.ERROR] += 1
                 self.notify()  # the sender starts while the rest are prepared
 
         await asyncio.gather(produce(), *(work() for _ in range(workers)))
@@ -98,34 +109,36 @@ class DailySender:
         reminders = await self._remind()
         self.notify()
         if outcomes:
-            log.info("daily tick: %s, %d reminders", dict(outcomes), reminders)
+            log.info(
+                "daily tick: %s, %d reminders", {str(k): n for k, n in outcomes.items()}, reminders
+            )
         return TickReport(outcomes, reminders)
 
-    async def _serve(self, chat: ChatRecord) -> str:
+    async def _serve(self, chat: ChatRecord) -> Served:
         storage = self.svc.storage
         now = self.clock()
         schedule = schedule_of(chat, self.svc.settings.default_timezone)
         assert chat.next_due_at is not None
         assert chat.next_due_day is not None
-        current = Occurrence(date.fromisoformat(chat.next_due_day), chat.next_due_at)
+        current = Occurrence(chat.next_due_day, chat.next_due_at)
         following = next_occurrence(schedule, resume_after(current.at, now, self.grace))
         if due_state(current.at, now, self.grace) is Due.SKIP:
             if due_state(following.at, now, self.grace) is not Due.SEND:
                 await storage.advance_daily(chat.chat_id, following)
-                return "skipped"
+                return Served.SKIPPED
             # Missed long ago (the chat was unreachable or the bot down) but today's is due.
             current = following
             following = next_occurrence(schedule, resume_after(current.at, now, self.grace))
         day = current.day.isoformat()
         if not await storage.claim_daily(chat.chat_id, day, now):
             await storage.advance_daily(chat.chat_id, following)  # already recorded that day
-            return "already-sent"
+            return Served.ALREADY_SENT
         draft = await self.prepare(chat, day, current.at + self.grace)
         if draft is None:
-            await storage.finish_daily(chat.chat_id, day, "failed", now, following)
-            return "no-question"
+            await storage.finish_daily(chat.chat_id, day, Status.FAILED, now, following)
+            return Served.NO_QUESTION
         await storage.enqueue_daily(chat.chat_id, day, following, draft, now)
-        return "queued"
+        return Served.QUEUED
 
     async def prepare(self, chat: ChatRecord, day: str, deadline_at: datetime) -> Draft | None:
         """The day's prompt for a chat: a question (private) or a new round (group)."""

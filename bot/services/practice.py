@@ -30,6 +30,7 @@ from bot.core.review import (
 from bot.core.scoring import ScoreResult, score_answer
 from bot.core.selection import pick_question
 from bot.core.streaks import StreakState, at_risk, local_day, record_answer, visible_streak
+from bot.core.timezones import zone_of
 from bot.storage import Storage
 from bot.storage.repository import ReviewUpdate
 
@@ -93,7 +94,7 @@ class Practice:
         self.rng = rng or random.Random()
 
     def zone(self, user: UserProfile) -> ZoneInfo:
-        return ZoneInfo(user.timezone or self.default_timezone)
+        return ZoneInfo(zone_of(self.default_timezone, user=user))
 
     def today(self, user: UserProfile) -> datetime:
         return self.clock().astimezone(self.zone(user))

@@ -15,7 +15,7 @@ from bot.core.models import RoundAnswer, RoundRecord
 from bot.core.outbox import Draft, Kind
 from bot.core.rounds import closes_at
 from bot.core.selection import pick_question
-from bot.core.timezones import zone_label
+from bot.core.timezones import zone_label, zone_of
 from bot.i18n import Html
 from bot.render import level_name, ranking_messages
 from bot.services import Services
@@ -45,7 +45,7 @@ async def draft_round(
     question = pick_question(pool, await svc.storage.recent_questions(chat_id), svc.practice.rng)
     if question is None:
         return None
-    zone = record.timezone or svc.settings.default_timezone
+    zone = zone_of(svc.settings.default_timezone, record)
     now = svc.practice.clock()
     closing = closes_at(
         now,

@@ -18,7 +18,7 @@ import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, time
 from importlib import resources
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -28,6 +28,7 @@ import aiosqlite
 from bot.core.levels import Level
 from bot.core.models import (
     AnswerRecord,
+    ChatKind,
     ChatRecord,
     LeaderboardRow,
     LevelStats,
@@ -37,11 +38,11 @@ from bot.core.models import (
     UserProfile,
     UserStats,
 )
-from bot.core.outbox import Draft
+from bot.core.outbox import Draft, Status
 from bot.core.reminders import ReminderRule, first_reminder
 from bot.core.retention import Cutoffs
 from bot.core.review import ReviewState
-from bot.core.schedule import Occurrence
+from bot.core.schedule import Days, Occurrence
 from bot.core.streaks import StreakState
 from bot.storage.files import BUSY_TIMEOUT_MS, DatabaseFileError, describe, is_busy, open_database
 from bot.storage.outbox import OutboxStore, fail_open_rows, insert_draft
@@ -58,16 +59,16 @@ _USER_FIELDS = {"first_name", "language", "timezone", "level", "pack", "reminder
 def _chat(row: aiosqlite.Row) -> ChatRecord:
     return ChatRecord(
         chat_id=row["chat_id"],
-        kind=row["kind"],
+        kind=ChatKind(row["kind"]),
         title=row["title"],
         timezone=row["timezone"],
         level=Level(row["level"]) if row["level"] else None,
         active=bool(row["active"]),
         daily_enabled=bool(row["daily_enabled"]),
-        daily_time=row["daily_time"],
-        daily_days=row["daily_days"],
+        daily_time=time.fromisoformat(row["daily_time"]),
+        daily_days=Days(row["daily_days"]),
         next_due_at=datetime.fromisoformat(row["next_due_at"]) if row["next_due_at"] else None,
-        next_due_day=row["next_due_day"],
+        next_due_day=date.fromisoformat(row["next_due_day"]) if row["next_due_day"] else None,
         round_minutes=row["round_minutes"],
         language=row["language"],
     )
@@ -459,9 +460,9 @@ class Storage(OutboxStore, ReminderStore):
         chat_id: int,
         *,
         enabled: bool,
-        at: str,
-        days: str,
-        zone: str | None,
+        at: time,
+        days: Days,
+        zone: str,
         next_due: Occurrence | None,
     ) -> None:
         await self._write(
@@ -469,8 +470,8 @@ class Storage(OutboxStore, ReminderStore):
             " next_due_at = ?, next_due_day = ? WHERE chat_id = ?",
             (
                 int(enabled),
-                at,
-                days,
+                at.strftime("%H:%M"),
+                days.value,
                 zone,
                 _iso(next_due.at) if next_due else None,
                 next_due.day.isoformat() if next_due else None,
@@ -514,7 +515,7 @@ class Storage(OutboxStore, ReminderStore):
         self,
         chat_id: int,
         local_day: str,
-        status: str,
+        status: Status,
         now: datetime,
         next_due: Occurrence,
         question_id: str | None = None,
@@ -524,7 +525,7 @@ class Storage(OutboxStore, ReminderStore):
             await db.execute(
                 "UPDATE daily_sends SET status = ?, sent_at = ?, question_id = ?"
                 " WHERE chat_id = ? AND local_day = ?",
-                (status, _iso(now), question_id, chat_id, local_day),
+                (status.value, _iso(now), question_id, chat_id, local_day),
             )
             await db.execute(
                 "UPDATE chats SET next_due_at = ?, next_due_day = ? WHERE chat_id = ?",
