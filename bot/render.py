@@ -8,15 +8,19 @@ on its own, so no message ever cuts a tag or an entity in half.
 from __future__ import annotations
 
 import html
-from datetime import time
+from datetime import date, time
+from typing import TYPE_CHECKING
 
 from bot.core.content import Question
 from bot.core.levels import Level
-from bot.core.models import RoundAnswer, RoundRecord
-from bot.core.rounds import MemberResult, rank
+from bot.core.models import LeaderboardRow, RoundAnswer, RoundRecord
+from bot.core.rounds import MemberResult, points, rank
 from bot.core.scoring import ConceptHit, ScoreResult, Status
-from bot.core.streaks import StreakState
+from bot.core.streaks import StreakState, visible_streak
 from bot.i18n import Html, Strings
+
+if TYPE_CHECKING:
+    from bot.services.practice import Progress
 
 MESSAGE_LIMIT = 4096  # Telegram: characters per message (we count UTF-16 units of the HTML)
 EXCERPT_CHARS = 40
@@ -188,6 +192,16 @@ def _hit_line(t: Strings, lang: str | None, hit: ConceptHit) -> str:
     )
 
 
+def with_reference(head: str, reference: str, title: str | None = None) -> list[Html]:
+    """`head` (split at the limit), then under `title` the reference answer in a blockquote.
+
+    The one shape of "here is the reference answer": feedback, a round's results, /reveal.
+    """
+    *first, last = split_head(head)
+    opening = f"{last}\n\n{title}" if title else last
+    return [*first, *pack_messages(opening, reference, wrap=("<blockquote>", "</blockquote>"))]
+
+
 def feedback_messages(
     t: Strings,
     lang: str | None,
@@ -199,16 +213,7 @@ def feedback_messages(
 ) -> list[Html]:
     """Score, covered and missed concepts, streak, then the reference answer (split if long)."""
     head = score_summary(t, lang, result=result, hints=hints, streak=streak)
-    summary = split_head(head)
-    tail = summary.pop()
-    return [
-        *summary,
-        *pack_messages(
-            f"{tail}\n\n{t(lang, 'reference_title')}",
-            reference,
-            wrap=("<blockquote>", "</blockquote>"),
-        ),
-    ]
+    return with_reference(head, reference, t(lang, "reference_title"))
 
 
 def split_head(text: str, limit: int = MESSAGE_LIMIT) -> list[Html]:
@@ -259,13 +264,92 @@ def ranking_messages(
                 total=r.total,
             )
         )
-    head = split_head("\n".join(lines))
-    messages = [
-        *head[:-1],
-        *pack_messages(
-            f"{head[-1]}\n\n{t(lang, 'reference_title')}",
-            question.answer if question else "",
-            wrap=("<blockquote>", "</blockquote>"),
-        ),
+    reference = question.answer if question else ""
+    return with_reference("\n".join(lines), reference, t(lang, "reference_title"))
+
+
+def leaderboard_messages(
+    t: Strings,
+    lang: str,
+    week: list[LeaderboardRow],
+    overall: list[LeaderboardRow],
+    today: date,
+) -> list[Html]:
+    """/top: this week's and all-time points (score x 100 per round), answers and streaks."""
+    lines: list[str] = [t(lang, "top_title")]
+    for key, rows in (("top_week", week), ("top_all", overall)):
+        lines.append(t(lang, key))
+        if not rows:
+            lines.append("—")
+        for place, row in enumerate(rows, start=1):
+            lines.append(
+                t(
+                    lang,
+                    "top_line",
+                    place=place,
+                    name=row.first_name or "?",
+                    points=points(row.total_score),
+                    answers=row.answers,
+                    streak=visible_streak(row.streak, today).current,
+                )
+            )
+    return split_head("\n".join(lines))
+
+
+def level_up_line(t: Strings, lang: str, current: Level, up: Level, average: float) -> Html:
+    """The suggestion to move up a level, with the recent average that earned it."""
+    return t(
+        lang,
+        "level_up",
+        percent=percent(average),
+        level=level_name(t, lang, current),
+        next=level_name(t, lang, up),
+    )
+
+
+def stats_messages(t: Strings, lang: str, p: Progress) -> list[Html]:
+    """/stats as text: streak, freezes, answers and averages per level, weak spots, advice."""
+    summary, streak = p.summary, p.streak
+    lines = [
+        t(lang, "stats_title"),
+        t(lang, "stats_streak", current=streak.current, best=streak.best),
     ]
-    return messages
+    if streak.freezes:
+        lines.append(t(lang, "freeze_line", count=streak.freezes))
+    if summary.answers == 0:
+        lines.append(t(lang, "stats_empty"))
+    else:
+        lines.append(t(lang, "stats_answers", answers=summary.answers, questions=summary.questions))
+        for row in summary.by_level:
+            lines.append(
+                t(
+                    lang,
+                    "stats_level",
+                    level=level_name(t, lang, row.level),
+                    count=row.answers,
+                    percent=percent(row.average),
+                    bar=bar(row.average),
+                )
+            )
+    if p.weak:
+        lines.append(t(lang, "stats_weak", concepts="; ".join(p.weak)))
+    if p.level_up is not None:
+        lines.append(level_up_line(t, lang, p.level, p.level_up, p.level_average))
+    if p.at_risk:
+        lines.append(t(lang, "stats_at_risk"))
+    return split_head("\n".join(lines))
+
+
+def stats_caption(t: Strings, lang: str, p: Progress) -> Html:
+    """The /stats picture's caption: answers, streaks, the average per level."""
+    level_text = ", ".join(
+        f"{level_name(t, lang, row.level)} {percent(row.average)}%" for row in p.summary.by_level
+    )
+    return t(
+        lang,
+        "stats_caption",
+        answers=p.summary.answers,
+        current=p.streak.current,
+        best=p.streak.best,
+        levels=level_text or "—",
+    )

@@ -22,14 +22,14 @@ from bot import delivery
 from bot.core.answers import is_substantive
 from bot.core.levels import Level, parse_level, parse_quiz_args
 from bot.core.outbox import Draft, Kind
-from bot.core.rounds import points, week_start
+from bot.core.rounds import week_start
 from bot.core.scoring import ScoreResult, is_answerable
-from bot.core.streaks import StreakState, visible_streak
+from bot.core.streaks import StreakState
 from bot.core.timezones import zone_of
 from bot.handlers.common import BotContext, is_admin, send
 from bot.i18n import Html
 from bot.keyboards import chat_link_keyboard
-from bot.render import level_name, score_summary, split_head
+from bot.render import leaderboard_messages, level_name, score_summary, split_head
 from bot.services import Services
 from bot.services.rounds import close_round, open_round
 
@@ -207,24 +207,7 @@ async def top(update: Update, context: BotContext) -> None:
     if not overall:
         await send(context, chat.id, [t(lang, "top_empty")])
         return
-    lines: list[str] = [t(lang, "top_title")]
-    for key, rows in (("top_week", week), ("top_all", overall)):
-        lines.append(t(lang, key))
-        if not rows:
-            lines.append("—")
-        for place, row in enumerate(rows, start=1):
-            lines.append(
-                t(
-                    lang,
-                    "top_line",
-                    place=place,
-                    name=row.first_name or "?",
-                    points=points(row.total_score),
-                    answers=row.answers,
-                    streak=visible_streak(row.streak, today).current,
-                )
-            )
-    await send(context, chat.id, split_head("\n".join(lines)))
+    await send(context, chat.id, leaderboard_messages(t, lang, week, overall, today))
 
 
 async def group_level(update: Update, context: BotContext) -> None:

@@ -23,15 +23,15 @@ from bot.keyboards import (
 )
 from bot.render import (
     MESSAGE_LIMIT,
-    bar,
     clock_time,
     feedback_messages,
     level_name,
-    pack_messages,
-    percent,
+    level_up_line,
     question_message,
-    split_head,
+    stats_caption,
+    stats_messages,
     utf16_len,
+    with_reference,
 )
 from bot.services import Services
 from bot.services.practice import Asked
@@ -178,13 +178,7 @@ async def answer(update: Update, context: BotContext) -> None:
     )
     if feedback.level_up is not None:
         current = user.level or Level.BEGINNER
-        line = svc.strings(
-            lang,
-            "level_up",
-            percent=percent(feedback.level_average),
-            level=level_name(svc.strings, lang, current),
-            next=level_name(svc.strings, lang, feedback.level_up),
-        )
+        line = level_up_line(svc.strings, lang, current, feedback.level_up, feedback.level_average)
         messages = [*messages, line]
     keyboard = feedback_keyboard(
         svc.strings, lang, feedback.question.level, feedback.answer_id, feedback.level_up
@@ -236,9 +230,7 @@ async def _reveal(context: BotContext, chat_id: int, lang: str) -> None:
     if closed is None:
         await send(context, chat_id, [svc.strings(lang, "no_open_question")])
         return
-    messages = pack_messages(
-        svc.strings(lang, "revealed"), closed.answer, wrap=("<blockquote>", "</blockquote>")
-    )
+    messages = with_reference(svc.strings(lang, "revealed"), closed.answer)
     await send(context, chat_id, messages, next_keyboard(svc.strings, lang, closed.level))
 
 
@@ -254,41 +246,6 @@ async def stats(update: Update, context: BotContext) -> None:
     t = svc.strings
     p = await svc.practice.progress(user, since=first_day)
     summary, streak = p.summary, p.streak
-    lines = [
-        t(lang, "stats_title"),
-        t(lang, "stats_streak", current=streak.current, best=streak.best),
-    ]
-    if streak.freezes:
-        lines.append(t(lang, "freeze_line", count=streak.freezes))
-    if summary.answers == 0:
-        lines.append(t(lang, "stats_empty"))
-    else:
-        lines.append(t(lang, "stats_answers", answers=summary.answers, questions=summary.questions))
-        for row in summary.by_level:
-            lines.append(
-                t(
-                    lang,
-                    "stats_level",
-                    level=level_name(t, lang, row.level),
-                    count=row.answers,
-                    percent=percent(row.average),
-                    bar=bar(row.average),
-                )
-            )
-    if p.weak:
-        lines.append(t(lang, "stats_weak", concepts="; ".join(p.weak)))
-    if p.level_up is not None:
-        lines.append(
-            t(
-                lang,
-                "level_up",
-                percent=percent(p.level_average),
-                level=level_name(t, lang, p.level),
-                next=level_name(t, lang, p.level_up),
-            )
-        )
-    if p.at_risk:
-        lines.append(t(lang, "stats_at_risk"))
     averages = {row.level: row.average for row in summary.by_level}
     # ~60 ms of drawing: off the event loop, so other chats are not held up.
     picture = await asyncio.to_thread(
@@ -302,19 +259,8 @@ async def stats(update: Update, context: BotContext) -> None:
         best=streak.best,
         levels=[LevelBar(level_name(t, lang, lv), averages.get(lv)) for lv in LEVEL_ORDER],
     )
-    level_text = ", ".join(
-        f"{level_name(t, lang, row.level)} {percent(row.average)}%" for row in summary.by_level
-    )
-    caption = t(
-        lang,
-        "stats_caption",
-        answers=summary.answers,
-        current=streak.current,
-        best=streak.best,
-        levels=level_text or "—",
-    )
-    await send_photo(context, chat.id, picture, caption)
-    await send(context, chat.id, split_head("\n".join(lines)))
+    await send_photo(context, chat.id, picture, stats_caption(t, lang, p))
+    await send(context, chat.id, stats_messages(t, lang, p))
 
 
 async def practice_button(update: Update, context: BotContext) -> None:
