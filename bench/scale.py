@@ -120,7 +120,8 @@ async def build(path: Path, users: int, now: datetime) -> float:
         def today_streak(s: StreakState) -> StreakState:
             return StreakState(current=3, best=3, last_day=today, freezes=0)
 
-        await storage.record_answer(record, today_streak, close_open=False)
+        await storage.open_question(uid, uid, q.id, now)  # answered as a user would
+        await storage.record_answer(record, today_streak)
     # One big group: a tenth of the users are members; 20 rounds over four weeks, each
     # answered by half of them.
     await storage.ensure_chat(GROUP, "supergroup", "Big study group", "en")

@@ -39,4 +39,4 @@ def answers_csv(rows: Iterable[dict[str, Any]]) -> str:
 
 def read_answers_csv(text: str) -> list[dict[str, str]]:
     """Parse what `answers_csv` wrote (for tools and the round-trip test)."""
-    return list(csv.DictReader(io.StringIO(text.removeprefix("\\ufeff"))))
+    return list(csv.DictReader(io.StringIO(text.removeprefix("\ufeff"))))

@@ -183,3 +183,21 @@ def test_weak_spots_are_found_across_questions_by_topic(library: Library) -> Non
     answers = [([], [q8_label]), ([], [q1_label])]  # newest first
     assert weak_concepts(answers) == []  # by label alone: one miss each
     assert weak_concepts(answers, library.topic_of) == [q8_label]  # shown by the latest miss
+
+
+def test_reading_an_export_that_starts_with_a_real_bom(tmp_path: Path) -> None:
+    """Spreadsheets get a UTF-8 BOM; read as plain UTF-8 it is U+FEFF before the first name."""
+    from bot.export import answers_csv
+
+    row = {
+        "answered_at": "2026-03-02T09:00:00+00:00", "local_day": "2026-03-02",
+        "question_id": "triton-q3", "level": "beginner", "score": 0.5,
+        "covered": '["a"]', "missed": "[]", "hints": 0, "chat_id": 7, "answer": "批处理",
+    }  # fmt: skip
+    path = tmp_path / "answers.csv"
+    path.write_bytes(answers_csv([row]).encode("utf-8-sig"))
+    raw = path.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf")  # a real BOM, not the text "\ufeff"
+    (read,) = read_answers_csv(raw.decode("utf-8"))
+    assert next(iter(read)) == "answered_at"
+    assert (read["answered_at"], read["answer"]) == ("2026-03-02T09:00:00+00:00", "批处理")

@@ -156,7 +156,6 @@ async def test_progress_counts_days_streak_risk_and_level(practice: Practice) ->
 
 async def test_weak_spots_look_at_the_latest_fifty_answers(practice: Practice) -> None:
     from bot.core.models import AnswerRecord
-    from bot.core.streaks import record_answer
 
     ada = await _user(practice, ADA)
 
@@ -166,11 +165,7 @@ async def test_weak_spots_look_at_the_latest_fifty_answers(practice: Practice) -
             answer="…", score=0.5, covered=covered, missed=missed, hints=0,
             answered_at=practice.clock(), local_day=practice.clock().date().isoformat(),
         )  # fmt: skip
-        day = practice.clock().date()
-        stored = await practice.storage.record_answer(
-            record, lambda s: record_answer(s, day), close_open=False
-        )
-        assert stored is not None
+        await practice.storage.add_answers([record])
         practice.clock.advance(minutes=1)  # type: ignore[attr-defined]
 
     await store([], ["old miss"])  # the 51st answer back: out of the window
@@ -246,18 +241,13 @@ def _perfect(practice: Practice, qid: str) -> str:
 
 async def _store(practice: Practice, level: Level, score: float, qid: str = "triton-q1") -> None:
     from bot.core.models import AnswerRecord
-    from bot.core.streaks import record_answer
 
     record = AnswerRecord(
         user_id=ADA, chat_id=ADA, question_id=qid, level=level, answer="…", score=score,
         covered=[], missed=[], hints=0, answered_at=practice.clock(),
         local_day=practice.clock().date().isoformat(),
     )  # fmt: skip
-    day = practice.clock().date()
-    stored = await practice.storage.record_answer(
-        record, lambda s: record_answer(s, day), close_open=False
-    )
-    assert stored is not None
+    await practice.storage.add_answers([record])
     practice.clock.advance(minutes=1)  # type: ignore[attr-defined]
 
 

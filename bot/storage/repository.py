@@ -963,24 +963,22 @@ class Storage(OutboxStore, ReminderStore):
         record: AnswerRecord,
         update_streak: Callable[[StreakState], StreakState],
         *,
-        close_open: bool = True,
         review: ReviewUpdate | None = None,
     ) -> RecordedAnswer | None:
         """Store an answer, move the streak and the review card in one transaction; None if the
         question closed meanwhile.
 
-        With `close_open`, the answer only counts if `record.question_id` is still the chat's
-        open question, and closes it: a double-sent answer is scored once. `review` schedules
+        The answer only counts if `record.question_id` is still the chat's open question, and
+        closes it: a double-sent answer is scored once. `review` schedules
         the question's card from the one stored before, reviewed at `record.answered_at`.
         """
         async with self.transaction() as db:
-            if close_open:
-                cur = await db.execute(
-                    "DELETE FROM open_questions WHERE chat_id = ? AND question_id = ?",
-                    (record.chat_id, record.question_id),
-                )
-                if cur.rowcount == 0:
-                    return None
+            cur = await db.execute(
+                "DELETE FROM open_questions WHERE chat_id = ? AND question_id = ?",
+                (record.chat_id, record.question_id),
+            )
+            if cur.rowcount == 0:
+                return None
             cur = await db.execute(
                 "INSERT INTO answers (user_id, chat_id, question_id, level, answer, score,"
                 " covered, missed, hints, answered_at, local_day)"
