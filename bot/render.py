@@ -192,6 +192,12 @@ def _hit_line(t: Strings, lang: str | None, hit: ConceptHit) -> str:
     )
 
 
+def prepend(lines: list[Html], messages: list[Html]) -> list[Html]:
+    """`lines` above the first message, when they still fit in it (they are a nicety)."""
+    joined = Html("\n".join([*lines, messages[0]]))
+    return [joined, *messages[1:]] if utf16_len(joined) <= MESSAGE_LIMIT else messages
+
+
 def with_reference(head: str, reference: str, title: str | None = None) -> list[Html]:
     """`head` (split at the limit), then under `title` the reference answer in a blockquote.
 

@@ -27,6 +27,7 @@ from bot.render import (
     feedback_messages,
     level_name,
     level_up_line,
+    prepend,
     question_message,
     stats_caption,
     stats_messages,
@@ -91,9 +92,7 @@ async def send_asked(context: BotContext, chat_id: int, lang: str, asked: Asked)
         svc.strings, lang, level=q.level, pack_title=asked.pack_title, question=q.question
     )
     if asked.replaced:
-        note = svc.strings(lang, "question_replaces")
-        joined = Html(f"{note}\n{messages[0]}")
-        messages = [joined, *messages[1:]] if utf16_len(joined) <= MESSAGE_LIMIT else messages
+        messages = prepend([svc.strings(lang, "question_replaces")], messages)
     notes = _asked_notes(svc, lang, asked)
     if notes:
         joined = Html("\n\n".join([messages[-1], *notes]))

@@ -36,13 +36,12 @@ from bot.core.schedule import (
     resume_after,
 )
 from bot.core.streaks import visible_streak
-from bot.i18n import Html, user_language
-from bot.keyboards import next_keyboard, question_keyboard
-from bot.render import MESSAGE_LIMIT, question_message, utf16_len
+from bot.i18n import user_language
+from bot.keyboards import next_keyboard
 from bot.services import Services
 from bot.services.practice import Clock
-from bot.services.rounds import close_round, draft_round
-from bot.services.schedules import schedule_of
+from bot.services.rounds import close_round
+from bot.services.schedules import draft_daily_prompt, schedule_of
 from bot.storage.reminders import ReminderClaim
 
 log = logging.getLogger(__name__)
@@ -133,52 +132,12 @@ class DailySender:
         if not await storage.claim_daily(chat.chat_id, day, now):
             await storage.advance_daily(chat.chat_id, following)  # already recorded that day
             return Served.ALREADY_SENT
-        draft = await self.prepare(chat, day, current.at + self.grace)
+        draft = await draft_daily_prompt(self.svc, chat, day, current.at + self.grace)
         if draft is None:
             await storage.finish_daily(chat.chat_id, day, Status.FAILED, now, following)
             return Served.NO_QUESTION
         await storage.enqueue_daily(chat.chat_id, day, following, draft, now)
         return Served.QUEUED
-
-    async def prepare(self, chat: ChatRecord, day: str, deadline_at: datetime) -> Draft | None:
-        """The day's prompt for a chat: a question (private) or a new round (group)."""
-        svc = self.svc
-        chat_id = chat.chat_id
-        key = f"daily:{chat_id}:{day}"
-        if chat.kind != "private":
-            still_open = await svc.storage.open_round_of(chat_id)
-            if still_open is not None:  # the daily round's time has come: results first
-                await close_round(svc, still_open, chat.language or "en")
-            drafted = await draft_round(svc, chat_id, level=None, daily=True)
-            if drafted is None:
-                return None
-            round_id, question_id, text = drafted
-            return Draft(
-                Kind.ROUND, key, chat_id, (text,), deadline_at,
-                local_day=day, question_id=question_id, round_id=round_id,
-            )  # fmt: skip
-        user = await svc.storage.get_user(chat_id)
-        if user is None:
-            return None
-        lang = user_language(user)
-        asked = await svc.practice.ask(chat_id, user, None, None)
-        if asked is None:
-            return None
-        q = asked.question
-        messages = question_message(
-            svc.strings, lang, level=q.level, pack_title=asked.pack_title, question=q.question
-        )
-        lines = [svc.strings(lang, "daily_header")]
-        if asked.replaced:  # the open question it replaces is closed: say so, as /quiz does
-            lines.append(svc.strings(lang, "question_replaces"))
-        header = Html("\n".join([*lines, messages[0]]))
-        if utf16_len(header) <= MESSAGE_LIMIT:
-            messages = [header, *messages[1:]]
-        keyboard = question_keyboard(svc.strings, lang, q.id).to_dict()
-        return Draft(
-            Kind.DAILY, key, chat_id, tuple(messages), deadline_at,
-            keyboard=keyboard, local_day=day, question_id=q.id,
-        )  # fmt: skip
 
     async def _close_rounds(self) -> None:
         """Close every group round whose deadline (stored with the round) has passed."""

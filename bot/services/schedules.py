@@ -1,15 +1,21 @@
-"""The daily question's schedule: saving it (a /daily, a zone change, a settings tap) so its
-next occurrence moves with it, and reading it back for the scheduler.
+"""The daily question: saving a chat's schedule (a /daily, a zone change, a settings tap) so
+its next occurrence moves with it, reading it back for the scheduler, and drafting the day's
+prompt (a private question, or a group's round) that the scheduler records in the outbox.
 """
 
 from __future__ import annotations
 
-from datetime import time
+from datetime import datetime, time
 
 from bot.core.models import ChatRecord, UserProfile
+from bot.core.outbox import Draft, Kind
 from bot.core.schedule import DailySchedule, Days, next_occurrence
 from bot.core.timezones import zone_of
+from bot.i18n import user_language
+from bot.keyboards import question_keyboard
+from bot.render import prepend, question_message
 from bot.services import Services
+from bot.services.rounds import close_round, draft_round
 
 
 def schedule_of(chat: ChatRecord, default_zone: str) -> DailySchedule:
@@ -32,3 +38,43 @@ async def save_schedule(
     await svc.storage.set_schedule(
         record.chat_id, enabled=enabled, at=at, days=days, zone=zone, next_due=next_due
     )
+
+
+async def draft_daily_prompt(
+    svc: Services, chat: ChatRecord, day: str, deadline_at: datetime
+) -> Draft | None:
+    """The day's prompt for a chat: a question (private) or a new round (group)."""
+    chat_id = chat.chat_id
+    key = f"daily:{chat_id}:{day}"
+    if chat.kind != "private":
+        still_open = await svc.storage.open_round_of(chat_id)
+        if still_open is not None:  # the daily round's time has come: results first
+            await close_round(svc, still_open, chat.language or "en")
+        drafted = await draft_round(svc, chat_id, level=None, daily=True)
+        if drafted is None:
+            return None
+        round_id, question_id, text = drafted
+        return Draft(
+            Kind.ROUND, key, chat_id, (text,), deadline_at,
+            local_day=day, question_id=question_id, round_id=round_id,
+        )  # fmt: skip
+    user = await svc.storage.get_user(chat_id)
+    if user is None:
+        return None
+    lang = user_language(user)
+    asked = await svc.practice.ask(chat_id, user, None, None)
+    if asked is None:
+        return None
+    q = asked.question
+    messages = question_message(
+        svc.strings, lang, level=q.level, pack_title=asked.pack_title, question=q.question
+    )
+    lines = [svc.strings(lang, "daily_header")]
+    if asked.replaced:  # the open question it replaces is closed: say so, as /quiz does
+        lines.append(svc.strings(lang, "question_replaces"))
+    messages = prepend(lines, messages)
+    keyboard = question_keyboard(svc.strings, lang, q.id).to_dict()
+    return Draft(
+        Kind.DAILY, key, chat_id, tuple(messages), deadline_at,
+        keyboard=keyboard, local_day=day, question_id=q.id,
+    )  # fmt: skip
