@@ -68,7 +68,7 @@ async def daily(update: Update, context: BotContext) -> None:
     at = command.at or record.daily_time
     days = command.days or record.daily_days
     enabled = record.daily_enabled if command.enabled is None else command.enabled
-    await save_schedule(svc, record, user, enabled=enabled, at=at, days=days, zone=zone)
+    await save_schedule(svc, record, enabled=enabled, at=at, days=days, zone=zone)
     if command.zone and chat.type == chat.PRIVATE and user is not None:
         await svc.storage.update_user(user.user_id, timezone=command.zone)
     updated = await svc.storage.get_chat(chat.id)
@@ -127,7 +127,7 @@ async def daily_button(update: Update, context: BotContext) -> None:
     days = record.daily_days
     shown = parse_time((query.data or "").removeprefix("daily:on").lstrip(":"))
     at = shown if shown is not None else record.daily_time
-    await save_schedule(svc, record, user, enabled=True, at=at, days=days, zone=zone)
+    await save_schedule(svc, record, enabled=True, at=at, days=days, zone=zone)
     updated = await svc.storage.get_chat(chat.id)
     assert updated is not None
     await send(context, chat.id, [_confirmation(svc, updated, user, lang)])

@@ -16,7 +16,7 @@ from bot.i18n import LANGUAGES, Html
 from bot.keyboards import forget_keyboard, level_keyboard, settings_keyboard
 from bot.render import clock_time, level_name
 from bot.services import Services
-from bot.services.schedules import save_schedule
+from bot.services.schedules import move_zone, save_schedule
 
 
 async def level(update: Update, context: BotContext) -> None:
@@ -85,18 +85,7 @@ async def timezone(update: Update, context: BotContext) -> None:
         lines.append(t(lang, "timezone_example"))
         await send(context, chat.id, [Html("\n".join(lines))])
         return
-    await svc.storage.update_user(user.user_id, timezone=zone)
-    record = await svc.storage.get_chat(chat.id)
-    if record is not None:  # the daily question moves with the zone: 08:30 stays 08:30 local
-        await save_schedule(
-            svc,
-            record,
-            user,
-            enabled=record.daily_enabled,
-            at=record.daily_time,
-            days=record.daily_days,
-            zone=zone,
-        )
+    await move_zone(svc, user, chat.id, zone)
     await send(
         context,
         chat.id,
@@ -226,7 +215,6 @@ async def settings_button(update: Update, context: BotContext) -> None:
         await save_schedule(
             svc,
             record,
-            user,
             enabled=value == "on",
             at=record.daily_time,
             days=record.daily_days,

@@ -25,7 +25,6 @@ def schedule_of(chat: ChatRecord, default_zone: str) -> DailySchedule:
 async def save_schedule(
     svc: Services,
     record: ChatRecord,
-    user: UserProfile | None,
     *,
     enabled: bool,
     at: time,
@@ -38,6 +37,22 @@ async def save_schedule(
     await svc.storage.set_schedule(
         record.chat_id, enabled=enabled, at=at, days=days, zone=zone, next_due=next_due
     )
+
+
+async def move_zone(svc: Services, user: UserProfile, chat_id: int, zone: str) -> None:
+    """The user's time zone changes, and the daily question of the chat moves with it:
+    08:30 stays 08:30 local."""
+    await svc.storage.update_user(user.user_id, timezone=zone)
+    record = await svc.storage.get_chat(chat_id)
+    if record is not None:
+        await save_schedule(
+            svc,
+            record,
+            enabled=record.daily_enabled,
+            at=record.daily_time,
+            days=record.daily_days,
+            zone=zone,
+        )
 
 
 async def draft_daily_prompt(
