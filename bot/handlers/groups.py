@@ -12,26 +12,20 @@ from __future__ import annotations
 import logging
 import time
 from collections import deque
-from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from telegram import Bot, Update
 from telegram.constants import ReactionEmoji
 
 from bot import delivery
-from bot.core.answers import is_substantive
 from bot.core.levels import Level, parse_level, parse_quiz_args
-from bot.core.outbox import Draft, Kind
 from bot.core.rounds import week_start
-from bot.core.scoring import ScoreResult, is_answerable
-from bot.core.streaks import StreakState
 from bot.core.timezones import zone_of
 from bot.handlers.common import BotContext, is_admin, send
-from bot.i18n import Html
 from bot.keyboards import chat_link_keyboard
-from bot.render import leaderboard_messages, level_name, score_summary, split_head
+from bot.render import leaderboard_messages, level_name
 from bot.services import Services
-from bot.services.rounds import close_round, open_round
+from bot.services.rounds import Answered, RoundReply, answer_round, close_round, open_round
 
 log = logging.getLogger(__name__)
 
@@ -106,54 +100,28 @@ async def answer(update: Update, context: BotContext) -> None:
     user = context.user
     assert user is not None  # the update has a sender
     lang = context.lang
-    round_ = await svc.storage.round_by_message(chat.id, replied.message_id)
-    if round_ is None:
-        return  # a reply to one of our other messages (results, help): not an answer
     edited = update.edited_message is not None
-
-    async def too_late() -> None:
-        if not edited:  # an edit after the close changes nothing and needs no reply
-            text = svc.strings(lang, "round_closed_late")
-            await send(context, chat.id, [text], reply_to=message.message_id)
-
-    if round_.closed_at is not None:
-        await too_late()
-        return
-    question = svc.library.question(round_.question_id)
-    if question is None or not is_answerable(message.text):
-        return
-    if not is_substantive(message.text):  # `x`, `ok`: not an answer, and not counted
-        if not edited:
-            text = svc.strings(lang, "round_answer_too_short")
-            await send(context, chat.id, [text], reply_to=message.message_id)
-        return
-    edit = int(message.edit_date.timestamp()) if message.edit_date else 0
-
-    def feedback(result: ScoreResult, streak: StreakState) -> Draft | None:
-        if not (user.started and user.active):
-            return None
-        summary = score_summary(svc.strings, lang, result=result, streak=streak)
-        head = svc.strings(lang, "round_private_feedback", group=chat.title or "")
-        hidden = svc.strings(lang, "round_private_hidden")
-        return Draft(
-            Kind.FEEDBACK,
-            f"feedback:{chat.id}:{message.message_id}:{edit}",
-            user.user_id,
-            tuple(split_head(Html(f"{head}\n{summary}\n\n{hidden}"))),
-            svc.practice.clock() + timedelta(minutes=svc.settings.outbox_deadline_minutes),
-        )
-
-    scored = await svc.practice.answer_round(
-        round_.round_id,
-        question,
+    outcome = await answer_round(
+        svc,
+        RoundReply(
+            chat_id=chat.id,
+            group_title=chat.title or "",
+            question_message_id=replied.message_id,
+            message_id=message.message_id,
+            edit_stamp=int(message.edit_date.timestamp()) if message.edit_date else 0,
+            first_name=tg_user.first_name or "",
+            text=message.text,
+        ),
         user,
-        first_name=tg_user.first_name or "",
-        message_id=message.message_id,
-        text=message.text,
-        feedback=feedback,
+        lang,
     )
-    if scored is None:  # closed between our read and our write, or an edit of a replaced answer
-        await too_late()  # says nothing for an edit: nothing was stored, so no ✍ either
+    reply = {Answered.TOO_LATE: "round_closed_late", Answered.TOO_SHORT: "round_answer_too_short"}
+    if outcome in reply:
+        if not edited:  # an edit that changed nothing needs no reply (and gets no ✍ either)
+            text = svc.strings(lang, reply[outcome])
+            await send(context, chat.id, [text], reply_to=message.message_id)
+        return
+    if outcome is not Answered.COUNTED:
         return
     # Acknowledge without holding up the next update; the private feedback was recorded
     # with the answer and goes out through the outbox.

@@ -4,20 +4,25 @@ introduce the bot to a group. Called by the group handlers and the daily schedul
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import timedelta
+from enum import StrEnum
 from zoneinfo import ZoneInfo
 
 from telegram import Bot
 
 from bot import delivery
+from bot.core.answers import is_substantive
 from bot.core.levels import Level
-from bot.core.models import RoundAnswer, RoundRecord
+from bot.core.models import RoundAnswer, RoundRecord, UserProfile
 from bot.core.outbox import Draft, Kind
 from bot.core.rounds import closes_at
+from bot.core.scoring import ScoreResult, is_answerable
 from bot.core.selection import pick_question
+from bot.core.streaks import StreakState
 from bot.core.timezones import zone_label, zone_of
 from bot.i18n import Html
-from bot.render import level_name, ranking_messages
+from bot.render import level_name, ranking_messages, score_summary, split_head
 from bot.services import Services
 
 
@@ -97,6 +102,72 @@ async def open_round(
         return question_id if result.outcome is delivery.Outcome.MAYBE_SENT else None
     await svc.storage.set_round_message(round_id, result.first_message_id)
     return question_id
+
+
+class Answered(StrEnum):
+    """What became of a reply to one of the bot's messages in a group."""
+
+    NOT_AN_ANSWER = "not-an-answer"  # a reply to another message, not a text, no question
+    TOO_LATE = "too-late"  # the round had closed (or closed before the write)
+    TOO_SHORT = "too-short"  # `x`, `ok`: not counted, the member is told
+    COUNTED = "counted"  # stored as the member's latest answer; private feedback recorded
+    REPLACED = "replaced"  # an edit of an answer a later message replaced: nothing stored
+
+
+@dataclass(frozen=True, slots=True)
+class RoundReply:
+    chat_id: int
+    group_title: str
+    question_message_id: int  # the message replied to
+    message_id: int
+    edit_stamp: int  # the edit's time (0: not an edit): one private feedback per version
+    first_name: str
+    text: str
+
+
+async def answer_round(svc: Services, reply: RoundReply, user: UserProfile, lang: str) -> Answered:
+    """Score a member's reply to a round's question and keep it as their latest answer.
+
+    The member's private feedback (if they started the bot) is recorded with the answer, in
+    `lang`, the language of every reply to them.
+    """
+    round_ = await svc.storage.round_by_message(reply.chat_id, reply.question_message_id)
+    if round_ is None:
+        return Answered.NOT_AN_ANSWER  # a reply to one of our other messages (results, help)
+    if round_.closed_at is not None:
+        return Answered.TOO_LATE
+    question = svc.library.question(round_.question_id)
+    if question is None or not is_answerable(reply.text):
+        return Answered.NOT_AN_ANSWER
+    if not is_substantive(reply.text):
+        return Answered.TOO_SHORT
+
+    def feedback(result: ScoreResult, streak: StreakState) -> Draft | None:
+        if not (user.started and user.active):
+            return None
+        summary = score_summary(svc.strings, lang, result=result, streak=streak)
+        head = svc.strings(lang, "round_private_feedback", group=reply.group_title)
+        hidden = svc.strings(lang, "round_private_hidden")
+        return Draft(
+            Kind.FEEDBACK,
+            f"feedback:{reply.chat_id}:{reply.message_id}:{reply.edit_stamp}",
+            user.user_id,
+            tuple(split_head(Html(f"{head}\n{summary}\n\n{hidden}"))),
+            svc.practice.clock() + timedelta(minutes=svc.settings.outbox_deadline_minutes),
+        )
+
+    scored = await svc.practice.answer_round(
+        round_.round_id,
+        question,
+        user,
+        first_name=reply.first_name,
+        message_id=reply.message_id,
+        text=reply.text,
+        feedback=feedback,
+    )
+    if scored is None:  # closed between our read and our write, or an edit of a replaced answer
+        return Answered.REPLACED if reply.edit_stamp else Answered.TOO_LATE
+    return Answered.COUNTED
 
 
 async def close_round(svc: Services, round_: RoundRecord, lang: str = "en") -> bool:
