@@ -16,7 +16,7 @@ from bot.i18n import LANGUAGES, Html
 from bot.keyboards import forget_keyboard, level_keyboard, settings_keyboard
 from bot.render import clock_time, level_name
 from bot.services import Services
-from bot.services.schedules import move_zone, save_schedule
+from bot.services.schedules import move_zone, reschedule
 
 
 async def level(update: Update, context: BotContext) -> None:
@@ -212,14 +212,8 @@ async def settings_button(update: Update, context: BotContext) -> None:
             await svc.storage.ensure_chat(chat.id, chat.type, chat.first_name or "")
             record = await svc.storage.get_chat(chat.id)
             assert record is not None
-        await save_schedule(
-            svc,
-            record,
-            enabled=value == "on",
-            at=record.daily_time,
-            days=record.daily_days,
-            zone=zone_of(svc.settings.default_timezone, record, user),
-        )
+        zone = zone_of(svc.settings.default_timezone, record, user)
+        await reschedule(svc, record, zone=zone, enabled=value == "on")
     else:
         return
     fresh = await svc.storage.get_user(user.user_id)

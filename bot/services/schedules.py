@@ -45,14 +45,16 @@ async def move_zone(svc: Services, user: UserProfile, chat_id: int, zone: str) -
     await svc.storage.update_user(user.user_id, timezone=zone)
     record = await svc.storage.get_chat(chat_id)
     if record is not None:
-        await save_schedule(
-            svc,
-            record,
-            enabled=record.daily_enabled,
-            at=record.daily_time,
-            days=record.daily_days,
-            zone=zone,
-        )
+        await reschedule(svc, record, zone=zone)
+
+
+async def reschedule(
+    svc: Services, record: ChatRecord, *, zone: str, enabled: bool | None = None
+) -> None:
+    """Save the chat's schedule in `zone` (on or off with `enabled`), same time and days."""
+    enabled = record.daily_enabled if enabled is None else enabled
+    at, days = record.daily_time, record.daily_days
+    await save_schedule(svc, record, enabled=enabled, at=at, days=days, zone=zone)
 
 
 async def draft_daily_prompt(
