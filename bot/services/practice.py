@@ -267,13 +267,13 @@ class Practice:
         first_name: str,
         message_id: int,
         text: str,
-        feedback: Callable[[ScoreResult, StreakState], Draft | None] | None = None,
+        feedback: Callable[[ScoreResult, StreakState, datetime], Draft | None] | None = None,
     ) -> tuple[ScoreResult, StreakState] | None:
         """Score a group member's answer and keep it as their latest; None if not stored.
 
         Not stored: the round closed, or the message is an edit of an answer the member
         has since replaced with a later one. `feedback` drafts the member's private
-        feedback, recorded with the answer.
+        feedback (given the instant of the answer), recorded with the answer.
         """
         result = score_answer(question, text)
         now = self.clock()
@@ -290,7 +290,7 @@ class Practice:
             now=now,
             local_day=day.isoformat(),
             update_streak=lambda s: record_answer(s, day),
-            feedback=None if feedback is None else (lambda s: feedback(result, s)),
+            feedback=None if feedback is None else (lambda s: feedback(result, s, now)),
         )
         return None if streak is None else (result, streak)
 

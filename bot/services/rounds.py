@@ -5,7 +5,7 @@ introduce the bot to a group. Called by the group handlers and the daily schedul
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from enum import StrEnum
 from zoneinfo import ZoneInfo
 
@@ -142,7 +142,7 @@ async def answer_round(svc: Services, reply: RoundReply, user: UserProfile, lang
     if not is_substantive(reply.text):
         return Answered.TOO_SHORT
 
-    def feedback(result: ScoreResult, streak: StreakState) -> Draft | None:
+    def feedback(result: ScoreResult, streak: StreakState, now: datetime) -> Draft | None:
         if not (user.started and user.active):
             return None
         summary = score_summary(svc.strings, lang, result=result, streak=streak)
@@ -153,7 +153,7 @@ async def answer_round(svc: Services, reply: RoundReply, user: UserProfile, lang
             f"feedback:{reply.chat_id}:{reply.message_id}:{reply.edit_stamp}",
             user.user_id,
             tuple(split_head(Html(f"{head}\n{summary}\n\n{hidden}"))),
-            svc.practice.clock() + timedelta(minutes=svc.settings.outbox_deadline_minutes),
+            now + timedelta(minutes=svc.settings.outbox_deadline_minutes),
         )
 
     scored = await svc.practice.answer_round(
