@@ -247,6 +247,17 @@ async def test_a_member_hears_one_language_in_the_group_and_in_private(
     assert "本轮已经结束" in dee_late.visible
 
 
+async def test_members_chatting_in_a_group_are_not_stored(bot: BotHarness, api: FakeBotAPI) -> None:
+    """With privacy mode off the bot sees every message; only what addresses it (a command, a
+    reply to the bot, a button) loads (and stores) its sender."""
+    api.message(DEE, "hello everyone", chat_id=GROUP)
+    api.message(BEN, "a reply to a person", chat_id=GROUP, reply_to=12345)
+    await bot.sentinel(ANA, GROUP)
+    assert await bot.storage.get_user(DEE.id) is None
+    assert await bot.storage.get_user(BEN.id) is None
+    assert await bot.storage.get_user(ANA.id) is not None  # a command addresses the bot
+
+
 async def test_bot_removed_and_added_again(bot: BotHarness, api: FakeBotAPI) -> None:
     await open_beginner_q3(bot)
     api.my_chat_member(ADMIN, GROUP, "member", "left")

@@ -13,7 +13,15 @@ import logging
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from telegram import CallbackQuery, Chat, InlineKeyboardMarkup, InputFile, Message, Update
+from telegram import (
+    CallbackQuery,
+    Chat,
+    InlineKeyboardMarkup,
+    InputFile,
+    Message,
+    MessageEntity,
+    Update,
+)
 from telegram.constants import ChatMemberStatus
 from telegram.error import BadRequest, Forbidden
 from telegram.ext import Application, CallbackContext, ExtBot
@@ -61,13 +69,32 @@ class BotContext(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], d
 async def load_context(update: Update, context: BotContext) -> None:
     """Group -1: the sender (created or refreshed) and their language, once per update.
 
-    Not for the bot's own membership changes: a block must not first mark the user
-    reachable again; that handler keeps its own rows.
+    Only for updates a handler acts on for their sender (see `_addressed`): a member chatting
+    in a group with privacy mode off is not stored, and the bot's own membership changes
+    keep their own rows (a block must not first mark the user reachable again).
     """
-    if update.my_chat_member is not None:
+    if not _addressed(update, context.bot.id):
         return
     context.user = await current_user(update, context.svc)
     context.lang = ui_language(context.user, update)
+
+
+def _addressed(update: Update, bot_id: int) -> bool:
+    """Anything in a private chat, a button, or in a group a command or a reply to the bot."""
+    if update.my_chat_member is not None:
+        return False
+    chat, message = update.effective_chat, update.effective_message
+    if update.callback_query is not None or (chat is not None and chat.type == chat.PRIVATE):
+        return True
+    if message is None:
+        return False
+    first = message.entities[0] if message.entities else None
+    command = first is not None and first.type == MessageEntity.BOT_COMMAND and first.offset == 0
+    replied = message.reply_to_message
+    to_bot = (
+        replied is not None and replied.from_user is not None and replied.from_user.id == bot_id
+    )
+    return command or to_bot
 
 
 async def current_user(update: Update, svc: Services) -> UserProfile | None:
