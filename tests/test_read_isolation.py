@@ -59,3 +59,25 @@ async def test_a_read_sees_what_was_committed_before_it(storage: Storage) -> Non
         await db.execute("UPDATE users SET first_name = 'Bea' WHERE user_id = ?", (USER,))
     found = await storage.get_user(USER)
     assert found is not None and found.first_name == "Bea"
+
+
+async def test_reads_running_all_the_time_still_see_each_commit(storage: Storage) -> None:
+    """Reads share one connection: none may hold a snapshot open for the next one (with a
+    cursor left open between two steps, a busy bot would read a snapshot from before its
+    own last write, and a user it just stored would not be found)."""
+    await storage.ensure_user(USER, "Ada", "en")
+    stop = asyncio.Event()
+
+    async def keep_reading() -> None:
+        while not stop.is_set():
+            assert await storage.get_user(USER) is not None
+
+    readers = [asyncio.create_task(keep_reading()) for _ in range(8)]
+    try:
+        for user_id in range(100, 160):
+            stored = await storage.ensure_user(user_id, f"u{user_id}", "en")  # write, read back
+            assert stored.user_id == user_id
+            assert await storage.get_user(user_id) is not None
+    finally:
+        stop.set()
+        await asyncio.gather(*readers)

@@ -5,7 +5,8 @@ handlers sharing a connection must never interleave their statements, or one's r
 commit would take the other's half-done work with it. Reads go through a second, read-only
 connection: WAL isolates connections, not coroutines, so a read on the writer's connection
 would see another coroutine's uncommitted rows (and then keep them after a rollback). On its
-own connection a read sees what was committed when it began, and never waits for a writer.
+own connection, each read run whole in one step, a read sees what was committed when it
+began, and never waits for a writer.
 Migrations are the numbered `.sql` files beside this module, applied by `PRAGMA user_version`.
 """
 
@@ -302,12 +303,17 @@ class Storage(OutboxStore, ReminderStore):
             pause = min(pause * 2, 0.1)
 
     async def _one(self, sql: str, params: Iterable[Any] = ()) -> aiosqlite.Row | None:
-        async with self.reader.execute(sql, tuple(params)) as cur:
-            return await cur.fetchone()
+        rows = await self._all(sql, params)
+        return rows[0] if rows else None
 
     async def _all(self, sql: str, params: Iterable[Any] = ()) -> list[aiosqlite.Row]:
-        async with self.reader.execute(sql, tuple(params)) as cur:
-            return list(await cur.fetchall())
+        """Run a read to its end in one step on the reader's thread.
+
+        A statement left half-read (a cursor between fetches) would keep the reader's
+        snapshot open, and every read queued behind it would share that old snapshot: a
+        busy bot would not see its own last write. Read whole, each read starts afresh.
+        """
+        return list(await self.reader.execute_fetchall(sql, tuple(params)))
 
     async def ping(self) -> bool:
         """The database answers a query (for health checks)."""
