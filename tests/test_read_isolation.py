@@ -22,31 +22,26 @@ async def storage(tmp_path: Path) -> AsyncIterator[Storage]:
 
 
 async def test_a_read_does_not_see_another_coroutines_uncommitted_row(storage: Storage) -> None:
-    inserted, read = asyncio.Event(), asyncio.Event()
+    """A read issued while another coroutine's transaction is open (it may wait for it to
+    end) never returns the rows that transaction then rolls back."""
+    read: asyncio.Task[object] | None = None
 
-    async def insert_then_roll_back() -> None:
+    async def insert_read_roll_back() -> None:
+        nonlocal read
         async with storage.transaction() as db:
             await db.execute(
                 "INSERT INTO users (user_id, first_name, created_at) VALUES (?, 'Ada', '')",
                 (USER,),
             )
-            inserted.set()
-            await read.wait()  # the other coroutine reads while this one is open
+            read = asyncio.create_task(storage.get_user(USER))
+            # Give the read every chance to run now (it may also wait for this transaction).
+            await asyncio.wait({read}, timeout=0.5)
             raise RuntimeError("roll back")
 
-    async def writer() -> None:
-        with pytest.raises(RuntimeError, match="roll back"):
-            await insert_then_roll_back()
-
-    async def reader() -> object:
-        await inserted.wait()
-        try:
-            return await storage.get_user(USER)
-        finally:
-            read.set()
-
-    _, seen = await asyncio.gather(writer(), reader())
-    assert seen is None
+    with pytest.raises(RuntimeError, match="roll back"):
+        await insert_read_roll_back()
+    assert read is not None
+    assert await read is None
     assert await storage.get_user(USER) is None  # rolled back: it never existed
 
 
