@@ -32,7 +32,7 @@ from bot.core.selection import pick_question
 from bot.core.streaks import StreakState, at_risk, local_day, record_answer, visible_streak
 from bot.core.timezones import zone_of
 from bot.storage import Storage
-from bot.storage.repository import ReviewUpdate
+from bot.storage.practice import ReviewUpdate
 
 Clock = Callable[[], datetime]
 
