@@ -13,6 +13,14 @@ from bot.storage.chats import chat_from_row
 from bot.storage.database import Database, iso
 
 
+def next_due_update(chat_id: int, next_due: Occurrence) -> tuple[str, tuple[object, ...]]:
+    """The one statement that moves a chat on to its next occurrence (SQL and parameters)."""
+    return (
+        "UPDATE chats SET next_due_at = ?, next_due_day = ? WHERE chat_id = ?",
+        (iso(next_due.at), next_due.day.isoformat(), chat_id),
+    )
+
+
 class DailyStore(Database):
     async def set_schedule(
         self,
@@ -86,16 +94,10 @@ class DailyStore(Database):
                 " WHERE chat_id = ? AND local_day = ?",
                 (status.value, iso(now), question_id, chat_id, local_day),
             )
-            await db.execute(
-                "UPDATE chats SET next_due_at = ?, next_due_day = ? WHERE chat_id = ?",
-                (iso(next_due.at), next_due.day.isoformat(), chat_id),
-            )
+            await db.execute(*next_due_update(chat_id, next_due))
 
     async def advance_daily(self, chat_id: int, next_due: Occurrence) -> None:
-        await self._write(
-            "UPDATE chats SET next_due_at = ?, next_due_day = ? WHERE chat_id = ?",
-            (iso(next_due.at), next_due.day.isoformat(), chat_id),
-        )
+        await self._write(*next_due_update(chat_id, next_due))
 
     async def claim_reminder(self, user_id: int, local_day: str, now: datetime) -> bool:
         """Mark the day's reminder as taken (the scheduler does it with its message, by
