@@ -74,18 +74,18 @@ async def test_overruling_a_repeat_starts_from_the_card_before_that_answer(
     practice.clock.advance(days=8)  # type: ignore[attr-defined]
     second = await _answer(practice, ada, "triton-q3", "不知道这个")
     stored = await practice.storage.get_review(ADA, "triton-q3")
-    assert stored is not None and stored["previous_card"] is not None
+    assert stored is not None and stored.previous_card is not None
     good = await practice.overrule(ADA, second, "good")
     assert good is not None
     # From the well-known card before the second answer: much later than a new card's
     # "good" (three days).
-    reviewed = datetime.fromisoformat(str(stored["reviewed_at"]))
+    reviewed = stored.reviewed_at
     assert good.due - reviewed > timedelta(days=5)
     again = await practice.overrule(ADA, second, "again")  # overruled twice: same base card
     assert again is not None and again.due < good.due
     latest = await practice.storage.get_review(ADA, "triton-q3")
-    assert latest is not None and latest["previous_card"] == stored["previous_card"]
-    assert latest["rating"] == int(Rating.Again)
+    assert latest is not None and latest.previous_card == stored.previous_card
+    assert latest.rating == int(Rating.Again)
 
 
 async def test_asking_without_a_level_uses_the_users_level(practice: Practice) -> None:
@@ -193,7 +193,7 @@ async def test_a_second_answer_builds_on_the_first_review(practice: Practice) ->
     await ada_answers(practice, ada, perfect)
     first = await practice.storage.get_review(ADA, "triton-q3")
     assert first is not None
-    practice.clock.now = datetime.fromisoformat(str(first["due_at"]))  # type: ignore[attr-defined]
+    practice.clock.now = first.due_at  # type: ignore[attr-defined]
     feedback = await ada_answers(practice, ada, perfect)
     # A new card answered this well comes back in 8 days; a second good review, later.
     assert feedback.next_review - practice.clock() > timedelta(days=8)
@@ -260,7 +260,7 @@ async def test_answer_feedback_carries_the_review_and_the_local_day(practice: Pr
     assert feedback.streak.last_day == date(2026, 3, 3)  # Tuesday in Shanghai
     stored = await practice.storage.get_review(ADA, "triton-q3")
     assert stored is not None
-    assert feedback.next_review == datetime.fromisoformat(str(stored["due_at"]))
+    assert feedback.next_review == stored.due_at
 
 
 async def test_hints_cap_the_rating_of_a_complete_answer(practice: Practice) -> None:
@@ -271,7 +271,7 @@ async def test_hints_cap_the_rating_of_a_complete_answer(practice: Practice) -> 
     feedback = await practice.answer(ADA, ada, _perfect(practice, "triton-q3"))
     assert feedback is not None and feedback.result.coverage == 1.0
     stored = await practice.storage.get_review(ADA, "triton-q3")
-    assert stored is not None and stored["rating"] == int(Rating.Hard)  # two hints: "partly"
+    assert stored is not None and stored.rating == int(Rating.Hard)  # two hints: "partly"
 
 
 async def test_the_level_up_suggestion_looks_at_the_latest_twenty_answers(
@@ -460,5 +460,5 @@ async def test_an_answer_is_one_transaction_at_one_instant(practice: Practice) -
     card = await practice.storage.get_review(ADA, "triton-q3")
     answer = await practice.storage.answer(feedback.answer_id)
     assert card is not None and answer is not None
-    assert card["reviewed_at"] == answer["answered_at"] == readings[0].isoformat()
-    assert card["last_answer_id"] == feedback.answer_id
+    assert card.reviewed_at == answer.answered_at == readings[0]
+    assert card.last_answer_id == feedback.answer_id

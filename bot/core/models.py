@@ -51,6 +51,37 @@ class AnswerRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class StoredAnswer(AnswerRecord):
+    """An answer as stored: the record and its row id."""
+
+    answer_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class RecentAnswer:
+    """What the learning signals read of a recent answer (level-up, weak spots)."""
+
+    level: Level
+    score: float
+    covered: list[str]
+    missed: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewRecord:
+    """A question's review card for a user, as the last answer (or an overrule) left it."""
+
+    user_id: int
+    question_id: str
+    card: str  # FSRS card as JSON
+    due_at: datetime
+    previous_card: str | None  # before the last answer (None: that was the first)
+    last_answer_id: int
+    reviewed_at: datetime
+    rating: int
+
+
+@dataclass(frozen=True, slots=True)
 class LevelStats:
     level: Level
     answers: int

@@ -205,7 +205,7 @@ class Practice:
         assert state is not None
         recent = await self.storage.recent_answers(user.user_id, LEVEL_UP_ANSWERS * 4)
         current = user.level or Level.BEGINNER
-        at_level = [a["score"] for a in recent if a["level"] == current][:LEVEL_UP_ANSWERS]
+        at_level = [a.score for a in recent if a.level == current][:LEVEL_UP_ANSWERS]
         suggestion = level_up(current, at_level) if question.level == current else None
         average = sum(at_level) / len(at_level) if at_level else 0.0
         return Feedback(question, result, hints, streak, answer_id, state.due, suggestion, average)
@@ -214,19 +214,19 @@ class Practice:
         """Redo the review of answer `answer_id` with the user's own rating; None if stale."""
         rating = OVERRIDES.get(choice)
         row = await self.storage.answer(answer_id)
-        if rating is None or row is None or row["user_id"] != user_id:
+        if rating is None or row is None or row.user_id != user_id:
             return None
-        current = await self.storage.get_review(user_id, row["question_id"])
-        if current is None or current["last_answer_id"] != answer_id:
+        current = await self.storage.get_review(user_id, row.question_id)
+        if current is None or current.last_answer_id != answer_id:
             return None  # a later answer to the same question was reviewed since
-        reviewed_at = datetime.fromisoformat(current["reviewed_at"])
-        state = review(current["previous_card"], rating, reviewed_at)
+        reviewed_at = current.reviewed_at
+        state = review(current.previous_card, rating, reviewed_at)
         await self.storage.save_review(
             user_id,
-            row["question_id"],
+            row.question_id,
             card=state.card,
             due=state.due,
-            previous_card=current["previous_card"],
+            previous_card=current.previous_card,
             answer_id=answer_id,
             reviewed_at=reviewed_at,
             rating=int(rating),
@@ -241,9 +241,9 @@ class Practice:
         today = self.today(user).date()
         summary = await self.storage.user_stats(user.user_id)
         recent = await self.storage.recent_answers(user.user_id, WEAK_WINDOW)
-        weak = weak_concepts(((a["covered"], a["missed"]) for a in recent), self.library.topic_of)
+        weak = weak_concepts(((a.covered, a.missed) for a in recent), self.library.topic_of)
         current = user.level or Level.BEGINNER
-        at_level = [a["score"] for a in recent if a["level"] == current][:LEVEL_UP_ANSWERS]
+        at_level = [a.score for a in recent if a.level == current][:LEVEL_UP_ANSWERS]
         first = since(today)
         counts = await self.storage.answers_per_day(user.user_id, first.isoformat())
         return Progress(

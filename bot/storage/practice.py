@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import aiosqlite
 
@@ -15,6 +15,9 @@ from bot.core.models import (
     AnswerRecord,
     LevelStats,
     OpenQuestion,
+    RecentAnswer,
+    ReviewRecord,
+    StoredAnswer,
     UserStats,
 )
 from bot.core.review import ReviewState
@@ -59,6 +62,36 @@ async def _save_review(
             iso(reviewed_at), rating,
         ),
     )  # fmt: skip
+
+
+def review_from_row(row: aiosqlite.Row) -> ReviewRecord:
+    return ReviewRecord(
+        user_id=row["user_id"],
+        question_id=row["question_id"],
+        card=row["card"],
+        due_at=datetime.fromisoformat(row["due_at"]),
+        previous_card=row["previous_card"],
+        last_answer_id=row["last_answer_id"],
+        reviewed_at=datetime.fromisoformat(row["reviewed_at"]),
+        rating=row["rating"],
+    )
+
+
+def answer_from_row(row: aiosqlite.Row) -> StoredAnswer:
+    return StoredAnswer(
+        user_id=row["user_id"],
+        chat_id=row["chat_id"],
+        question_id=row["question_id"],
+        level=Level(row["level"]),
+        answer=row["answer"],
+        score=row["score"],
+        covered=json.loads(row["covered"]),
+        missed=json.loads(row["missed"]),
+        hints=row["hints"],
+        answered_at=datetime.fromisoformat(row["answered_at"]),
+        local_day=row["local_day"],
+        answer_id=row["id"],
+    )
 
 
 class PracticeStore(UsersStore):
@@ -207,11 +240,11 @@ class PracticeStore(UsersStore):
                 ],
             )
 
-    async def get_review(self, user_id: int, question_id: str) -> dict[str, Any] | None:
+    async def get_review(self, user_id: int, question_id: str) -> ReviewRecord | None:
         row = await self._one(
             "SELECT * FROM reviews WHERE user_id = ? AND question_id = ?", (user_id, question_id)
         )
-        return dict(row) if row else None
+        return review_from_row(row) if row else None
 
     async def save_review(
         self,
@@ -245,7 +278,7 @@ class PracticeStore(UsersStore):
         )
         return {r[0] for r in rows}
 
-    async def recent_answers(self, user_id: int, limit: int = 50) -> list[dict[str, Any]]:
+    async def recent_answers(self, user_id: int, limit: int = 50) -> list[RecentAnswer]:
         """Newest first: level, score, covered and missed labels."""
         rows = await self._all(
             "SELECT level, score, covered, missed FROM answers WHERE user_id = ?"
@@ -253,12 +286,9 @@ class PracticeStore(UsersStore):
             (user_id, limit),
         )
         return [
-            {
-                "level": Level(r["level"]),
-                "score": r["score"],
-                "covered": json.loads(r["covered"]),
-                "missed": json.loads(r["missed"]),
-            }
+            RecentAnswer(
+                Level(r["level"]), r["score"], json.loads(r["covered"]), json.loads(r["missed"])
+            )
             for r in rows
         ]
 
@@ -296,13 +326,13 @@ class PracticeStore(UsersStore):
             ],
         )
 
-    async def answer(self, answer_id: int) -> dict[str, Any] | None:
+    async def answer(self, answer_id: int) -> StoredAnswer | None:
         row = await self._one("SELECT * FROM answers WHERE id = ?", (answer_id,))
-        return dict(row) if row else None
+        return answer_from_row(row) if row else None
 
-    async def answers_for(self, user_id: int) -> list[dict[str, Any]]:
-        """A user's answers, oldest first, as plain dicts (for export)."""
+    async def answers_for(self, user_id: int) -> list[StoredAnswer]:
+        """A user's answers, oldest first (for export)."""
         rows = await self._all(
             "SELECT * FROM answers WHERE user_id = ? ORDER BY answered_at, id", (user_id,)
         )
-        return [dict(r) for r in rows]
+        return [answer_from_row(r) for r in rows]
