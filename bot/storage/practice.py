@@ -64,6 +64,16 @@ async def _save_review(
     )  # fmt: skip
 
 
+def answer_values(r: AnswerRecord) -> tuple[object, ...]:
+    """An answer's columns, in the order every INSERT INTO answers lists them."""
+    covered = json.dumps(r.covered, ensure_ascii=False)
+    missed = json.dumps(r.missed, ensure_ascii=False)
+    return (
+        r.user_id, r.chat_id, r.question_id, r.level.value, r.answer, r.score, covered,
+        missed, r.hints, iso(r.answered_at), r.local_day,
+    )  # fmt: skip
+
+
 def review_from_row(row: aiosqlite.Row) -> ReviewRecord:
     return ReviewRecord(
         user_id=row["user_id"],
@@ -183,19 +193,7 @@ class PracticeStore(UsersStore):
                 "INSERT INTO answers (user_id, chat_id, question_id, level, answer, score,"
                 " covered, missed, hints, answered_at, local_day)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    record.user_id,
-                    record.chat_id,
-                    record.question_id,
-                    record.level.value,
-                    record.answer,
-                    record.score,
-                    json.dumps(record.covered, ensure_ascii=False),
-                    json.dumps(record.missed, ensure_ascii=False),
-                    record.hints,
-                    iso(record.answered_at),
-                    record.local_day,
-                ),
+                answer_values(record),
             )
             answer_id = cur.lastrowid
             assert answer_id is not None
@@ -222,22 +220,7 @@ class PracticeStore(UsersStore):
                 "INSERT INTO answers (user_id, chat_id, question_id, level, answer, score,"
                 " covered, missed, hints, answered_at, local_day)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        r.user_id,
-                        r.chat_id,
-                        r.question_id,
-                        r.level.value,
-                        r.answer,
-                        r.score,
-                        json.dumps(r.covered, ensure_ascii=False),
-                        json.dumps(r.missed, ensure_ascii=False),
-                        r.hints,
-                        iso(r.answered_at),
-                        r.local_day,
-                    )
-                    for r in records
-                ],
+                [answer_values(r) for r in records],
             )
 
     async def get_review(self, user_id: int, question_id: str) -> ReviewRecord | None:
