@@ -190,6 +190,14 @@ def build_application(
         .token(settings.telegram_bot_token.get_secret_value())
         .defaults(Defaults(parse_mode=ParseMode.HTML, link_preview_options=None))
         .context_types(ContextTypes(context=BotContext))
+        # PTB's own pool size. The hook tells the outbox when a request starts leaving (the
+        # row is marked in flight), and delivery whether it left whole if the line drops.
+        .request(
+            HTTPXRequest(
+                connection_pool_size=256,
+                httpx_kwargs={"event_hooks": {"request": [trace_requests]}},
+            )
+        )
         .rate_limiter(
             PerChatRetryRateLimiter(
                 overall_max_rate=settings.rate_limit_per_second,

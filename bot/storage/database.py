@@ -16,21 +16,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import aiosqlite
 
 from bot.core.reminders import ReminderRule
-from bot.storage.files import DatabaseFileError, describe, open_database
+from bot.storage.files import BUSY_TIMEOUT_MS, DatabaseFileError, describe, is_busy, open_database
 
 
 def now_iso() -> str:
     return datetime.now(UTC).isoformat()
+
+
+T = TypeVar("T")
 
 
 def iso(instant: datetime) -> str:
@@ -120,7 +123,7 @@ class Database:
         async with self._write_lock:
             await self._no_orphan()
             try:
-                await self.db.execute("BEGIN IMMEDIATE")
+                await self._when_unlocked(lambda: self.db.execute("BEGIN IMMEDIATE"))
             except asyncio.CancelledError:
                 self._maybe_orphan = True  # the BEGIN may still run after we are gone
                 raise
@@ -158,8 +161,28 @@ class Database:
         """
         async with self._write_lock:
             await self._no_orphan()
-            cursor = await self.db.execute(sql, tuple(params))
+            cursor = await self._when_unlocked(lambda: self.db.execute(sql, tuple(params)))
             return cursor.rowcount
+
+    async def _when_unlocked(self, start: Callable[[], Awaitable[T]]) -> T:
+        """Run what takes the write lock, waiting up to the busy timeout while another
+        process holds it.
+
+        SQLite's own busy timeout does not wait when this connection has a read statement
+        open (another task iterating a cursor; reads are not serialised with writes): it
+        fails at once with "database is locked". Waiting here a moment lets that read finish.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + BUSY_TIMEOUT_MS / 1000
+        pause = 0.005
+        while True:
+            try:
+                return await start()
+            except sqlite3.OperationalError as exc:
+                if not is_busy(exc) or loop.time() >= deadline:
+                    raise
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 0.1)
 
     async def _one(self, sql: str, params: Iterable[Any] = ()) -> aiosqlite.Row | None:
         rows = await self._all(sql, params)

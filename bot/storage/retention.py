@@ -38,6 +38,13 @@ class RetentionStore(Database):
                 " WHERE r.closed_at < ? AND r.closed_at >= ? LIMIT ?)",
                 (closed_before, closed_after),
             ),
+            # Rows dropped for an unreachable chat have no finished_at: their creation counts.
+            "outbox": (
+                "DELETE FROM outbox WHERE id IN (SELECT id FROM outbox"
+                " WHERE status IN ('sent', 'failed', 'unknown', 'expired')"
+                " AND COALESCE(finished_at, created_at) < ? LIMIT ?)",
+                (iso(cut.outbox_finished_before),),
+            ),
         }
         deleted: dict[str, int] = {}
         for table, (sql, params) in statements.items():
