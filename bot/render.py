@@ -8,8 +8,9 @@ on its own, so no message ever cuts a tag or an entity in half.
 from __future__ import annotations
 
 import html
-from datetime import date, time
+from datetime import date, datetime, time, timedelta
 from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
 
 from bot.core.content import Question
 from bot.core.levels import Level
@@ -17,6 +18,7 @@ from bot.core.models import LeaderboardRow, RoundAnswer, RoundRecord
 from bot.core.rounds import MemberResult, points, rank
 from bot.core.scoring import ConceptHit, ScoreResult, Status
 from bot.core.streaks import StreakState, visible_streak
+from bot.core.timezones import zone_label
 from bot.i18n import Html, Strings
 
 if TYPE_CHECKING:
@@ -64,6 +66,31 @@ def time_left(t: Strings, lang: str | None, left: timedelta) -> str:
     if not minutes:
         return t(lang, "duration_hours", hours=hours)
     return t(lang, "duration_hours_minutes", hours=hours, minutes=minutes)
+
+
+def round_deadline(
+    t: Strings,
+    lang: str,
+    now: datetime,
+    closing: datetime,
+    chat_zone: str | None,
+    zone: str,
+) -> Html:
+    """When the round closes, in words a member understands (`zone`: the one it is read in).
+
+    With the group's own zone: its clock time, then the time left. Without one, the clock
+    time is in the bot's default zone (UTC), which most members do not live in: the time
+    left comes first, the clock time is named as UTC, and admins are told how to fix it.
+    """
+    values = {
+        "time": clock_time(closing.astimezone(ZoneInfo(zone)).time()),
+        "zone": zone_label(zone),
+        "left": time_left(t, lang, closing - now),
+    }
+    if chat_zone:
+        return t(lang, "round_closes_at", **values)
+    hint = t(lang, "group_zone_hint", zone=values["zone"])
+    return Html(f"{t(lang, 'round_closes_in', **values)}\n{hint}")
 
 
 def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:

@@ -19,9 +19,10 @@ from bot.core.content import Library
 from bot.core.levels import Level
 from bot.core.models import UserProfile
 from bot.core.reminders import ReminderRule
-from bot.i18n import Strings
-from bot.render import bar, hit_note, percent
-from bot.services.practice import Practice
+from bot.core.scoring import is_answerable
+from bot.i18n import LANGUAGES, Strings, language_for
+from bot.render import level_name, percent, score_summary
+from bot.services.practice import Asked, Practice
 from bot.storage import Storage
 
 TERMINAL_USER = 0  # Telegram ids are positive: 0 is the terminal's own user

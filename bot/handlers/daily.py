@@ -10,12 +10,12 @@ from telegram import Chat, Update
 
 from bot.core.models import ChatRecord, UserProfile
 from bot.core.schedule import parse_daily, parse_switch, parse_time
-from bot.core.timezones import zone_label, zone_of
+from bot.core.timezones import resolve_timezone, suggest_timezones, zone_label, zone_of
 from bot.handlers.common import BotContext, is_admin, send
 from bot.i18n import Html
 from bot.render import clock_time
 from bot.services import Services
-from bot.services.schedules import save_schedule
+from bot.services.schedules import reschedule, save_schedule, zone_to_keep
 
 _ZH_WEEKDAYS = "一二三四五六日"
 
@@ -64,7 +64,7 @@ async def daily(update: Update, context: BotContext) -> None:
             [Html(f"{_status(svc, record, user, lang)}\n{t(lang, 'daily_examples')}")],
         )
         return
-    zone = command.zone or zone_of(svc.settings.default_timezone, record, user)
+    zone = command.zone or zone_to_keep(svc, record, user)
     at = command.at or record.daily_time
     days = command.days or record.daily_days
     enabled = record.daily_enabled if command.enabled is None else command.enabled
@@ -106,6 +106,39 @@ def _describe(
     return text
 
 
+async def group_timezone(update: Update, context: BotContext) -> None:
+    """A group's /timezone: anyone sees it, admins set it; the daily round keeps its hour."""
+    turn = context.turn(update)
+    if turn is None:
+        return
+    svc, _, chat, lang = turn
+    t = svc.strings
+    record = await _chat_record(svc, chat)
+    now = svc.practice.clock()
+    wanted = " ".join(context.args or []).strip()
+    if not wanted:
+        zone = zone_of(svc.settings.default_timezone, record)
+        key = "group_timezone_current" if record.timezone else "group_timezone_unset"
+        local = clock_time(now.astimezone(ZoneInfo(zone)).time())
+        await send(context, chat.id, [t(lang, key, zone=zone_label(zone), time=local)])
+        return
+    chosen = resolve_timezone(wanted)
+    if chosen is None:
+        lines = [t(lang, "timezone_bad", zone=wanted[:60])]
+        if suggestions := suggest_timezones(wanted[:60]):
+            lines.append(t(lang, "timezone_suggest", suggestions=", ".join(suggestions)))
+        lines.append(t(lang, "timezone_example"))
+        await send(context, chat.id, [Html("\n".join(lines))])
+        return
+    if not await is_admin(update, context):
+        await send(context, chat.id, [t(lang, "admins_only")])
+        return
+    await reschedule(svc, record, zone=chosen)
+    local = clock_time(now.astimezone(ZoneInfo(chosen)).time())
+    text = t(lang, "group_timezone_set", zone=zone_label(chosen), time=local)
+    await send(context, chat.id, [text])
+
+
 async def daily_button(update: Update, context: BotContext) -> None:
     """The /start button: turn the daily question on at the time its label showed.
 
@@ -123,7 +156,7 @@ async def daily_button(update: Update, context: BotContext) -> None:
         await send(context, chat.id, [svc.strings(lang, "admins_only")])
         return
     record = await _chat_record(svc, chat)
-    zone = zone_of(svc.settings.default_timezone, record, user)
+    zone = zone_to_keep(svc, record, user)
     days = record.daily_days
     shown = parse_time((query.data or "").removeprefix("daily:on").lstrip(":"))
     at = shown if shown is not None else record.daily_time

@@ -7,7 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
-from zoneinfo import ZoneInfo
 
 from telegram import Bot
 
@@ -20,9 +19,9 @@ from bot.core.rounds import closes_at
 from bot.core.scoring import ScoreResult, is_answerable
 from bot.core.selection import pick_question
 from bot.core.streaks import StreakState
-from bot.core.timezones import zone_label, zone_of
+from bot.core.timezones import zone_of
 from bot.i18n import Html
-from bot.render import level_name, ranking_messages, score_summary, split_head
+from bot.render import level_name, ranking_messages, round_deadline, score_summary, split_head
 from bot.services import Services
 
 
@@ -72,8 +71,7 @@ async def draft_round(
         level=level_name(svc.strings, lang, question.level),
         pack=pack_title,
         question=question.question,
-        closes=closing.astimezone(ZoneInfo(zone)).strftime("%H:%M"),
-        zone=zone_label(zone),
+        deadline=round_deadline(svc.strings, lang, now, closing, record.timezone, zone),
     )
     return round_id, question.id, text
 

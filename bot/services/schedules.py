@@ -29,10 +29,11 @@ async def save_schedule(
     enabled: bool,
     at: time,
     days: Days,
-    zone: str,
+    zone: str | None,
 ) -> None:
-    """Save the chat's daily question; its next occurrence moves with the time and zone."""
-    schedule = DailySchedule(at, days, zone)
+    """Save the chat's daily question; its next occurrence moves with the time and zone
+    (`zone` None: the bot's default zone)."""
+    schedule = DailySchedule(at, days, zone or svc.settings.default_timezone)
     next_due = next_occurrence(schedule, svc.practice.clock()) if enabled else None
     await svc.storage.set_schedule(
         record.chat_id, enabled=enabled, at=at, days=days, zone=zone, next_due=next_due
@@ -48,8 +49,16 @@ async def move_zone(svc: Services, user: UserProfile, chat_id: int, zone: str) -
         await reschedule(svc, record, zone=zone)
 
 
+def zone_to_keep(svc: Services, chat: ChatRecord, user: UserProfile | None) -> str | None:
+    """The zone a schedule change stores when none was named: a group keeps having none
+    until an admin names one, so its members are told their times are UTC."""
+    if chat.kind == "private":
+        return zone_of(svc.settings.default_timezone, chat, user)
+    return chat.timezone
+
+
 async def reschedule(
-    svc: Services, record: ChatRecord, *, zone: str, enabled: bool | None = None
+    svc: Services, record: ChatRecord, *, zone: str | None, enabled: bool | None = None
 ) -> None:
     """Save the chat's schedule in `zone` (on or off with `enabled`), same time and days."""
     enabled = record.daily_enabled if enabled is None else enabled

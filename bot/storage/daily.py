@@ -29,7 +29,7 @@ class DailyStore(Database):
         enabled: bool,
         at: time,
         days: Days,
-        zone: str,
+        zone: str | None,
         next_due: Occurrence | None,
     ) -> None:
         await self._write(
