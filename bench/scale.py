@@ -40,7 +40,7 @@ from bot.config import Settings
 from bot.core.content import load_library
 from bot.core.levels import Level
 from bot.core.models import AnswerRecord
-from bot.core.schedule import Occurrence
+from bot.core.schedule import DEFAULT_DAILY_TIME, Days, Occurrence
 from bot.core.streaks import StreakState
 from bot.jobs.daily import DailySender
 from bot.picture import first_day
@@ -88,7 +88,12 @@ async def build(path: Path, users: int, now: datetime) -> float:
         if uid % 10 == 0:  # a tenth subscribe to the daily question
             await storage.ensure_chat(uid, "private", "", "en")
             await storage.set_schedule(
-                uid, enabled=True, at="09:00", days="daily", zone="UTC", next_due=tomorrow
+                uid,
+                enabled=True,
+                at=DEFAULT_DAILY_TIME,
+                days=Days.EVERY_DAY,
+                zone="UTC",
+                next_due=tomorrow,
             )
             for back in range(3):  # the bookkeeping retention keeps
                 day = (today - timedelta(days=back)).isoformat()
@@ -115,7 +120,8 @@ async def build(path: Path, users: int, now: datetime) -> float:
         def today_streak(s: StreakState) -> StreakState:
             return StreakState(current=3, best=3, last_day=today, freezes=0)
 
-        await storage.record_answer(record, today_streak, close_open=False)
+        await storage.open_question(uid, uid, q.id, now)  # answered as a user would
+        await storage.record_answer(record, today_streak)
     # One big group: a tenth of the users are members; 20 rounds over four weeks, each
     # answered by half of them.
     await storage.ensure_chat(GROUP, "supergroup", "Big study group", "en")

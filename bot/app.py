@@ -19,6 +19,7 @@ from telegram.ext import (
     CallbackQueryHandler,
     ChatMemberHandler,
     CommandHandler,
+    ContextTypes,
     Defaults,
     MessageHandler,
     TypeHandler,
@@ -32,15 +33,16 @@ from bot.core.reminders import ReminderRule
 from bot.delivery import reachability, trace_requests
 from bot.handlers import daily, errors, groups, membership, menus, private, updates
 from bot.handlers import settings as settings_handlers
-from bot.handlers.common import SERVICES_KEY, Services
+from bot.handlers.common import SERVICES_KEY, BotContext, load_context
 from bot.i18n import Strings
 from bot.jobs.daily import DailySender
 from bot.jobs.lease import Lease
 from bot.jobs.outbox import OutboxSender
 from bot.logs import configure_logging
-from bot.practice import Clock, Practice, utc_now
 from bot.ratelimit import PerChatRetryRateLimiter, strict_window
 from bot.retention import prune_forever
+from bot.services import Services
+from bot.services.practice import Clock, Practice, utc_now
 from bot.storage import Storage
 
 log = logging.getLogger(__name__)
@@ -187,6 +189,7 @@ def build_application(
         ApplicationBuilder()
         .token(settings.telegram_bot_token.get_secret_value())
         .defaults(Defaults(parse_mode=ParseMode.HTML, link_preview_options=None))
+        .context_types(ContextTypes(context=BotContext))
         # PTB's own pool size. The hook tells the outbox when a request starts leaving (the
         # row is marked in flight), and delivery whether it left whole if the line drops.
         .request(
@@ -306,6 +309,9 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     # 0. Before all of the above: an update delivered twice (webhook retry, replay, polling
     #    after a crash) is handled once.
     app.add_handler(TypeHandler(Update, updates.first_delivery), group=-2)
+    # 0b. Then, once per update: the sender as a stored user and the language of every reply
+    #     to them, in the context every handler below reads (bot/handlers/common.py).
+    app.add_handler(TypeHandler(Update, load_context), group=-1)
     app.add_error_handler(errors.on_error)
 
 

@@ -316,10 +316,11 @@ def cmd_practice(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     settings = _settings()
+    from bot.core.models import StoredAnswer
     from bot.export import answers_csv
     from bot.storage import Storage
 
-    async def rows() -> list[dict[str, object]]:
+    async def rows() -> list[StoredAnswer]:
         storage = Storage(settings.database_path)
         await storage.open()
         try:

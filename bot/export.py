@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Iterable
-from typing import Any
+
+from bot.core.models import StoredAnswer
 
 COLUMNS = [
     "answered_at", "local_day", "question_id", "level", "score", "covered", "missed",
@@ -14,24 +14,24 @@ COLUMNS = [
 ]  # fmt: skip
 
 
-def answers_csv(rows: Iterable[dict[str, Any]]) -> str:
-    """Rows from storage -> CSV text; concept lists are joined with ' | '."""
+def answers_csv(rows: Iterable[StoredAnswer]) -> str:
+    """Answers from storage -> CSV text; concept lists are joined with ' | '."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(COLUMNS)
     for row in rows:
         writer.writerow(
             [
-                row["answered_at"],
-                row["local_day"],
-                row["question_id"],
-                row["level"],
-                f"{row['score']:.4f}",
-                " | ".join(json.loads(row["covered"])),
-                " | ".join(json.loads(row["missed"])),
-                row["hints"],
-                row["chat_id"],
-                row["answer"],
+                row.answered_at.isoformat(),
+                row.local_day,
+                row.question_id,
+                row.level.value,
+                f"{row.score:.4f}",
+                " | ".join(row.covered),
+                " | ".join(row.missed),
+                row.hints,
+                row.chat_id,
+                row.answer,
             ]
         )
     return out.getvalue()
@@ -39,4 +39,4 @@ def answers_csv(rows: Iterable[dict[str, Any]]) -> str:
 
 def read_answers_csv(text: str) -> list[dict[str, str]]:
     """Parse what `answers_csv` wrote (for tools and the round-trip test)."""
-    return list(csv.DictReader(io.StringIO(text.removeprefix("\\ufeff"))))
+    return list(csv.DictReader(io.StringIO(text.removeprefix("\ufeff"))))

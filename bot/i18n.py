@@ -15,6 +15,7 @@ from pathlib import Path
 import yaml
 
 from bot.core.content import YAML_LOADER
+from bot.core.models import UserProfile
 
 DEFAULT_LANGUAGE = "en"
 LANGUAGES = ("en", "zh")
@@ -41,6 +42,16 @@ def interface_language(chosen: str | None, client: str | None) -> str:
     if chosen in LANGUAGES:
         return chosen
     return language_for(client)
+
+
+def user_language(user: UserProfile | None, client: str | None = None) -> str:
+    """The language of every reply to this person, in any chat (see `interface_language`).
+
+    `client`: the language code of the update being answered (the freshest); without one
+    (background sends), what the client reported at the last contact.
+    """
+    reported = language_for(client) if client else (user.telegram_language if user else None)
+    return interface_language(user.language if user else None, reported)
 
 
 class Count(int):

@@ -8,15 +8,30 @@ on its own, so no message ever cuts a tag or an entity in half.
 from __future__ import annotations
 
 import html
-from datetime import timedelta
+from datetime import date, datetime, time, timedelta
+from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
 
+from bot.core.content import Question
 from bot.core.levels import Level
+from bot.core.models import LeaderboardRow, RoundAnswer, RoundRecord
+from bot.core.rounds import MemberResult, points, rank
 from bot.core.scoring import ConceptHit, ScoreResult, Status
-from bot.core.streaks import StreakState
+from bot.core.streaks import StreakState, visible_streak
+from bot.core.timezones import zone_label
 from bot.i18n import Html, Strings
+
+if TYPE_CHECKING:
+    from bot.services.practice import Progress
 
 MESSAGE_LIMIT = 4096  # Telegram: characters per message (we count UTF-16 units of the HTML)
 EXCERPT_CHARS = 40
+MEDALS = ("🥇", "🥈", "🥉")
+
+
+def clock_time(at: time) -> str:
+    """A wall-clock time as people write it: 08:30."""
+    return at.strftime("%H:%M")
 
 
 def esc(text: str) -> Html:
@@ -51,6 +66,31 @@ def time_left(t: Strings, lang: str | None, left: timedelta) -> str:
     if not minutes:
         return t(lang, "duration_hours", hours=hours)
     return t(lang, "duration_hours_minutes", hours=hours, minutes=minutes)
+
+
+def round_deadline(
+    t: Strings,
+    lang: str,
+    now: datetime,
+    closing: datetime,
+    chat_zone: str | None,
+    zone: str,
+) -> Html:
+    """When the round closes, in words a member understands (`zone`: the one it is read in).
+
+    With the group's own zone: its clock time, then the time left. Without one, the clock
+    time is in the bot's default zone (UTC), which most members do not live in: the time
+    left comes first, the clock time is named as UTC, and admins are told how to fix it.
+    """
+    values = {
+        "time": clock_time(closing.astimezone(ZoneInfo(zone)).time()),
+        "zone": zone_label(zone),
+        "left": time_left(t, lang, closing - now),
+    }
+    if chat_zone:
+        return t(lang, "round_closes_at", **values)
+    hint = t(lang, "group_zone_hint", zone=values["zone"])
+    return Html(f"{t(lang, 'round_closes_in', **values)}\n{hint}")
 
 
 def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
@@ -179,6 +219,22 @@ def _hit_line(t: Strings, lang: str | None, hit: ConceptHit) -> str:
     )
 
 
+def prepend(lines: list[Html], messages: list[Html]) -> list[Html]:
+    """`lines` above the first message, when they still fit in it (they are a nicety)."""
+    joined = Html("\n".join([*lines, messages[0]]))
+    return [joined, *messages[1:]] if utf16_len(joined) <= MESSAGE_LIMIT else messages
+
+
+def with_reference(head: str, reference: str, title: str | None = None) -> list[Html]:
+    """`head` (split at the limit), then under `title` the reference answer in a blockquote.
+
+    The one shape of "here is the reference answer": feedback, a round's results, /reveal.
+    """
+    *first, last = split_head(head)
+    opening = f"{last}\n\n{title}" if title else last
+    return [*first, *pack_messages(opening, reference, wrap=("<blockquote>", "</blockquote>"))]
+
+
 def feedback_messages(
     t: Strings,
     lang: str | None,
@@ -190,16 +246,7 @@ def feedback_messages(
 ) -> list[Html]:
     """Score, covered and missed concepts, streak, then the reference answer (split if long)."""
     head = score_summary(t, lang, result=result, hints=hints, streak=streak)
-    summary = split_head(head)
-    tail = summary.pop()
-    return [
-        *summary,
-        *pack_messages(
-            f"{tail}\n\n{t(lang, 'reference_title')}",
-            reference,
-            wrap=("<blockquote>", "</blockquote>"),
-        ),
-    ]
+    return with_reference(head, reference, t(lang, "reference_title"))
 
 
 def split_head(text: str, limit: int = MESSAGE_LIMIT) -> list[Html]:
@@ -215,3 +262,127 @@ def split_head(text: str, limit: int = MESSAGE_LIMIT) -> list[Html]:
             current = line
     out.append(current)
     return [Html(m) for m in out]
+
+
+def ranking_messages(
+    t: Strings,
+    round_: RoundRecord,
+    question: Question | None,
+    answers: list[RoundAnswer],
+    lang: str,
+) -> list[Html]:
+    """The ranked results and the reference answer, split at Telegram's limit."""
+    total = len(question.concepts) if question else 0
+    ranked = rank(
+        [
+            MemberResult(a.user_id, a.first_name, a.score, len(a.covered), total, a.answered_at)
+            for a in answers
+        ]
+    )
+    title = excerpt(question.question, 60) if question else round_.question_id
+    lines: list[str] = [t(lang, "round_results", question=title)]
+    if not ranked:
+        lines.append(t(lang, "round_nobody"))
+    for place, r in enumerate(ranked, start=1):
+        # A medal is for an answer that covered something: 0% gets a place, not bronze.
+        medal = MEDALS[place - 1] if place <= len(MEDALS) and r.score > 0 else f"{place}."
+        lines.append(
+            t(
+                lang,
+                "round_line",
+                medal=medal,
+                name=r.first_name or "?",
+                percent=percent(r.score),
+                covered=r.covered,
+                total=r.total,
+            )
+        )
+    reference = question.answer if question else ""
+    return with_reference("\n".join(lines), reference, t(lang, "reference_title"))
+
+
+def leaderboard_messages(
+    t: Strings,
+    lang: str,
+    week: list[LeaderboardRow],
+    overall: list[LeaderboardRow],
+    today: date,
+) -> list[Html]:
+    """/top: this week's and all-time points (score x 100 per round), answers and streaks."""
+    lines: list[str] = [t(lang, "top_title")]
+    for key, rows in (("top_week", week), ("top_all", overall)):
+        lines.append(t(lang, key))
+        if not rows:
+            lines.append("—")
+        for place, row in enumerate(rows, start=1):
+            lines.append(
+                t(
+                    lang,
+                    "top_line",
+                    place=place,
+                    name=row.first_name or "?",
+                    points=points(row.total_score),
+                    answers=row.answers,
+                    streak=visible_streak(row.streak, today).current,
+                )
+            )
+    return split_head("\n".join(lines))
+
+
+def level_up_line(t: Strings, lang: str, current: Level, up: Level, average: float) -> Html:
+    """The suggestion to move up a level, with the recent average that earned it."""
+    return t(
+        lang,
+        "level_up",
+        percent=percent(average),
+        level=level_name(t, lang, current),
+        next=level_name(t, lang, up),
+    )
+
+
+def stats_messages(t: Strings, lang: str, p: Progress) -> list[Html]:
+    """/stats as text: streak, freezes, answers and averages per level, weak spots, advice."""
+    summary, streak = p.summary, p.streak
+    lines = [
+        t(lang, "stats_title"),
+        t(lang, "stats_streak", current=streak.current, best=streak.best),
+    ]
+    if streak.freezes:
+        lines.append(t(lang, "freeze_line", count=streak.freezes))
+    if summary.answers == 0:
+        lines.append(t(lang, "stats_empty"))
+    else:
+        lines.append(t(lang, "stats_answers", answers=summary.answers, questions=summary.questions))
+        for row in summary.by_level:
+            lines.append(
+                t(
+                    lang,
+                    "stats_level",
+                    level=level_name(t, lang, row.level),
+                    count=row.answers,
+                    percent=percent(row.average),
+                    bar=bar(row.average),
+                )
+            )
+    if p.weak:
+        lines.append(t(lang, "stats_weak", concepts="; ".join(p.weak)))
+    if p.level_up is not None:
+        lines.append(level_up_line(t, lang, p.level, p.level_up, p.level_average))
+    if p.at_risk:
+        lines.append(t(lang, "stats_at_risk"))
+    return split_head("\n".join(lines))
+
+
+def stats_caption(t: Strings, lang: str, p: Progress) -> Html:
+    """The /stats picture's caption: answers, streaks, the average per level."""
+    level_text = ", ".join(
+        f"{level_name(t, lang, row.level)} {percent(row.average)}%" for row in p.summary.by_level
+    )
+    return t(
+        lang,
+        "stats_caption",
+        answers=p.summary.answers,
+        current=p.streak.current,
+        best=p.streak.best,
+        levels=level_text or "—",
+    )

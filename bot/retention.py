@@ -11,7 +11,7 @@ import logging
 from datetime import datetime, timedelta
 
 from bot.core.retention import cutoffs
-from bot.practice import Clock
+from bot.services.practice import Clock
 from bot.storage import Storage
 
 log = logging.getLogger(__name__)

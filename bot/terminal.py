@@ -21,8 +21,8 @@ from bot.core.models import UserProfile
 from bot.core.reminders import ReminderRule
 from bot.core.scoring import is_answerable
 from bot.i18n import LANGUAGES, Strings, language_for
-from bot.practice import Asked, Practice
 from bot.render import level_name, percent, score_summary
+from bot.services.practice import Asked, Practice
 from bot.storage import Storage
 
 TERMINAL_USER = 0  # Telegram ids are positive: 0 is the terminal's own user

@@ -131,3 +131,57 @@ def test_split_plain_never_loses_text() -> None:
     pieces = split_plain(text, 1000)
     assert all(utf16_len(p) <= 1000 for p in pieces)
     assert "".join(pieces).replace(" ", "") == text.replace(" ", "")
+
+
+PACKS = ("triton", "llm_inference")
+
+
+@pytest.mark.parametrize(
+    ("args", "level", "pack", "problem", "word"),
+    [
+        ([], None, None, None, ""),
+        (["ADVANCED"], Level.ADVANCED, None, None, ""),
+        (["Triton", "初级"], Level.BEGINNER, "triton", None, ""),
+        (["beginner", "nope"], None, None, "bad_level", "nope"),
+        (["triton", "nope"], None, None, "bad_level", "nope"),  # the refused word, not the pack
+        (["beginner", "advanced"], None, None, "bad_quiz_args", ""),
+        (["triton", "triton"], None, None, "bad_level", "triton"),  # a pack twice
+        (["a", "b", "c"], None, None, "bad_quiz_args", "a"),
+    ],
+    ids=["none", "level", "pack-and-level", "unknown", "pack-then-unknown", "two-levels",
+         "pack-twice", "three-words"],
+)  # fmt: skip
+def test_one_reader_of_quiz_arguments(
+    args: list[str], level: Level | None, pack: str | None, problem: str | None, word: str
+) -> None:
+    from bot.core.levels import parse_quiz_args
+
+    wanted = parse_quiz_args(args, PACKS)
+    assert (wanted.level, wanted.pack, wanted.problem) == (level, pack, problem)
+    assert wanted.word == word
+
+
+@pytest.mark.parametrize(
+    ("word", "switch"),
+    [("on", True), (" OFF ", False), ("开", True), ("关闭", False), ("enable", True), ("x", None)],
+)
+def test_one_set_of_on_off_words(word: str, switch: bool | None) -> None:
+    from bot.core.schedule import parse_switch
+
+    assert parse_switch(word) is switch
+
+
+def test_whose_clock_applies() -> None:
+    from bot.core.models import ChatKind, ChatRecord, UserProfile
+    from bot.core.timezones import zone_of
+
+    user = UserProfile(1, timezone="Asia/Tokyo")
+    private = ChatRecord(1, ChatKind.PRIVATE)
+    group = ChatRecord(-5, ChatKind.SUPERGROUP)
+    assert zone_of("UTC") == "UTC"
+    assert zone_of("UTC", user=user) == "Asia/Tokyo"
+    assert zone_of("UTC", private, user) == "Asia/Tokyo"  # a private chat follows its user
+    assert zone_of("UTC", group, user) == "UTC"  # a group never follows one member
+    assert zone_of("UTC", ChatRecord(-5, ChatKind.GROUP, timezone="Europe/Berlin"), user) == (
+        "Europe/Berlin"
+    )

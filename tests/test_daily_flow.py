@@ -24,7 +24,7 @@ async def subscribe(bot: BotHarness, chat_id: int, at: str = "09:00", zone: str 
     await storage.ensure_chat(chat_id, "private")
     schedule = DailySchedule(time.fromisoformat(at), Days.EVERY_DAY, zone)
     await storage.set_schedule(
-        chat_id, enabled=True, at=at, days="daily", zone=zone,
+        chat_id, enabled=True, at=schedule.at, days=schedule.days, zone=zone,
         next_due=next_occurrence(schedule, bot.clock()),
     )  # fmt: skip
 
@@ -228,7 +228,7 @@ async def test_group_migration_moves_the_schedule(bot: BotHarness, api: FakeBotA
     await bot.storage.ensure_chat(GROUP, "group", "Study group")
     schedule = DailySchedule(time(9, 30), Days.EVERY_DAY, "UTC")
     await bot.storage.set_schedule(
-        GROUP, enabled=True, at="09:30", days="daily", zone="UTC",
+        GROUP, enabled=True, at=time(9, 30), days=Days.EVERY_DAY, zone="UTC",
         next_due=next_occurrence(schedule, bot.clock()),
     )  # fmt: skip
     bot.clock.advance(minutes=30)

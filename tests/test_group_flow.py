@@ -224,6 +224,40 @@ async def test_private_feedback_for_members_who_started_the_bot(
     assert api.to(BEN.id) == []  # Ben never started the bot: nothing private
 
 
+async def test_a_member_hears_one_language_in_the_group_and_in_private(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    """/lang first, then the client's language: the "too late" reply in the group and the
+    private feedback to the same member come in the same language."""
+    await bot.say(CAI, "/start")  # a Chinese client, English chosen
+    await bot.say(CAI, "/lang en")
+    await bot.say(DEE, "/start")  # an English client, Chinese chosen
+    await bot.say(DEE, "/lang zh")
+    question = await open_beginner_q3(bot)
+    for member in (CAI, DEE):
+        before = len(api.to(member.id))
+        await answer(bot, member, MEDIUM, question)
+        await api.wait_for(member.id, before + 1)
+    assert "Your answer in" in api.to(CAI.id)[-1].visible
+    assert "你在“" in api.to(DEE.id)[-1].visible
+    await bot.say(ANA, "/reveal", chat_id=GROUP)
+    (cai_late,) = await bot.say(CAI, STRONG, chat_id=GROUP, reply_to=question.message_id)
+    (dee_late,) = await bot.say(DEE, STRONG, chat_id=GROUP, reply_to=question.message_id)
+    assert "This round has closed" in cai_late.visible
+    assert "本轮已经结束" in dee_late.visible
+
+
+async def test_members_chatting_in_a_group_are_not_stored(bot: BotHarness, api: FakeBotAPI) -> None:
+    """With privacy mode off the bot sees every message; only what addresses it (a command, a
+    reply to the bot, a button) loads (and stores) its sender."""
+    api.message(DEE, "hello everyone", chat_id=GROUP)
+    api.message(BEN, "a reply to a person", chat_id=GROUP, reply_to=12345)
+    await bot.sentinel(ANA, GROUP)
+    assert await bot.storage.get_user(DEE.id) is None
+    assert await bot.storage.get_user(BEN.id) is None
+    assert await bot.storage.get_user(ANA.id) is not None  # a command addresses the bot
+
+
 async def test_bot_removed_and_added_again(bot: BotHarness, api: FakeBotAPI) -> None:
     await open_beginner_q3(bot)
     api.my_chat_member(ADMIN, GROUP, "member", "left")

@@ -17,6 +17,7 @@ from PIL import Image
 
 from bot.core.content import Library
 from bot.core.levels import Level
+from bot.core.models import ReviewRecord
 from bot.core.review import level_up, rating_for, review, weak_concepts
 from bot.export import read_answers_csv
 from bot.i18n import Strings
@@ -88,10 +89,10 @@ async def test_due_reviews_come_before_new_questions(bot: BotHarness) -> None:
     assert "Advanced" in question.visible
 
 
-async def _rating_becomes(bot: BotHarness, qid: str, rating: Rating) -> dict[str, object]:
+async def _rating_becomes(bot: BotHarness, qid: str, rating: Rating) -> ReviewRecord:
     for _ in range(200):
         row = await bot.storage.get_review(ADA.id, qid)
-        if row is not None and row["rating"] == int(rating):
+        if row is not None and row.rating == int(rating):
             return row
         await asyncio.sleep(0.02)
     raise AssertionError(f"rating never became {rating}")
@@ -100,16 +101,16 @@ async def _rating_becomes(bot: BotHarness, qid: str, rating: Rating) -> dict[str
 async def test_overruled_rating_moves_the_next_due_date(bot: BotHarness, api: FakeBotAPI) -> None:
     qid, answer_id = await answer_at(bot, "不知道")
     automatic = await bot.storage.get_review(ADA.id, qid)
-    assert automatic is not None and automatic["rating"] == int(Rating.Again)
+    assert automatic is not None and automatic.rating == int(Rating.Again)
     feedback = [s for s in api.to(ADA.id) if any(d.startswith("rate:") for _, d in s.buttons)][-1]
     api.callback(ADA, f"rate:{answer_id}:good", feedback)  # "I knew it"
     good = await _rating_becomes(bot, qid, Rating.Good)
-    assert str(good["due_at"]) > str(automatic["due_at"])
+    assert good.due_at > automatic.due_at
     api.callback(ADA, f"rate:{answer_id}:hard", feedback)  # changed my mind: "partly"
     hard = await _rating_becomes(bot, qid, Rating.Hard)
-    assert str(automatic["due_at"]) <= str(hard["due_at"]) < str(good["due_at"])
+    assert automatic.due_at <= hard.due_at < good.due_at
     # Redone from the state before the answer, not stacked on the previous override.
-    assert hard["previous_card"] == automatic["previous_card"] is None
+    assert hard.previous_card == automatic.previous_card is None
 
 
 def test_picture_is_a_png_of_the_expected_size_whose_cells_show_answered_days() -> None:
@@ -159,11 +160,9 @@ async def test_export_round_trips(bot: BotHarness, api: FakeBotAPI, tmp_path: Pa
     assert document.method == "sendDocument"
     rows = read_answers_csv(document.params["document"].decode("utf-8-sig"))
     stored = await bot.storage.answers_for(ADA.id)
-    assert [r["answer"] for r in rows] == [s["answer"] for s in stored]
-    assert [r["question_id"] for r in rows] == [s["question_id"] for s in stored]
-    assert [float(r["score"]) for r in rows] == pytest.approx(
-        [s["score"] for s in stored], abs=1e-4
-    )
+    assert [r["answer"] for r in rows] == [s.answer for s in stored]
+    assert [r["question_id"] for r in rows] == [s.question_id for s in stored]
+    assert [float(r["score"]) for r in rows] == pytest.approx([s.score for s in stored], abs=1e-4)
     # The command line writes the same file.
     out = tmp_path / "answers.csv"
     env = {**os.environ, "DATABASE_PATH": str(bot.settings.database_path)}
@@ -183,3 +182,22 @@ def test_weak_spots_are_found_across_questions_by_topic(library: Library) -> Non
     answers = [([], [q8_label]), ([], [q1_label])]  # newest first
     assert weak_concepts(answers) == []  # by label alone: one miss each
     assert weak_concepts(answers, library.topic_of) == [q8_label]  # shown by the latest miss
+
+
+def test_reading_an_export_that_starts_with_a_real_bom(tmp_path: Path) -> None:
+    """Spreadsheets get a UTF-8 BOM; read as plain UTF-8 it is U+FEFF before the first name."""
+    from bot.core.models import StoredAnswer
+    from bot.export import answers_csv
+
+    row = StoredAnswer(
+        user_id=7, chat_id=7, question_id="triton-q3", level=Level.BEGINNER, answer="批处理",
+        score=0.5, covered=["a"], missed=[], hints=0,
+        answered_at=datetime(2026, 3, 2, 9, tzinfo=UTC), local_day="2026-03-02", answer_id=1,
+    )  # fmt: skip
+    path = tmp_path / "answers.csv"
+    path.write_bytes(answers_csv([row]).encode("utf-8-sig"))
+    raw = path.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf")  # a real BOM, not the text "\ufeff"
+    (read,) = read_answers_csv(raw.decode("utf-8"))
+    assert next(iter(read)) == "answered_at"
+    assert (read["answered_at"], read["answer"]) == ("2026-03-02T09:00:00+00:00", "批处理")

@@ -193,7 +193,7 @@ async def test_a_group_daily_round_records_its_question_message(
     await bot.storage.ensure_chat(GROUP, "group", "Study group")
     schedule = DailySchedule(time(9, 30), Days.EVERY_DAY, "UTC")
     await bot.storage.set_schedule(
-        GROUP, enabled=True, at="09:30", days="daily", zone="UTC",
+        GROUP, enabled=True, at=time(9, 30), days=Days.EVERY_DAY, zone="UTC",
         next_due=next_occurrence(schedule, bot.clock()),
     )  # fmt: skip
     bot.clock.advance(minutes=30)

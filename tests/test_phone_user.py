@@ -6,7 +6,7 @@ command menus per scope and language, too-short answers, overrule buttons.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, time
 
 import pytest
 
@@ -100,7 +100,7 @@ async def test_start_offers_the_daily_time_the_user_had_and_sets_it(bot: BotHarn
     (reply,) = await bot.press(LI, welcome, data)
     assert "20:30" in reply.visible
     chat = await bot.storage.get_chat(LI.id)
-    assert chat is not None and chat.daily_enabled and chat.daily_time == "20:30"
+    assert chat is not None and chat.daily_enabled and chat.daily_time == time(20, 30)
 
 
 async def test_the_daily_button_sets_the_time_on_its_label(bot: BotHarness) -> None:

@@ -13,7 +13,7 @@ from fsrs import Rating
 from bot.core.content import Library
 from bot.core.levels import Level
 from bot.core.models import UserProfile
-from bot.practice import Practice
+from bot.services.practice import Practice
 from bot.storage import Storage
 from tests.conftest import FakeClock
 
@@ -74,18 +74,18 @@ async def test_overruling_a_repeat_starts_from_the_card_before_that_answer(
     practice.clock.advance(days=8)  # type: ignore[attr-defined]
     second = await _answer(practice, ada, "triton-q3", "不知道这个")
     stored = await practice.storage.get_review(ADA, "triton-q3")
-    assert stored is not None and stored["previous_card"] is not None
+    assert stored is not None and stored.previous_card is not None
     good = await practice.overrule(ADA, second, "good")
     assert good is not None
     # From the well-known card before the second answer: much later than a new card's
     # "good" (three days).
-    reviewed = datetime.fromisoformat(str(stored["reviewed_at"]))
+    reviewed = stored.reviewed_at
     assert good.due - reviewed > timedelta(days=5)
     again = await practice.overrule(ADA, second, "again")  # overruled twice: same base card
     assert again is not None and again.due < good.due
     latest = await practice.storage.get_review(ADA, "triton-q3")
-    assert latest is not None and latest["previous_card"] == stored["previous_card"]
-    assert latest["rating"] == int(Rating.Again)
+    assert latest is not None and latest.previous_card == stored.previous_card
+    assert latest.rating == int(Rating.Again)
 
 
 async def test_asking_without_a_level_uses_the_users_level(practice: Practice) -> None:
@@ -156,7 +156,6 @@ async def test_progress_counts_days_streak_risk_and_level(practice: Practice) ->
 
 async def test_weak_spots_look_at_the_latest_fifty_answers(practice: Practice) -> None:
     from bot.core.models import AnswerRecord
-    from bot.core.streaks import record_answer
 
     ada = await _user(practice, ADA)
 
@@ -166,11 +165,7 @@ async def test_weak_spots_look_at_the_latest_fifty_answers(practice: Practice) -
             answer="…", score=0.5, covered=covered, missed=missed, hints=0,
             answered_at=practice.clock(), local_day=practice.clock().date().isoformat(),
         )  # fmt: skip
-        day = practice.clock().date()
-        stored = await practice.storage.record_answer(
-            record, lambda s: record_answer(s, day), close_open=False
-        )
-        assert stored is not None
+        await practice.storage.add_answers([record])
         practice.clock.advance(minutes=1)  # type: ignore[attr-defined]
 
     await store([], ["old miss"])  # the 51st answer back: out of the window
@@ -198,7 +193,7 @@ async def test_a_second_answer_builds_on_the_first_review(practice: Practice) ->
     await ada_answers(practice, ada, perfect)
     first = await practice.storage.get_review(ADA, "triton-q3")
     assert first is not None
-    practice.clock.now = datetime.fromisoformat(str(first["due_at"]))  # type: ignore[attr-defined]
+    practice.clock.now = first.due_at  # type: ignore[attr-defined]
     feedback = await ada_answers(practice, ada, perfect)
     # A new card answered this well comes back in 8 days; a second good review, later.
     assert feedback.next_review - practice.clock() > timedelta(days=8)
@@ -246,18 +241,13 @@ def _perfect(practice: Practice, qid: str) -> str:
 
 async def _store(practice: Practice, level: Level, score: float, qid: str = "triton-q1") -> None:
     from bot.core.models import AnswerRecord
-    from bot.core.streaks import record_answer
 
     record = AnswerRecord(
         user_id=ADA, chat_id=ADA, question_id=qid, level=level, answer="…", score=score,
         covered=[], missed=[], hints=0, answered_at=practice.clock(),
         local_day=practice.clock().date().isoformat(),
     )  # fmt: skip
-    day = practice.clock().date()
-    stored = await practice.storage.record_answer(
-        record, lambda s: record_answer(s, day), close_open=False
-    )
-    assert stored is not None
+    await practice.storage.add_answers([record])
     practice.clock.advance(minutes=1)  # type: ignore[attr-defined]
 
 
@@ -270,7 +260,7 @@ async def test_answer_feedback_carries_the_review_and_the_local_day(practice: Pr
     assert feedback.streak.last_day == date(2026, 3, 3)  # Tuesday in Shanghai
     stored = await practice.storage.get_review(ADA, "triton-q3")
     assert stored is not None
-    assert feedback.next_review == datetime.fromisoformat(str(stored["due_at"]))
+    assert feedback.next_review == stored.due_at
 
 
 async def test_hints_cap_the_rating_of_a_complete_answer(practice: Practice) -> None:
@@ -281,7 +271,7 @@ async def test_hints_cap_the_rating_of_a_complete_answer(practice: Practice) -> 
     feedback = await practice.answer(ADA, ada, _perfect(practice, "triton-q3"))
     assert feedback is not None and feedback.result.coverage == 1.0
     stored = await practice.storage.get_review(ADA, "triton-q3")
-    assert stored is not None and stored["rating"] == int(Rating.Hard)  # two hints: "partly"
+    assert stored is not None and stored.rating == int(Rating.Hard)  # two hints: "partly"
 
 
 async def test_the_level_up_suggestion_looks_at_the_latest_twenty_answers(
@@ -438,3 +428,37 @@ async def test_question_choice_follows_the_seed_and_works_without_one(
     first = await sequence("a", random.Random(11))
     assert await sequence("b", random.Random(11)) == first
     assert len(await sequence("c", None)) == 3
+
+
+async def test_an_answer_is_one_transaction_at_one_instant(practice: Practice) -> None:
+    """Answer, streak and review card commit together, all stamped with one clock reading."""
+    ada = await _user(practice, ADA)
+    await practice.ask_question(ADA, ada, practice.library.questions["triton-q3"])
+    base = practice.clock
+    readings: list[datetime] = []
+
+    def ticking() -> datetime:  # every reading is a second later than the one before
+        base.advance(seconds=1)  # type: ignore[attr-defined]
+        readings.append(base())
+        return base()
+
+    practice.clock = ticking
+    statements: list[str] = []
+    await practice.storage.db.set_trace_callback(statements.append)
+    feedback = await practice.answer(ADA, ada, "max_batch_size 和 preferred batch size")
+    await practice.storage.db.set_trace_callback(None)
+    assert feedback is not None
+    assert len(readings) == 1
+    writes = [" ".join(s.split()[:3]) for s in statements if not s.startswith("SELECT")]
+    assert writes.count("BEGIN IMMEDIATE") == 1
+    assert (writes[0], writes[-1]) == ("BEGIN IMMEDIATE", "COMMIT")
+    steps = ("DELETE FROM open_questions", "INSERT INTO answers", "UPDATE users SET")
+    assert [w for w in writes if w in (*steps, "INSERT INTO reviews")] == [
+        *steps,
+        "INSERT INTO reviews",
+    ]
+    card = await practice.storage.get_review(ADA, "triton-q3")
+    answer = await practice.storage.answer(feedback.answer_id)
+    assert card is not None and answer is not None
+    assert card.reviewed_at == answer.answered_at == readings[0]
+    assert card.last_answer_id == feedback.answer_id

@@ -128,7 +128,7 @@ async def test_restart_between_question_and_answer_loses_nothing(bot: BotHarness
     text = "\n".join(m.visible for m in feedback)
     assert "Score:" in text
     answers = await bot.storage.answers_for(ADA.id)
-    assert [a["question_id"] for a in answers] == [qid]
+    assert [a.question_id for a in answers] == [qid]
 
 
 async def test_user_who_blocked_the_bot_is_marked_inactive(

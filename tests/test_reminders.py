@@ -78,7 +78,8 @@ async def _answer(storage: Storage, user_id: int, day: date, streak: StreakState
         user_id, user_id, "q", Level.BEGINNER, "an answer", 0.5, [], [], 0,
         datetime(day.year, day.month, day.day, 12, tzinfo=UTC), day.isoformat(),
     )  # fmt: skip
-    await storage.record_answer(record, lambda _: streak, close_open=False)
+    await storage.open_question(user_id, user_id, "q", record.answered_at)  # answered as asked
+    await storage.record_answer(record, lambda _: streak)
 
 
 def _reminder(user_id: int, day: date) -> Draft:

@@ -208,7 +208,7 @@ async def test_stats_from_aggregates(storage: Storage) -> None:
             answered_at=NOW + timedelta(minutes=i),
             local_day=date(2026, 3, 12).isoformat(),
         )
-        assert await storage.record_answer(record, same, close_open=False) is not None
+        await storage.add_answers([record])
     stats = await storage.user_stats(ANA)
     assert stats.answers == 4
     assert stats.questions == 3

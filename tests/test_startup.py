@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 import bot.app
-import bot.storage.repository
+import bot.storage.database
 from bot.app import build_application, running
 from bot.config import Settings
 from bot.core.content import Library
@@ -21,13 +21,13 @@ from tests.support.fake_bot_api import FakeBotAPI
 def checks(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """The `verify` of every database opening (True: PRAGMA quick_check reads the file)."""
     seen: list[bool] = []
-    real = bot.storage.repository.open_database
+    real = bot.storage.database.open_database
 
     async def counting(*args: Any, verify: bool = True, **kwargs: Any) -> Any:
         seen.append(verify)
         return await real(*args, verify=verify, **kwargs)
 
-    monkeypatch.setattr(bot.storage.repository, "open_database", counting)
+    monkeypatch.setattr(bot.storage.database, "open_database", counting)
     return seen
 
 

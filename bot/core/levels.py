@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
 from enum import StrEnum
 
 
@@ -41,3 +43,35 @@ LEVEL_CHOICES = "beginner|intermediate|advanced, 初级|中级|高级, easy|medi
 def parse_level(word: str) -> Level | None:
     """Return the level a word names, in any case and either script, or None."""
     return _LEVEL_WORDS.get(word.strip().casefold())
+
+
+@dataclass(frozen=True, slots=True)
+class QuizArgs:
+    """What `/quiz [level] [pack]` asks for; `problem` names the string key of a refusal."""
+
+    level: Level | None = None
+    pack: str | None = None
+    problem: str | None = None  # "bad_level" (a word that is neither) | "bad_quiz_args"
+    word: str = ""  # the word refused (else the first that is not a level)
+
+
+def parse_quiz_args(args: Iterable[str], packs: Iterable[str]) -> QuizArgs:
+    """The one reader of /quiz arguments (private chats and groups): a level and a pack id,
+    each at most once, in any order and any case."""
+    words = list(args)
+    known = {p.casefold(): p for p in packs}
+    word = next((w for w in words if parse_level(w) is None), "")
+    level: Level | None = None
+    pack: str | None = None
+    if len(words) > 2:
+        return QuizArgs(problem="bad_quiz_args", word=word)
+    for each in words:
+        if level is None and (found := parse_level(each)) is not None:
+            level = found
+        elif pack is None and each.casefold() in known:
+            pack = known[each.casefold()]
+        elif parse_level(each) is None:  # neither a level nor a pack
+            return QuizArgs(problem="bad_level", word=each)
+        else:  # a second level
+            return QuizArgs(problem="bad_quiz_args", word=word)
+    return QuizArgs(level, pack)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime, time
+from enum import StrEnum
 
 from bot.core.levels import Level
+from bot.core.schedule import DEFAULT_DAILY_TIME, Days
 from bot.core.streaks import StreakState
 
 
@@ -49,6 +51,37 @@ class AnswerRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class StoredAnswer(AnswerRecord):
+    """An answer as stored: the record and its row id."""
+
+    answer_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class RecentAnswer:
+    """What the learning signals read of a recent answer (level-up, weak spots)."""
+
+    level: Level
+    score: float
+    covered: list[str]
+    missed: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewRecord:
+    """A question's review card for a user, as the last answer (or an overrule) left it."""
+
+    user_id: int
+    question_id: str
+    card: str  # FSRS card as JSON
+    due_at: datetime
+    previous_card: str | None  # before the last answer (None: that was the first)
+    last_answer_id: int
+    reviewed_at: datetime
+    rating: int
+
+
+@dataclass(frozen=True, slots=True)
 class LevelStats:
     level: Level
     answers: int
@@ -62,19 +95,28 @@ class UserStats:
     by_level: list[LevelStats]
 
 
+class ChatKind(StrEnum):
+    """Telegram's chat types, as stored."""
+
+    PRIVATE = "private"
+    GROUP = "group"
+    SUPERGROUP = "supergroup"
+    CHANNEL = "channel"
+
+
 @dataclass(frozen=True, slots=True)
 class ChatRecord:
     chat_id: int
-    kind: str
+    kind: ChatKind
     title: str = ""
     timezone: str | None = None
     level: Level | None = None
     active: bool = True
     daily_enabled: bool = False
-    daily_time: str = "09:00"
-    daily_days: str = "daily"
+    daily_time: time = DEFAULT_DAILY_TIME  # local wall-clock time in the chat's zone
+    daily_days: Days = Days.EVERY_DAY
     next_due_at: datetime | None = None
-    next_due_day: str | None = None
+    next_due_day: date | None = None  # the local date of the prompt due at next_due_at
     round_minutes: int | None = None
     language: str | None = None
 

@@ -16,6 +16,8 @@ from zoneinfo import ZoneInfo
 
 from bot.core.timezones import resolve_timezone
 
+DEFAULT_DAILY_TIME = time(9, 0)  # a chat's daily time before it chose one (and /start's offer)
+
 
 class Days(StrEnum):
     EVERY_DAY = "daily"
@@ -83,10 +85,20 @@ _TIME_RE = re.compile(
 _CN_TIME_RE = re.compile(
     r"^(?P<ampm>上午|早上|下午|晚上)?(?P<h>\d{1,2})点(?:(?P<m>\d{1,2})分?|(?P<half>半))?$"
 )
-_OFF = {"off", "stop", "disable", "关闭", "关"}
-_ON = {"on", "start", "enable", "开启", "开", "打开"}
+OFF_WORDS = frozenset({"off", "stop", "disable", "关闭", "关"})
+ON_WORDS = frozenset({"on", "start", "enable", "开启", "开", "打开"})
 _WEEKDAYS = {"weekdays", "weekday", "workdays", "工作日"}
 _EVERY_DAY = {"every day", "everyday", "daily", "all", "每天", "每日"}
+
+
+def parse_switch(text: str) -> bool | None:
+    """The one set of on/off words (/daily, /reminders): True, False, or None if neither."""
+    word = text.strip().lower()
+    if word in ON_WORDS:
+        return True
+    if word in OFF_WORDS:
+        return False
+    return None
 
 
 def parse_time(text: str) -> time | None:
@@ -132,10 +144,8 @@ def parse_daily(args: list[str]) -> DailyCommand:
     if not words:
         return DailyCommand(show=True)
     joined = " ".join(words).strip().lower()
-    if joined in _OFF:
-        return DailyCommand(enabled=False)
-    if joined in _ON:
-        return DailyCommand(enabled=True)
+    if (switch := parse_switch(joined)) is not None:
+        return DailyCommand(enabled=switch)
     if joined in _WEEKDAYS:
         return DailyCommand(days=Days.WEEKDAYS, enabled=True)
     if joined in _EVERY_DAY:

@@ -10,8 +10,12 @@ from __future__ import annotations
 import re
 import zoneinfo
 from functools import cache
+from typing import TYPE_CHECKING
 
 from rapidfuzz import fuzz, process
+
+if TYPE_CHECKING:
+    from bot.core.models import ChatRecord, UserProfile
 
 
 @cache
@@ -161,3 +165,13 @@ def suggest_timezones(name: str, limit: int = 3) -> list[str]:
         if zones[m[0]] not in found:
             found.append(zones[m[0]])
     return found[:limit]
+
+
+def zone_of(default: str, chat: ChatRecord | None = None, user: UserProfile | None = None) -> str:
+    """The one rule for whose clock applies: the chat's zone; for a private chat (or no chat)
+    the user's; else the bot's default."""
+    if chat is not None and chat.timezone:
+        return chat.timezone
+    if user is not None and user.timezone and (chat is None or chat.kind == "private"):
+        return user.timezone
+    return default

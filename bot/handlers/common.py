@@ -1,49 +1,100 @@
-"""What every handler needs: the services, the user and language of an update, sending.
+"""What every handler needs: the per-update context (services, user, chat, language), sending.
 
-Sending goes through `bot.delivery` (one meaning per Telegram error, one rule for a chat
-that cannot be reached); these are the handler-side shortcuts taking a context.
+`BotContext` is the context of every update; `load_context` (group -1, before any handler)
+fills it once: the sender as a stored user and the language of every reply to them. Handlers
+read it and never look the user up themselves. Sending goes through `bot.delivery` (one
+meaning per Telegram error, one rule for a chat that cannot be reached); these are the
+handler-side shortcuts taking a context.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import NamedTuple
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
-from telegram import CallbackQuery, Chat, InlineKeyboardMarkup, InputFile, Message, Update
+from telegram import (
+    CallbackQuery,
+    Chat,
+    InlineKeyboardMarkup,
+    InputFile,
+    Message,
+    MessageEntity,
+    Update,
+)
 from telegram.constants import ChatMemberStatus
 from telegram.error import BadRequest, Forbidden
-from telegram.ext import ContextTypes
+from telegram.ext import Application, CallbackContext, ExtBot
 
 from bot import delivery
-from bot.config import Settings
-from bot.core.content import Library
 from bot.core.models import UserProfile
-from bot.i18n import Html, Strings, interface_language, language_for
-from bot.practice import Practice
-from bot.storage import Storage
+from bot.i18n import DEFAULT_LANGUAGE, Html, language_for, user_language
+from bot.services import Services
 
 log = logging.getLogger(__name__)
 
 SERVICES_KEY = "services"
 
 
-@dataclass
-class Services:
-    settings: Settings
-    storage: Storage
-    library: Library
-    strings: Strings
-    practice: Practice
-    # Tells the outbox sender that rows were recorded (set by the application).
-    notify_outbox: Callable[[], None] = field(default=lambda: None)
+class BotContext(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], dict[Any, Any]]):
+    """The context of one update, shared by every handler group that handles it.
+
+    `user` and `lang` are filled once by `load_context`, before any handler runs.
+    """
+
+    def __init__(
+        self,
+        application: Application[Any, Any, Any, Any, Any, Any],
+        chat_id: int | None = None,
+        user_id: int | None = None,
+    ) -> None:
+        super().__init__(application, chat_id, user_id)
+        self.user: UserProfile | None = None  # the sender, as stored (None: no sender)
+        self.lang: str = DEFAULT_LANGUAGE  # of every reply to the sender, in any chat
+
+    @property
+    def svc(self) -> Services:
+        found = self.bot_data[SERVICES_KEY]
+        assert isinstance(found, Services)
+        return found
+
+    def turn(self, update: Update) -> Turn | None:
+        """The loaded turn of an update from a user in a chat; None without either."""
+        chat = update.effective_chat
+        if self.user is None or chat is None:
+            return None
+        return Turn(self.svc, self.user, chat, self.lang)
 
 
-def services(context: ContextTypes.DEFAULT_TYPE) -> Services:
-    found = context.bot_data[SERVICES_KEY]
-    assert isinstance(found, Services)
-    return found
+async def load_context(update: Update, context: BotContext) -> None:
+    """Group -1: the sender (created or refreshed) and their language, once per update.
+
+    Only for updates a handler acts on for their sender (see `_addressed`): a member chatting
+    in a group with privacy mode off is not stored, and the bot's own membership changes
+    keep their own rows (a block must not first mark the user reachable again).
+    """
+    if not _addressed(update, context.bot.id):
+        return
+    context.user = await current_user(update, context.svc)
+    context.lang = ui_language(context.user, update)
+
+
+def _addressed(update: Update, bot_id: int) -> bool:
+    """Anything in a private chat, a button, or in a group a command or a reply to the bot."""
+    if update.my_chat_member is not None:
+        return False
+    chat, message = update.effective_chat, update.effective_message
+    if update.callback_query is not None or (chat is not None and chat.type == chat.PRIVATE):
+        return True
+    if message is None:
+        return False
+    first = message.entities[0] if message.entities else None
+    command = first is not None and first.type == MessageEntity.BOT_COMMAND and first.offset == 0
+    replied = message.reply_to_message
+    to_bot = (
+        replied is not None and replied.from_user is not None and replied.from_user.id == bot_id
+    )
+    return command or to_bot
 
 
 async def current_user(update: Update, svc: Services) -> UserProfile | None:
@@ -73,29 +124,15 @@ class Turn(NamedTuple):
     lang: str
 
 
-async def begin(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Turn | None:
-    """The turn of an update from a user in a chat; None for updates without either."""
-    svc = services(context)
-    user = await current_user(update, svc)
-    chat = update.effective_chat
-    if user is None or chat is None:
-        return None
-    return Turn(svc, user, chat, ui_language(user, update))
-
-
 def ui_language(user: UserProfile | None, update: Update | None = None) -> str:
-    """The language of every reply to this person, in any chat (see `interface_language`).
-
-    With an update, the client's language comes from it (the freshest); without (background
-    sends), from what the client reported at the last contact.
-    """
+    """The language of every reply to this person (see `bot.i18n.user_language`), with the
+    client's language taken from the update (the freshest)."""
     code = update.effective_user.language_code if update and update.effective_user else None
-    client = language_for(code) if code else (user.telegram_language if user else None)
-    return interface_language(user.language if user else None, client)
+    return user_language(user, code)
 
 
 async def send(
-    context: ContextTypes.DEFAULT_TYPE,
+    context: BotContext,
     chat_id: int,
     messages: Sequence[Html],
     keyboard: InlineKeyboardMarkup | None = None,
@@ -106,7 +143,7 @@ async def send(
 
     Returns the last message sent, or None if it was not (unreachable, refused, network).
     """
-    svc = services(context)
+    svc = context.svc
     result = await delivery.send_messages(
         context.bot, chat_id, messages, keyboard, reply_to=reply_to
     )
@@ -144,7 +181,7 @@ async def edit_text(
         log.debug("message already as wanted: %s", exc)
 
 
-async def is_admin(update: Update, context: ContextTypes.DEFAULT_TYPE) -> bool:
+async def is_admin(update: Update, context: BotContext) -> bool:
     """True in private chats, for group admins, and for anonymous admins posting as the group."""
     chat, message, user = update.effective_chat, update.effective_message, update.effective_user
     if chat is None:
@@ -163,9 +200,7 @@ async def is_admin(update: Update, context: ContextTypes.DEFAULT_TYPE) -> bool:
     return member.status in (ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR)
 
 
-async def send_photo(
-    context: ContextTypes.DEFAULT_TYPE, chat_id: int, png: bytes, caption: Html
-) -> bool:
+async def send_photo(context: BotContext, chat_id: int, png: bytes, caption: Html) -> bool:
     """Send a picture; False (nothing sent) if the chat is gone or Telegram refused it."""
     return await _send_file(
         context, chat_id, "photo", InputFile(png, filename="stats.png"), caption
@@ -173,7 +208,7 @@ async def send_photo(
 
 
 async def send_document(
-    context: ContextTypes.DEFAULT_TYPE, chat_id: int, data: bytes, filename: str, caption: Html
+    context: BotContext, chat_id: int, data: bytes, filename: str, caption: Html
 ) -> bool:
     """Send a file; False (nothing sent) if the chat is gone or Telegram refused it."""
     return await _send_file(
@@ -182,8 +217,8 @@ async def send_document(
 
 
 async def _send_file(
-    context: ContextTypes.DEFAULT_TYPE, chat_id: int, kind: str, file: InputFile, caption: Html
+    context: BotContext, chat_id: int, kind: str, file: InputFile, caption: Html
 ) -> bool:
     result = await delivery.send_file(context.bot, chat_id, kind, file, caption)
-    await delivery.settle(services(context).storage, chat_id, result, kind)
+    await delivery.settle(context.svc.storage, chat_id, result, kind)
     return result.ok

@@ -7,16 +7,17 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from telegram import Chat, Update
-from telegram.ext import ContextTypes
 
 from bot.core.models import ChatRecord, UserProfile
-from bot.core.schedule import DailySchedule, Days, next_occurrence, parse_daily, parse_time
-from bot.core.timezones import resolve_timezone, suggest_timezones, zone_label
-from bot.handlers.common import Services, begin, current_user, is_admin, send, services, ui_language
+from bot.core.schedule import parse_daily, parse_switch, parse_time
+from bot.core.timezones import resolve_timezone, suggest_timezones, zone_label, zone_of
+from bot.handlers.common import BotContext, is_admin, send
 from bot.i18n import Html
+from bot.render import clock_time
+from bot.services import Services
+from bot.services.schedules import reschedule, save_schedule, zone_to_keep
 
 _ZH_WEEKDAYS = "一二三四五六日"
-DEFAULT_DAILY_TIME = "09:00"  # what /start offers before a chat has chosen a time
 
 
 def _next_text(at: datetime, zone: str, lang: str) -> str:
@@ -25,20 +26,6 @@ def _next_text(at: datetime, zone: str, lang: str) -> str:
     if lang == "zh":
         return f"{local.month}月{local.day}日（周{_ZH_WEEKDAYS[local.weekday()]}）{local:%H:%M}"
     return local.strftime("%a %d %b %H:%M")
-
-
-def _zone_for(svc: Services, chat: ChatRecord, user: UserProfile | None) -> str:
-    if chat.timezone:
-        return chat.timezone
-    if chat.kind == "private" and user is not None and user.timezone:
-        return user.timezone
-    return svc.settings.default_timezone
-
-
-def _zone_to_keep(svc: Services, chat: ChatRecord, user: UserProfile | None) -> str | None:
-    """The zone a schedule change stores when none was named: a group keeps having none
-    until an admin names one, so its members are told their times are UTC."""
-    return _zone_for(svc, chat, user) if chat.kind == "private" else chat.timezone
 
 
 async def _chat_record(svc: Services, chat: Chat) -> ChatRecord:
@@ -50,13 +37,13 @@ async def _chat_record(svc: Services, chat: Chat) -> ChatRecord:
     return record
 
 
-async def daily(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    svc = services(context)
+async def daily(update: Update, context: BotContext) -> None:
+    svc = context.svc
     chat = update.effective_chat
     if chat is None:
         return
-    user = await current_user(update, svc)
-    lang = ui_language(user, update)
+    user = context.user
+    lang = context.lang
     t = svc.strings
     command = parse_daily(list(context.args or []))
     if command.problem is not None:
@@ -77,39 +64,16 @@ async def daily(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
             [Html(f"{_status(svc, record, user, lang)}\n{t(lang, 'daily_examples')}")],
         )
         return
-    zone = command.zone or _zone_to_keep(svc, record, user)
-    at = command.at or parse_time(record.daily_time)
-    assert at is not None
-    days = command.days or Days(record.daily_days)
+    zone = command.zone or zone_to_keep(svc, record, user)
+    at = command.at or record.daily_time
+    days = command.days or record.daily_days
     enabled = record.daily_enabled if command.enabled is None else command.enabled
-    await save_schedule(
-        svc, record, user, enabled=enabled, at=at.strftime("%H:%M"), days=days, zone=zone
-    )
+    await save_schedule(svc, record, enabled=enabled, at=at, days=days, zone=zone)
     if command.zone and chat.type == chat.PRIVATE and user is not None:
         await svc.storage.update_user(user.user_id, timezone=command.zone)
     updated = await svc.storage.get_chat(chat.id)
     assert updated is not None
     await send(context, chat.id, [_confirmation(svc, updated, user, lang)])
-
-
-async def save_schedule(
-    svc: Services,
-    record: ChatRecord,
-    user: UserProfile | None,
-    *,
-    enabled: bool,
-    at: str,
-    days: Days,
-    zone: str | None,
-) -> None:
-    """Store the chat's schedule and its next prompt (`zone` None: the bot's default zone)."""
-    parsed = parse_time(at)
-    assert parsed is not None
-    schedule = DailySchedule(parsed, days, zone or svc.settings.default_timezone)
-    next_due = next_occurrence(schedule, svc.practice.clock()) if enabled else None
-    await svc.storage.set_schedule(
-        record.chat_id, enabled=enabled, at=at, days=days.value, zone=zone, next_due=next_due
-    )
 
 
 def _confirmation(svc: Services, record: ChatRecord, user: UserProfile | None, lang: str) -> Html:
@@ -125,12 +89,12 @@ def _describe(
 ) -> Html:
     if not record.daily_enabled or record.next_due_at is None:
         return svc.strings(lang, off)
-    zone = _zone_for(svc, record, user)
+    zone = zone_of(svc.settings.default_timezone, record, user)
     text = svc.strings(
         lang,
         on,
-        time=record.daily_time,
-        days=svc.strings(lang, f"days_{record.daily_days}"),
+        time=clock_time(record.daily_time),
+        days=svc.strings(lang, f"days_{record.daily_days.value}"),
         zone=zone_label(zone),
         next=_next_text(record.next_due_at, zone, lang),
     )
@@ -142,20 +106,20 @@ def _describe(
     return text
 
 
-async def group_timezone(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def group_timezone(update: Update, context: BotContext) -> None:
     """A group's /timezone: anyone sees it, admins set it; the daily round keeps its hour."""
-    turn = await begin(update, context)
+    turn = context.turn(update)
     if turn is None:
         return
-    svc, user, chat, lang = turn
+    svc, _, chat, lang = turn
     t = svc.strings
     record = await _chat_record(svc, chat)
     now = svc.practice.clock()
     wanted = " ".join(context.args or []).strip()
     if not wanted:
-        zone = record.timezone or svc.settings.default_timezone
+        zone = zone_of(svc.settings.default_timezone, record)
         key = "group_timezone_current" if record.timezone else "group_timezone_unset"
-        local = now.astimezone(ZoneInfo(zone)).strftime("%H:%M")
+        local = clock_time(now.astimezone(ZoneInfo(zone)).time())
         await send(context, chat.id, [t(lang, key, zone=zone_label(zone), time=local)])
         return
     chosen = resolve_timezone(wanted)
@@ -169,54 +133,46 @@ async def group_timezone(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
     if not await is_admin(update, context):
         await send(context, chat.id, [t(lang, "admins_only")])
         return
-    days = Days(record.daily_days)
-    at = record.daily_time
-    await save_schedule(
-        svc, record, user, enabled=record.daily_enabled, at=at, days=days, zone=chosen
-    )
-    local = now.astimezone(ZoneInfo(chosen)).strftime("%H:%M")
+    await reschedule(svc, record, zone=chosen)
+    local = clock_time(now.astimezone(ZoneInfo(chosen)).time())
     text = t(lang, "group_timezone_set", zone=zone_label(chosen), time=local)
     await send(context, chat.id, [text])
 
 
-async def daily_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def daily_button(update: Update, context: BotContext) -> None:
     """The /start button: turn the daily question on at the time its label showed.
 
     `daily:on:HH:MM` carries that time; the older `daily:on` means the chat's stored time.
     """
     query = update.callback_query
     chat = update.effective_chat
-    svc = services(context)
+    svc = context.svc
     if query is None or chat is None:
         return
     await query.answer()
-    user = await current_user(update, svc)
-    lang = ui_language(user, update)
+    user = context.user
+    lang = context.lang
     if not await is_admin(update, context):
         await send(context, chat.id, [svc.strings(lang, "admins_only")])
         return
     record = await _chat_record(svc, chat)
-    zone = _zone_to_keep(svc, record, user)
-    days = Days(record.daily_days)
+    zone = zone_to_keep(svc, record, user)
+    days = record.daily_days
     shown = parse_time((query.data or "").removeprefix("daily:on").lstrip(":"))
-    at = shown.strftime("%H:%M") if shown is not None else record.daily_time
-    await save_schedule(svc, record, user, enabled=True, at=at, days=days, zone=zone)
+    at = shown if shown is not None else record.daily_time
+    await save_schedule(svc, record, enabled=True, at=at, days=days, zone=zone)
     updated = await svc.storage.get_chat(chat.id)
     assert updated is not None
     await send(context, chat.id, [_confirmation(svc, updated, user, lang)])
 
 
-async def reminders(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    turn = await begin(update, context)
+async def reminders(update: Update, context: BotContext) -> None:
+    turn = context.turn(update)
     if turn is None:
         return
     svc, user, chat, lang = turn
-    word = " ".join(context.args or []).strip().lower()
-    enabled = user.reminders
-    if word in ("on", "开启", "开"):
-        enabled = True
-    elif word in ("off", "关闭", "关"):
-        enabled = False
+    switch = parse_switch(" ".join(context.args or []))
+    enabled = user.reminders if switch is None else switch
     if enabled != user.reminders:
         await svc.storage.update_user(user.user_id, reminders=int(enabled))
     await send(

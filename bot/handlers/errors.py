@@ -7,16 +7,15 @@ import logging
 
 from telegram import Update
 from telegram.error import NetworkError, RetryAfter, TelegramError
-from telegram.ext import ContextTypes
 
 from bot.delivery import Outcome, classify, reachability
-from bot.handlers.common import send, services, ui_language
+from bot.handlers.common import BotContext, send, ui_language
 from bot.storage import is_busy, is_full
 
 log = logging.getLogger(__name__)
 
 
-async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def on_error(update: object, context: BotContext) -> None:
     error = context.error
     if update is None and isinstance(error, NetworkError) and not isinstance(error, RetryAfter):
         # Polling while Telegram is away: one line when the outage starts and one when it
@@ -30,7 +29,7 @@ async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         and update.effective_chat
     ):
         log.info("chat %s is unreachable: %s", update.effective_chat.id, error)
-        await services(context).storage.mark_unreachable(update.effective_chat.id)
+        await context.svc.storage.mark_unreachable(update.effective_chat.id)
         return
     where = ""
     if isinstance(update, Update):
@@ -49,7 +48,7 @@ async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         key = "error"
         log.error("error while handling an update%s", where, exc_info=error)
     if isinstance(update, Update) and update.effective_chat:
-        svc = services(context)
+        svc = context.svc
         user_row = None
         if update.effective_user:
             with contextlib.suppress(Exception):  # reads may fail as the write did

@@ -12,50 +12,25 @@ from __future__ import annotations
 import logging
 import time
 from collections import deque
-from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from telegram import Bot, Update
 from telegram.constants import ReactionEmoji
-from telegram.ext import ContextTypes
 
 from bot import delivery
-from bot.core.answers import is_substantive
-from bot.core.content import Question
-from bot.core.levels import Level, parse_level
-from bot.core.models import RoundAnswer, RoundRecord
-from bot.core.outbox import Draft, Kind
-from bot.core.rounds import MemberResult, closes_at, points, rank, week_start
-from bot.core.scoring import ScoreResult, is_answerable
-from bot.core.selection import pick_question
-from bot.core.streaks import StreakState, visible_streak
-from bot.core.timezones import zone_label
-from bot.handlers.common import (
-    Services,
-    begin,
-    current_user,
-    is_admin,
-    send,
-    services,
-    ui_language,
-)
-from bot.handlers.keyboards import chat_link_keyboard
-from bot.i18n import Html
-from bot.render import (
-    excerpt,
-    level_name,
-    pack_messages,
-    percent,
-    score_summary,
-    split_head,
-    time_left,
-)
+from bot.core.levels import Level, parse_level, parse_quiz_args
+from bot.core.rounds import week_start
+from bot.core.timezones import zone_of
+from bot.handlers.common import BotContext, is_admin, send
+from bot.keyboards import chat_link_keyboard
+from bot.render import leaderboard_messages, level_name
+from bot.services import Services
+from bot.services.rounds import Answered, RoundReply, answer_round, close_round, open_round
 
 log = logging.getLogger(__name__)
 
 ACKS_PER_MINUTE = 10  # reactions per group; the rest of the group's budget is for messages
 ACK_WINDOW = 60.0
-MEDALS = ("🥇", "🥈", "🥉")
 # Reaction times per group within the last minute. Groups quiet for a minute are swept out
 # (at most once a minute), so the dict holds only groups active lately, not every group seen.
 _acks: dict[int, deque[float]] = {}
@@ -78,112 +53,13 @@ def _ack_allowed(chat_id: int, now: float | None = None) -> bool:
     return True
 
 
-async def draft_round(
-    svc: Services,
-    chat_id: int,
-    *,
-    level: Level | None,
-    daily: bool,
-    opened_by: int | None = None,
-    lang: str | None = None,
-    pack: str | None = None,
-) -> tuple[int, str, Html] | None:
-    """Open a round and write its question; None if a round is open or no question fits.
-
-    Returns (round id, question id, the question message); the caller posts it.
-    """
-    record = await svc.storage.get_chat(chat_id)
-    if record is None:
-        await svc.storage.ensure_chat(chat_id, "group")
-        record = await svc.storage.get_chat(chat_id)
-    assert record is not None
-    level = level or record.level or Level.BEGINNER
-    pool = svc.library.pool(level, pack)
-    question = pick_question(pool, await svc.storage.recent_questions(chat_id), svc.practice.rng)
-    if question is None:
-        return None
-    zone = record.timezone or svc.settings.default_timezone
-    now = svc.practice.clock()
-    closing = closes_at(
-        now,
-        minutes=record.round_minutes or svc.settings.round_minutes,
-        daily=daily,
-        zone=zone,
-        evening_hour=svc.settings.reminder_hour,
-    )
-    round_id = await svc.storage.open_round(
-        chat_id, question.id, opened_by, now, closing, daily=daily
-    )
-    if round_id is None:
-        return None
-    lang = lang or record.language or "en"
-    pack_title = svc.library.packs[svc.library.pack_of[question.id]].title
-    text = svc.strings(
-        lang,
-        "round_question",
-        level=level_name(svc.strings, lang, question.level),
-        pack=pack_title,
-        question=question.question,
-        deadline=round_deadline(svc, lang, now, closing, record.timezone),
-    )
-    return round_id, question.id, text
-
-
-def round_deadline(
-    svc: Services, lang: str, now: datetime, closing: datetime, chat_zone: str | None
-) -> Html:
-    """When the round closes, in words a member understands.
-
-    With the group's own zone: its clock time, then the time left. Without one, the clock
-    time is in the bot's default zone (UTC), which most members do not live in: the time
-    left comes first, the clock time is named as UTC, and admins are told how to fix it.
-    """
-    zone = chat_zone or svc.settings.default_timezone
-    values = {
-        "time": closing.astimezone(ZoneInfo(zone)).strftime("%H:%M"),
-        "zone": zone_label(zone),
-        "left": time_left(svc.strings, lang, closing - now),
-    }
-    if chat_zone:
-        return svc.strings(lang, "round_closes_at", **values)
-    hint = svc.strings(lang, "group_zone_hint", zone=values["zone"])
-    return Html(f"{svc.strings(lang, 'round_closes_in', **values)}\n{hint}")
-
-
-async def open_round(
-    bot: Bot,
-    svc: Services,
-    chat_id: int,
-    *,
-    level: Level | None,
-    opened_by: int | None = None,
-    lang: str | None = None,
-    pack: str | None = None,
-) -> str | None:
-    """Post a question as a new round now (/quiz); None if a round is open or none fits."""
-    drafted = await draft_round(
-        svc, chat_id, level=level, daily=False, opened_by=opened_by, lang=lang, pack=pack
-    )
-    if drafted is None:
-        return None
-    round_id, question_id, text = drafted
-    result = await delivery.send_messages(bot, chat_id, [text])
-    if not result.ok or result.first_message_id is None:
-        await svc.storage.cancel_round(round_id)
-        await delivery.settle(svc.storage, chat_id, result, "round question")
-        return question_id if result.outcome is delivery.Outcome.MAYBE_SENT else None
-    await svc.storage.set_round_message(round_id, result.first_message_id)
-    return question_id
-
-
-async def quiz(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def quiz(update: Update, context: BotContext) -> None:
     """/quiz [level] in a group: open a round, or point at the open one."""
-    svc = services(context)
+    svc = context.svc
     chat, message = update.effective_chat, update.effective_message
-    user = await current_user(update, svc)
     if chat is None or message is None:
         return
-    lang = ui_language(user, update)
+    lang = context.lang
     await svc.storage.ensure_chat(chat.id, chat.type, chat.title or "", lang)
     open_ = await svc.storage.open_round_of(chat.id)
     if open_ is not None:
@@ -191,17 +67,13 @@ async def quiz(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
             context, chat.id, [svc.strings(lang, "round_open_already")], reply_to=open_.message_id
         )
         return
-    level: Level | None = None
-    pack: str | None = None
-    for word in context.args or []:
-        if (found := parse_level(word)) is not None:
-            level = found
-        elif word.casefold() in {p.casefold() for p in svc.library.packs}:
-            pack = next(p for p in svc.library.packs if p.casefold() == word.casefold())
-        else:
-            text = svc.strings(lang, "bad_level", word=word[:40])
-            await send(context, chat.id, [text], reply_to=message.message_id)
-            return
+    wanted = parse_quiz_args(context.args or [], svc.library.packs)
+    if wanted.problem is not None:
+        first_pack = next(iter(svc.library.packs), "")
+        text = svc.strings(lang, wanted.problem, word=wanted.word[:40], pack=first_pack)
+        await send(context, chat.id, [text], reply_to=message.message_id)
+        return
+    level, pack = wanted.level, wanted.pack
     opener = update.effective_user.id if update.effective_user else None
     # The question is for the whole group: in the group's language (replies to one person
     # are in theirs).
@@ -213,9 +85,9 @@ async def quiz(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         await send(context, chat.id, [svc.strings(lang, key, level=name)])
 
 
-async def answer(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def answer(update: Update, context: BotContext) -> None:
     """A reply (or an edited reply) to a round's question: score it and keep the latest."""
-    svc = services(context)
+    svc = context.svc
     chat, message = update.effective_chat, update.effective_message
     tg_user = update.effective_user
     if chat is None or message is None or tg_user is None or message.text is None:
@@ -225,58 +97,31 @@ async def answer(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     replied = message.reply_to_message
     if replied is None or replied.from_user is None or replied.from_user.id != context.bot.id:
         return
-    user = await current_user(update, svc)
+    user = context.user
     assert user is not None  # the update has a sender
-    lang = ui_language(user, update)
-    round_ = await svc.storage.round_by_message(chat.id, replied.message_id)
-    if round_ is None:
-        return  # a reply to one of our other messages (results, help): not an answer
+    lang = context.lang
     edited = update.edited_message is not None
-
-    async def too_late() -> None:
-        if not edited:  # an edit after the close changes nothing and needs no reply
-            text = svc.strings(lang, "round_closed_late")
-            await send(context, chat.id, [text], reply_to=message.message_id)
-
-    if round_.closed_at is not None:
-        await too_late()
-        return
-    question = svc.library.question(round_.question_id)
-    if question is None or not is_answerable(message.text):
-        return
-    if not is_substantive(message.text):  # `x`, `ok`: not an answer, and not counted
-        if not edited:
-            text = svc.strings(lang, "round_answer_too_short")
-            await send(context, chat.id, [text], reply_to=message.message_id)
-        return
-    lang_user = ui_language(user)
-    edit = int(message.edit_date.timestamp()) if message.edit_date else 0
-
-    def feedback(result: ScoreResult, streak: StreakState) -> Draft | None:
-        if not (user.started and user.active):
-            return None
-        summary = score_summary(svc.strings, lang_user, result=result, streak=streak)
-        head = svc.strings(lang_user, "round_private_feedback", group=chat.title or "")
-        hidden = svc.strings(lang_user, "round_private_hidden")
-        return Draft(
-            Kind.FEEDBACK,
-            f"feedback:{chat.id}:{message.message_id}:{edit}",
-            user.user_id,
-            tuple(split_head(Html(f"{head}\n{summary}\n\n{hidden}"))),
-            svc.practice.clock() + timedelta(minutes=svc.settings.outbox_deadline_minutes),
-        )
-
-    scored = await svc.practice.answer_round(
-        round_.round_id,
-        question,
+    outcome = await answer_round(
+        svc,
+        RoundReply(
+            chat_id=chat.id,
+            group_title=chat.title or "",
+            question_message_id=replied.message_id,
+            message_id=message.message_id,
+            edit_stamp=int(message.edit_date.timestamp()) if message.edit_date else 0,
+            first_name=tg_user.first_name or "",
+            text=message.text,
+        ),
         user,
-        first_name=tg_user.first_name or "",
-        message_id=message.message_id,
-        text=message.text,
-        feedback=feedback,
+        lang,
     )
-    if scored is None:  # closed between our read and our write, or an edit of a replaced answer
-        await too_late()  # says nothing for an edit: nothing was stored, so no ✍ either
+    reply = {Answered.TOO_LATE: "round_closed_late", Answered.TOO_SHORT: "round_answer_too_short"}
+    if outcome in reply:
+        if not edited:  # an edit that changed nothing needs no reply (and gets no ✍ either)
+            text = svc.strings(lang, reply[outcome])
+            await send(context, chat.id, [text], reply_to=message.message_id)
+        return
+    if outcome is not Answered.COUNTED:
         return
     # Acknowledge without holding up the next update; the private feedback was recorded
     # with the answer and goes out through the outbox.
@@ -295,85 +140,13 @@ async def _react(bot: Bot, svc: Services, chat_id: int, message_id: int) -> None
         await delivery.settle(svc.storage, chat_id, result, "reaction")
 
 
-async def close_round(svc: Services, round_: RoundRecord, lang: str = "en") -> bool:
-    """Close a round once; its ranked results are recorded with the close and posted by the
-    outbox (after a crash too)."""
-    question = svc.library.question(round_.question_id)
-    level = question.level if question else Level.BEGINNER
-    now = svc.practice.clock()
-
-    def announce(answers: list[RoundAnswer]) -> Draft:
-        messages = ranking_messages(svc, round_, question, answers, lang)
-        deadline = now + timedelta(minutes=svc.settings.outbox_deadline_minutes)
-        return Draft(
-            Kind.RANKING,
-            f"ranking:{round_.round_id}",
-            round_.chat_id,
-            tuple(messages),
-            deadline,
-            reply_to=round_.message_id,
-        )
-
-    closed = await svc.storage.close_round(round_.round_id, now, level, announce)
-    if closed is None:
-        return False
-    svc.notify_outbox()
-    return True
-
-
-def ranking_messages(
-    svc: Services,
-    round_: RoundRecord,
-    question: Question | None,
-    answers: list[RoundAnswer],
-    lang: str,
-) -> list[Html]:
-    """The ranked results and the reference answer, split at Telegram's limit."""
-    t = svc.strings
-    total = len(question.concepts) if question else 0
-    ranked = rank(
-        [
-            MemberResult(a.user_id, a.first_name, a.score, len(a.covered), total, a.answered_at)
-            for a in answers
-        ]
-    )
-    title = excerpt(question.question, 60) if question else round_.question_id
-    lines: list[str] = [t(lang, "round_results", question=title)]
-    if not ranked:
-        lines.append(t(lang, "round_nobody"))
-    for place, r in enumerate(ranked, start=1):
-        # A medal is for an answer that covered something: 0% gets a place, not bronze.
-        medal = MEDALS[place - 1] if place <= len(MEDALS) and r.score > 0 else f"{place}."
-        lines.append(
-            t(
-                lang,
-                "round_line",
-                medal=medal,
-                name=r.first_name or "?",
-                percent=percent(r.score),
-                covered=r.covered,
-                total=r.total,
-            )
-        )
-    head = split_head("\n".join(lines))
-    messages = [
-        *head[:-1],
-        *pack_messages(
-            f"{head[-1]}\n\n{t(lang, 'reference_title')}",
-            question.answer if question else "",
-            wrap=("<blockquote>", "</blockquote>"),
-        ),
-    ]
-    return messages
-
-
-async def reveal(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def reveal(update: Update, context: BotContext) -> None:
     """/reveal in a group: the opener or an admin closes the round now."""
-    svc = services(context)
+    svc = context.svc
     chat, user = update.effective_chat, update.effective_user
     if chat is None:
         return
-    lang = ui_language(await current_user(update, svc), update)
+    lang = context.lang
     round_ = await svc.storage.open_round_of(chat.id)
     if round_ is None:
         await send(context, chat.id, [svc.strings(lang, "no_open_round")])
@@ -386,15 +159,15 @@ async def reveal(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     await close_round(svc, round_, (record.language if record else None) or lang)
 
 
-async def top(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def top(update: Update, context: BotContext) -> None:
     """/top: this week's and all-time points (score x 100 per round), answers and streaks."""
-    turn = await begin(update, context)
+    turn = context.turn(update)
     if turn is None:
         return
     svc, _, chat, lang = turn
     t = svc.strings
     record = await svc.storage.get_chat(chat.id)
-    zone = (record.timezone if record else None) or svc.settings.default_timezone
+    zone = zone_of(svc.settings.default_timezone, record)
     now = svc.practice.clock()
     today = now.astimezone(ZoneInfo(zone)).date()
     week = await svc.storage.leaderboard(chat.id, week_start(now, zone))
@@ -402,28 +175,11 @@ async def top(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if not overall:
         await send(context, chat.id, [t(lang, "top_empty")])
         return
-    lines: list[str] = [t(lang, "top_title")]
-    for key, rows in (("top_week", week), ("top_all", overall)):
-        lines.append(t(lang, key))
-        if not rows:
-            lines.append("—")
-        for place, row in enumerate(rows, start=1):
-            lines.append(
-                t(
-                    lang,
-                    "top_line",
-                    place=place,
-                    name=row.first_name or "?",
-                    points=points(row.total_score),
-                    answers=row.answers,
-                    streak=visible_streak(row.streak, today).current,
-                )
-            )
-    await send(context, chat.id, split_head("\n".join(lines)))
+    await send(context, chat.id, leaderboard_messages(t, lang, week, overall, today))
 
 
-async def group_level(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    turn = await begin(update, context)
+async def group_level(update: Update, context: BotContext) -> None:
+    turn = context.turn(update)
     if turn is None:
         return
     svc, _, chat, lang = turn
@@ -447,8 +203,8 @@ async def group_level(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     await send(context, chat.id, [svc.strings(lang, "group_level_set", level=name)])
 
 
-async def round_length(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    turn = await begin(update, context)
+async def round_length(update: Update, context: BotContext) -> None:
+    turn = context.turn(update)
     if turn is None:
         return
     svc, _, chat, lang = turn
@@ -469,36 +225,29 @@ async def round_length(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     await send(context, chat.id, [svc.strings(lang, "roundlength_set", minutes=int(args[0]))])
 
 
-async def group_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    svc = services(context)
+async def group_help(update: Update, context: BotContext) -> None:
+    svc = context.svc
     chat = update.effective_chat
     if chat is not None:
-        lang = ui_language(await current_user(update, svc), update)
+        lang = context.lang
         await send(context, chat.id, [svc.strings(lang, "group_help")])
 
 
-async def private_only(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def private_only(update: Update, context: BotContext) -> None:
     """Personal commands sent in a group: point to the private chat instead of staying silent."""
-    svc = services(context)
+    svc = context.svc
     chat, message = update.effective_chat, update.effective_message
     if chat is not None and message is not None:
-        lang = ui_language(await current_user(update, svc), update)
+        lang = context.lang
         username = context.bot.username or ""
         text = svc.strings(lang, "private_only", bot=username)
         keyboard = chat_link_keyboard(svc.strings, lang, username) if username else None
         await send(context, chat.id, [text], keyboard, reply_to=message.message_id)
 
 
-async def introduce(bot: Bot, svc: Services, chat_id: int, title: str, lang: str) -> None:
-    """A few lines when the bot is added to a group."""
-    text = svc.strings(lang, "group_intro", title=title or "👋")
-    result = await delivery.send_messages(bot, chat_id, [text])
-    await delivery.settle(svc.storage, chat_id, result, "introduction")
-
-
-async def migrated(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def migrated(update: Update, context: BotContext) -> None:
     """The group became a supergroup: move everything to the new chat id."""
     message = update.effective_message
     if message is None or message.migrate_to_chat_id is None:
         return
-    await services(context).storage.migrate_chat(message.chat_id, message.migrate_to_chat_id)
+    await context.svc.storage.migrate_chat(message.chat_id, message.migrate_to_chat_id)

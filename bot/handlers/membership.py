@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 from telegram import ChatMember, Update
-from telegram.ext import ContextTypes
 
-from bot.handlers.common import services
-from bot.handlers.groups import introduce
+from bot.handlers.common import BotContext
 from bot.i18n import language_for
+from bot.services.rounds import introduce
 
 _GONE = {ChatMember.LEFT, ChatMember.BANNED}
 
 
-async def my_chat_member(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def my_chat_member(update: Update, context: BotContext) -> None:
     change = update.my_chat_member
     if change is None:
         return
-    svc = services(context)
+    svc = context.svc
     chat = change.chat
     if change.new_chat_member.status in _GONE:
         await svc.storage.mark_unreachable(chat.id)

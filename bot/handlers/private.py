@@ -5,56 +5,48 @@ from __future__ import annotations
 import asyncio
 
 from telegram import CallbackQuery, InlineKeyboardMarkup, Message, Update
-from telegram.ext import ContextTypes
 
 from bot.core.answers import is_substantive
-from bot.core.levels import LEVEL_ORDER, Level, parse_level
+from bot.core.levels import LEVEL_ORDER, Level, parse_level, parse_quiz_args
 from bot.core.models import UserProfile
+from bot.core.schedule import DEFAULT_DAILY_TIME
 from bot.core.scoring import is_answerable
 from bot.export import answers_csv
-from bot.handlers.common import (
-    Services,
-    begin,
-    current_user,
-    send,
-    send_document,
-    send_photo,
-    services,
-    set_keyboard,
-    ui_language,
-)
-from bot.handlers.daily import DEFAULT_DAILY_TIME
-from bot.handlers.keyboards import (
+from bot.handlers.common import BotContext, send, send_document, send_photo, set_keyboard
+from bot.i18n import LANGUAGES, Html
+from bot.keyboards import (
     QUESTION_LINK_PREFIX,
     feedback_keyboard,
     next_keyboard,
     question_keyboard,
     start_keyboard,
 )
-from bot.i18n import LANGUAGES, Html
-from bot.practice import Asked
 from bot.render import (
     MESSAGE_LIMIT,
-    bar,
+    clock_time,
     feedback_messages,
     level_name,
-    pack_messages,
-    percent,
+    level_up_line,
+    prepend,
     question_message,
-    split_head,
+    stats_caption,
+    stats_messages,
     utf16_len,
+    with_reference,
 )
+from bot.services import Services
+from bot.services.practice import Asked
 
 
-async def start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    turn = await begin(update, context)
+async def start(update: Update, context: BotContext) -> None:
+    turn = context.turn(update)
     if turn is None:
         return
     svc, user, chat, lang = turn
     text = svc.strings(lang, "welcome", name=user.first_name or "👋")
     record = await svc.storage.get_chat(chat.id)
     # The time the user chose before (/daily 8:30pm, then /daily off) is the one offered back.
-    daily_time = record.daily_time if record is not None else DEFAULT_DAILY_TIME
+    daily_time = clock_time(record.daily_time if record is not None else DEFAULT_DAILY_TIME)
     keyboard = start_keyboard(svc.strings, lang, user.level, daily_time, context.bot.username)
     await send(context, chat.id, [text], keyboard)
     payload = (context.args or [""])[0]
@@ -67,34 +59,14 @@ async def start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         await send_asked(context, chat.id, lang, asked)
 
 
-async def help_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    svc = services(context)
-    user = await current_user(update, svc)
+async def help_command(update: Update, context: BotContext) -> None:
+    svc = context.svc
     if update.effective_chat:
-        await send(
-            context, update.effective_chat.id, [svc.strings(ui_language(user, update), "help")]
-        )
-
-
-def _parse_quiz_args(svc: Services, args: list[str]) -> tuple[Level | None, str | None, str | None]:
-    """(level, pack, problem key) from /quiz arguments in any order."""
-    level: Level | None = None
-    pack: str | None = None
-    packs = {p.casefold(): p for p in svc.library.packs}
-    if len(args) > 2:
-        return None, None, "bad_quiz_args"
-    for word in args:
-        if level is None and (found := parse_level(word)) is not None:
-            level = found
-        elif pack is None and word.casefold() in packs:
-            pack = packs[word.casefold()]
-        else:
-            return None, None, "bad_level" if parse_level(word) is None else "bad_quiz_args"
-    return level, pack, None
+        await send(context, update.effective_chat.id, [svc.strings(context.lang, "help")])
 
 
 async def ask(
-    context: ContextTypes.DEFAULT_TYPE,
+    context: BotContext,
     chat_id: int,
     user: UserProfile,
     lang: str,
@@ -102,7 +74,7 @@ async def ask(
     pack: str | None = None,
 ) -> None:
     """Open a new question in a private chat and send it."""
-    svc = services(context)
+    svc = context.svc
     asked = await svc.practice.ask(chat_id, user, level, pack)
     if asked is None:
         chosen = level or user.level or Level.BEGINNER
@@ -112,19 +84,15 @@ async def ask(
     await send_asked(context, chat_id, lang, asked)
 
 
-async def send_asked(
-    context: ContextTypes.DEFAULT_TYPE, chat_id: int, lang: str, asked: Asked
-) -> None:
+async def send_asked(context: BotContext, chat_id: int, lang: str, asked: Asked) -> None:
     """Send an opened question with its notes and buttons."""
-    svc = services(context)
+    svc = context.svc
     q = asked.question
     messages = question_message(
         svc.strings, lang, level=q.level, pack_title=asked.pack_title, question=q.question
     )
     if asked.replaced:
-        note = svc.strings(lang, "question_replaces")
-        joined = Html(f"{note}\n{messages[0]}")
-        messages = [joined, *messages[1:]] if utf16_len(joined) <= MESSAGE_LIMIT else messages
+        messages = prepend([svc.strings(lang, "question_replaces")], messages)
     notes = _asked_notes(svc, lang, asked)
     if notes:
         joined = Html("\n\n".join([messages[-1], *notes]))
@@ -159,14 +127,14 @@ def _asked_notes(svc: Services, lang: str, asked: Asked) -> list[Html]:
     return notes
 
 
-async def quiz(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    turn = await begin(update, context)
+async def quiz(update: Update, context: BotContext) -> None:
+    turn = context.turn(update)
     if turn is None:
         return
     svc, user, chat, lang = turn
-    level, pack, problem = _parse_quiz_args(svc, list(context.args or []))
-    if problem is not None:
-        word = next((a for a in (context.args or []) if parse_level(a) is None), "")
+    wanted = parse_quiz_args(context.args or [], svc.library.packs)
+    if (problem := wanted.problem) is not None:
+        word = wanted.word
         packs = ", ".join(
             f"{pid} ({_language_name(svc, lang, pack.language)})"
             for pid, pack in svc.library.packs.items()
@@ -177,17 +145,17 @@ async def quiz(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
             text = Html(f"{text}\n{svc.strings(lang, 'bad_pack', word=word[:40], packs=packs)}")
         await send(context, chat.id, [text])
         return
-    await ask(context, chat.id, user, lang, level, pack)
+    await ask(context, chat.id, user, lang, wanted.level, wanted.pack)
 
 
-async def answer(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def answer(update: Update, context: BotContext) -> None:
     """A text message in a private chat: the answer to the open question."""
-    svc = services(context)
+    svc = context.svc
     message = update.effective_message
-    user = await current_user(update, svc)
+    user = context.user
     if message is None or message.text is None or user is None:
         return
-    lang = ui_language(user, update)
+    lang = context.lang
     chat_id = message.chat_id
     if not (is_answerable(message.text) and is_substantive(message.text)):
         # Too short to be an attempt: the question stays open and the day is not counted.
@@ -209,13 +177,7 @@ async def answer(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     )
     if feedback.level_up is not None:
         current = user.level or Level.BEGINNER
-        line = svc.strings(
-            lang,
-            "level_up",
-            percent=percent(feedback.level_average),
-            level=level_name(svc.strings, lang, current),
-            next=level_name(svc.strings, lang, feedback.level_up),
-        )
+        line = level_up_line(svc.strings, lang, current, feedback.level_up, feedback.level_average)
         messages = [*messages, line]
     keyboard = feedback_keyboard(
         svc.strings, lang, feedback.question.level, feedback.answer_id, feedback.level_up
@@ -223,13 +185,13 @@ async def answer(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     await send(context, chat_id, messages, keyboard, reply_to=message.message_id)
 
 
-async def hint(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    if (turn := await begin(update, context)) is not None:
+async def hint(update: Update, context: BotContext) -> None:
+    if (turn := context.turn(update)) is not None:
         await _hint(context, turn.chat.id, turn.lang)
 
 
-async def _hint(context: ContextTypes.DEFAULT_TYPE, chat_id: int, lang: str) -> None:
-    svc = services(context)
+async def _hint(context: BotContext, chat_id: int, lang: str) -> None:
+    svc = context.svc
     if await svc.practice.open_question(chat_id) is None:
         await send(context, chat_id, [svc.strings(lang, "no_open_question")])
         return
@@ -241,15 +203,13 @@ async def _hint(context: ContextTypes.DEFAULT_TYPE, chat_id: int, lang: str) -> 
     await send(context, chat_id, [svc.strings(lang, "hint", count=count, concept=label)])
 
 
-async def skip(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    if (turn := await begin(update, context)) is not None:
+async def skip(update: Update, context: BotContext) -> None:
+    if (turn := context.turn(update)) is not None:
         await _skip(context, turn.chat.id, turn.user, turn.lang)
 
 
-async def _skip(
-    context: ContextTypes.DEFAULT_TYPE, chat_id: int, user: UserProfile, lang: str
-) -> None:
-    svc = services(context)
+async def _skip(context: BotContext, chat_id: int, user: UserProfile, lang: str) -> None:
+    svc = context.svc
     closed = await svc.practice.close(chat_id)
     if closed is None:
         await send(context, chat_id, [svc.strings(lang, "no_open_question")])
@@ -258,70 +218,33 @@ async def _skip(
     await ask(context, chat_id, user, lang, closed.level)
 
 
-async def reveal(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    if (turn := await begin(update, context)) is not None:
+async def reveal(update: Update, context: BotContext) -> None:
+    if (turn := context.turn(update)) is not None:
         await _reveal(context, turn.chat.id, turn.lang)
 
 
-async def _reveal(context: ContextTypes.DEFAULT_TYPE, chat_id: int, lang: str) -> None:
-    svc = services(context)
+async def _reveal(context: BotContext, chat_id: int, lang: str) -> None:
+    svc = context.svc
     closed = await svc.practice.close(chat_id)
     if closed is None:
         await send(context, chat_id, [svc.strings(lang, "no_open_question")])
         return
-    messages = pack_messages(
-        svc.strings(lang, "revealed"), closed.answer, wrap=("<blockquote>", "</blockquote>")
-    )
+    messages = with_reference(svc.strings(lang, "revealed"), closed.answer)
     await send(context, chat_id, messages, next_keyboard(svc.strings, lang, closed.level))
 
 
-async def stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def stats(update: Update, context: BotContext) -> None:
     """A picture (12-week heat map, streaks, coverage per level) and the numbers as text."""
     # Pillow is loaded by the first /stats, not at start-up: most updates never draw.
     from bot.picture import LevelBar, first_day, render_stats_picture
 
-    turn = await begin(update, context)
+    turn = context.turn(update)
     if turn is None:
         return
     svc, user, chat, lang = turn
     t = svc.strings
     p = await svc.practice.progress(user, since=first_day)
     summary, streak = p.summary, p.streak
-    lines = [
-        t(lang, "stats_title"),
-        t(lang, "stats_streak", current=streak.current, best=streak.best),
-    ]
-    if streak.freezes:
-        lines.append(t(lang, "freeze_line", count=streak.freezes))
-    if summary.answers == 0:
-        lines.append(t(lang, "stats_empty"))
-    else:
-        lines.append(t(lang, "stats_answers", answers=summary.answers, questions=summary.questions))
-        for row in summary.by_level:
-            lines.append(
-                t(
-                    lang,
-                    "stats_level",
-                    level=level_name(t, lang, row.level),
-                    count=row.answers,
-                    percent=percent(row.average),
-                    bar=bar(row.average),
-                )
-            )
-    if p.weak:
-        lines.append(t(lang, "stats_weak", concepts="; ".join(p.weak)))
-    if p.level_up is not None:
-        lines.append(
-            t(
-                lang,
-                "level_up",
-                percent=percent(p.level_average),
-                level=level_name(t, lang, p.level),
-                next=level_name(t, lang, p.level_up),
-            )
-        )
-    if p.at_risk:
-        lines.append(t(lang, "stats_at_risk"))
     averages = {row.level: row.average for row in summary.by_level}
     # ~60 ms of drawing: off the event loop, so other chats are not held up.
     picture = await asyncio.to_thread(
@@ -335,30 +258,19 @@ async def stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         best=streak.best,
         levels=[LevelBar(level_name(t, lang, lv), averages.get(lv)) for lv in LEVEL_ORDER],
     )
-    level_text = ", ".join(
-        f"{level_name(t, lang, row.level)} {percent(row.average)}%" for row in summary.by_level
-    )
-    caption = t(
-        lang,
-        "stats_caption",
-        answers=summary.answers,
-        current=streak.current,
-        best=streak.best,
-        levels=level_text or "—",
-    )
-    await send_photo(context, chat.id, picture, caption)
-    await send(context, chat.id, split_head("\n".join(lines)))
+    await send_photo(context, chat.id, picture, stats_caption(t, lang, p))
+    await send(context, chat.id, stats_messages(t, lang, p))
 
 
-async def practice_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def practice_button(update: Update, context: BotContext) -> None:
     """Buttons under questions and feedback: hint, show answer, skip, next."""
     query = update.callback_query
-    svc = services(context)
-    user = await current_user(update, svc)
+    svc = context.svc
+    user = context.user
     if query is None or user is None or query.message is None:
         return
     chat_id = query.message.chat.id
-    lang = ui_language(user, update)
+    lang = context.lang
     action, _, value = (query.data or "").partition(":")
     await query.answer()
     if action == "next":
@@ -383,50 +295,45 @@ async def _still_open(query: CallbackQuery, svc: Services, chat_id: int, questio
     return True
 
 
-async def not_text(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def not_text(update: Update, context: BotContext) -> None:
     """Stickers, photos, voice, files…: explain that answers are text."""
-    svc = services(context)
-    user = await current_user(update, svc)
+    svc = context.svc
     if update.effective_chat:
-        await send(
-            context, update.effective_chat.id, [svc.strings(ui_language(user, update), "not_text")]
-        )
+        await send(context, update.effective_chat.id, [svc.strings(context.lang, "not_text")])
 
 
-async def edited(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def edited(update: Update, context: BotContext) -> None:
     """An edited message is not re-scored; say so once, quietly."""
-    svc = services(context)
-    user = await current_user(update, svc)
+    svc = context.svc
     message = update.edited_message
     if message is None:
         return
     await send(
         context,
         message.chat_id,
-        [svc.strings(ui_language(user, update), "edited")],
+        [svc.strings(context.lang, "edited")],
         reply_to=message.message_id,
     )
 
 
-async def unknown_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    svc = services(context)
-    user = await current_user(update, svc)
+async def unknown_command(update: Update, context: BotContext) -> None:
+    svc = context.svc
     if update.effective_chat:
         await send(
             context,
             update.effective_chat.id,
-            [svc.strings(ui_language(user, update), "unknown_command")],
+            [svc.strings(context.lang, "unknown_command")],
         )
 
 
-async def rate_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def rate_button(update: Update, context: BotContext) -> None:
     """One tap overrules the automatic rating of an answer; the next review moves with it."""
     query = update.callback_query
-    svc = services(context)
-    user = await current_user(update, svc)
+    svc = context.svc
+    user = context.user
     if query is None or user is None:
         return
-    lang = ui_language(user, update)
+    lang = context.lang
     _, answer_id, choice = (query.data or "::").split(":", 2)
     state = None
     if answer_id.isdigit():
@@ -450,9 +357,9 @@ async def rate_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
             await set_keyboard(query, InlineKeyboardMarkup(rows) if rows else None)
 
 
-async def export(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def export(update: Update, context: BotContext) -> None:
     """The user's answer history as a CSV document."""
-    turn = await begin(update, context)
+    turn = context.turn(update)
     if turn is None:
         return
     svc, user, chat, lang = turn
@@ -465,10 +372,9 @@ async def export(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     await send_document(context, chat.id, data, "interview-answers.csv", caption)
 
 
-async def stale_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def stale_button(update: Update, context: BotContext) -> None:
     """A button whose data no handler knows (an older version's): say so, stop the spinner."""
     query = update.callback_query
     if query is not None:
-        svc = services(context)
-        user = await current_user(update, svc)
-        await query.answer(svc.strings(ui_language(user, update), "button_expired"))
+        svc = context.svc
+        await query.answer(svc.strings(context.lang, "button_expired"))

@@ -6,29 +6,21 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from telegram import InlineKeyboardMarkup, Update
-from telegram.ext import ContextTypes
 
 from bot.core.levels import Level, parse_level
 from bot.core.models import ChatRecord, UserProfile
-from bot.core.schedule import Days
-from bot.core.timezones import resolve_timezone, suggest_timezones, zone_label
-from bot.handlers.common import (
-    Services,
-    begin,
-    current_user,
-    edit_text,
-    send,
-    services,
-    ui_language,
-)
-from bot.handlers.daily import DEFAULT_DAILY_TIME, save_schedule
-from bot.handlers.keyboards import forget_keyboard, level_keyboard, settings_keyboard
+from bot.core.schedule import DEFAULT_DAILY_TIME
+from bot.core.timezones import resolve_timezone, suggest_timezones, zone_label, zone_of
+from bot.handlers.common import BotContext, edit_text, send
 from bot.i18n import LANGUAGES, Html
-from bot.render import level_name
+from bot.keyboards import forget_keyboard, level_keyboard, settings_keyboard
+from bot.render import clock_time, level_name
+from bot.services import Services
+from bot.services.schedules import move_zone, reschedule
 
 
-async def level(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    turn = await begin(update, context)
+async def level(update: Update, context: BotContext) -> None:
+    turn = context.turn(update)
     if turn is None:
         return
     svc, user, chat, lang = turn
@@ -51,13 +43,13 @@ async def level(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     await send(context, chat.id, [t(lang, "level_set", level=level_name(t, lang, chosen))])
 
 
-async def level_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def level_button(update: Update, context: BotContext) -> None:
     query = update.callback_query
-    svc = services(context)
-    user = await current_user(update, svc)
+    svc = context.svc
+    user = context.user
     if query is None or user is None or query.message is None:
         return
-    lang = ui_language(user, update)
+    lang = context.lang
     chosen = parse_level((query.data or "").partition(":")[2])
     await query.answer()
     if chosen is None:
@@ -71,15 +63,15 @@ def _local_time(now: datetime, zone: str) -> str:
     return now.astimezone(ZoneInfo(zone)).strftime("%H:%M")
 
 
-async def timezone(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    turn = await begin(update, context)
+async def timezone(update: Update, context: BotContext) -> None:
+    turn = context.turn(update)
     if turn is None:
         return
     svc, user, chat, lang = turn
     t = svc.strings
     wanted = " ".join(context.args or []).strip()
     if not wanted:
-        zone_now = user.timezone or svc.settings.default_timezone
+        zone_now = zone_of(svc.settings.default_timezone, user=user)
         local = _local_time(svc.practice.clock(), zone_now)
         current = t(lang, "timezone_current", zone=zone_label(zone_now), time=local)
         await send(context, chat.id, [current])
@@ -93,18 +85,7 @@ async def timezone(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         lines.append(t(lang, "timezone_example"))
         await send(context, chat.id, [Html("\n".join(lines))])
         return
-    await svc.storage.update_user(user.user_id, timezone=zone)
-    record = await svc.storage.get_chat(chat.id)
-    if record is not None:  # the daily question moves with the zone: 08:30 stays 08:30 local
-        await save_schedule(
-            svc,
-            record,
-            user,
-            enabled=record.daily_enabled,
-            at=record.daily_time,
-            days=Days(record.daily_days),
-            zone=zone,
-        )
+    await move_zone(svc, user, chat.id, zone)
     await send(
         context,
         chat.id,
@@ -119,8 +100,8 @@ async def timezone(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     )
 
 
-async def language(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    turn = await begin(update, context)
+async def language(update: Update, context: BotContext) -> None:
+    turn = context.turn(update)
     if turn is None:
         return
     svc, user, chat, lang = turn
@@ -140,8 +121,8 @@ async def language(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     await send(context, chat.id, [svc.strings(wanted, "lang_set")])
 
 
-async def forget(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    turn = await begin(update, context)
+async def forget(update: Update, context: BotContext) -> None:
+    turn = context.turn(update)
     if turn is None:
         return
     svc, _, chat, lang = turn
@@ -150,13 +131,12 @@ async def forget(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     )
 
 
-async def forget_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def forget_button(update: Update, context: BotContext) -> None:
     query = update.callback_query
-    svc = services(context)
+    svc = context.svc
     if query is None or query.message is None or update.effective_user is None:
         return
-    user = await svc.storage.get_user(update.effective_user.id)
-    lang = ui_language(user, update)
+    lang = context.lang
     await query.answer()
     if query.data == "forget:yes":
         await svc.storage.forget_user(update.effective_user.id)
@@ -172,9 +152,9 @@ async def _settings_view(
     svc: Services, user: UserProfile, chat: ChatRecord | None, lang: str
 ) -> tuple[Html, InlineKeyboardMarkup]:
     t = svc.strings
-    zone = user.timezone or svc.settings.default_timezone
+    zone = zone_of(svc.settings.default_timezone, user=user)
     daily_on = chat is not None and chat.daily_enabled
-    daily_time = chat.daily_time if chat is not None else DEFAULT_DAILY_TIME
+    daily_time = clock_time(chat.daily_time if chat is not None else DEFAULT_DAILY_TIME)
     text = t(
         lang,
         "settings_title",
@@ -197,9 +177,9 @@ async def _settings_view(
     return text, keyboard
 
 
-async def settings_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def settings_command(update: Update, context: BotContext) -> None:
     """/settings: level, language, time zone, daily question and reminders on one screen."""
-    turn = await begin(update, context)
+    turn = context.turn(update)
     if turn is None:
         return
     svc, user, chat, lang = turn
@@ -207,10 +187,10 @@ async def settings_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -
     await send(context, chat.id, [text], keyboard)
 
 
-async def settings_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def settings_button(update: Update, context: BotContext) -> None:
     """A tap on the settings screen: change the setting, redraw the screen in place."""
     query = update.callback_query
-    turn = await begin(update, context)
+    turn = context.turn(update)
     if query is None or turn is None:
         return
     svc, user, chat, lang = turn
@@ -232,15 +212,8 @@ async def settings_button(update: Update, context: ContextTypes.DEFAULT_TYPE) ->
             await svc.storage.ensure_chat(chat.id, chat.type, chat.first_name or "")
             record = await svc.storage.get_chat(chat.id)
             assert record is not None
-        await save_schedule(
-            svc,
-            record,
-            user,
-            enabled=value == "on",
-            at=record.daily_time,
-            days=Days(record.daily_days),
-            zone=record.timezone or user.timezone or svc.settings.default_timezone,
-        )
+        zone = zone_of(svc.settings.default_timezone, record, user)
+        await reschedule(svc, record, zone=zone, enabled=value == "on")
     else:
         return
     fresh = await svc.storage.get_user(user.user_id)

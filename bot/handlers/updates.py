@@ -11,9 +11,9 @@ import logging
 from datetime import timedelta
 
 from telegram import Update
-from telegram.ext import ApplicationHandlerStop, ContextTypes
+from telegram.ext import ApplicationHandlerStop
 
-from bot.handlers.common import services
+from bot.handlers.common import BotContext
 
 log = logging.getLogger(__name__)
 
@@ -24,10 +24,10 @@ PRUNE_EVERY = 500  # claims between two prunings of the record
 _claims = 0
 
 
-async def first_delivery(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+async def first_delivery(update: Update, context: BotContext) -> None:
     """Let an update through once; stop every later delivery of the same update_id."""
     global _claims
-    svc = services(context)
+    svc = context.svc
     now = svc.practice.clock()
     if not await svc.storage.claim_update(update.update_id, now):
         log.info("update %s arrived again: already handled, ignored", update.update_id)

@@ -22,28 +22,26 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+from enum import StrEnum
 
 from bot.core.levels import Level
 from bot.core.models import ChatRecord, UserProfile
-from bot.core.outbox import Draft, Kind
+from bot.core.outbox import Draft, Kind, Status
 from bot.core.reminders import claim, end_of_day
 from bot.core.schedule import (
-    DailySchedule,
-    Days,
     Due,
     Occurrence,
     due_state,
     next_occurrence,
-    parse_time,
     resume_after,
 )
 from bot.core.streaks import visible_streak
-from bot.handlers.common import Services, ui_language
-from bot.handlers.groups import close_round, draft_round
-from bot.handlers.keyboards import next_keyboard, question_keyboard
-from bot.i18n import Html
-from bot.practice import Clock
-from bot.render import MESSAGE_LIMIT, question_message, utf16_len
+from bot.i18n import user_language
+from bot.keyboards import next_keyboard
+from bot.services import Services
+from bot.services.practice import Clock
+from bot.services.rounds import close_round
+from bot.services.schedules import draft_daily_prompt, schedule_of
 from bot.storage.reminders import ReminderClaim
 
 log = logging.getLogger(__name__)
@@ -52,16 +50,20 @@ PAGE = 500  # due chats read from storage at a time
 REMINDER_PAGE = 100  # due reminder instants claimed per transaction (short write locks)
 
 
+class Served(StrEnum):
+    """What a tick did with one due chat."""
+
+    QUEUED = "queued"  # its prompt is recorded in the outbox
+    SKIPPED = "skipped"  # missed by more than the grace period: moved to the next occurrence
+    ALREADY_SENT = "already-sent"  # that local day's prompt was recorded before
+    NO_QUESTION = "no-question"  # nothing to ask (no question fits, no user)
+    ERROR = "error"  # an unexpected failure, logged
+
+
 @dataclass
 class TickReport:
     outcomes: Counter[str]
     reminders: int = 0
-
-
-def schedule_of(chat: ChatRecord, default_zone: str) -> DailySchedule:
-    at = parse_time(chat.daily_time)
-    assert at is not None, chat.daily_time  # written by /daily from a parsed time
-    return DailySchedule(at, Days(chat.daily_days), chat.timezone or default_zone)
 
 
 class DailySender:
@@ -98,7 +100,7 @@ class DailySender:
                     outcomes[await self._serve(chat)] += 1
                 except Exception:  # one chat's surprise must not stop the others
                     log.exception("daily prompt for chat %s failed unexpectedly", chat.chat_id)
-                    outcomes["error"] += 1
+                    outcomes[Served.ERROR] += 1
                 self.notify()  # the sender starts while the rest are prepared
 
         await asyncio.gather(produce(), *(work() for _ in range(workers)))
@@ -106,74 +108,36 @@ class DailySender:
         reminders = await self._remind()
         self.notify()
         if outcomes:
-            log.info("daily tick: %s, %d reminders", dict(outcomes), reminders)
+            log.info(
+                "daily tick: %s, %d reminders", {str(k): n for k, n in outcomes.items()}, reminders
+            )
         return TickReport(outcomes, reminders)
 
-    async def _serve(self, chat: ChatRecord) -> str:
+    async def _serve(self, chat: ChatRecord) -> Served:
         storage = self.svc.storage
         now = self.clock()
         schedule = schedule_of(chat, self.svc.settings.default_timezone)
         assert chat.next_due_at is not None
         assert chat.next_due_day is not None
-        current = Occurrence(date.fromisoformat(chat.next_due_day), chat.next_due_at)
+        current = Occurrence(chat.next_due_day, chat.next_due_at)
         following = next_occurrence(schedule, resume_after(current.at, now, self.grace))
         if due_state(current.at, now, self.grace) is Due.SKIP:
             if due_state(following.at, now, self.grace) is not Due.SEND:
                 await storage.advance_daily(chat.chat_id, following)
-                return "skipped"
+                return Served.SKIPPED
             # Missed long ago (the chat was unreachable or the bot down) but today's is due.
             current = following
             following = next_occurrence(schedule, resume_after(current.at, now, self.grace))
         day = current.day.isoformat()
         if not await storage.claim_daily(chat.chat_id, day, now):
             await storage.advance_daily(chat.chat_id, following)  # already recorded that day
-            return "already-sent"
-        draft = await self.prepare(chat, day, current.at + self.grace)
+            return Served.ALREADY_SENT
+        draft = await draft_daily_prompt(self.svc, chat, day, current.at + self.grace)
         if draft is None:
-            await storage.finish_daily(chat.chat_id, day, "failed", now, following)
-            return "no-question"
+            await storage.finish_daily(chat.chat_id, day, Status.FAILED, now, following)
+            return Served.NO_QUESTION
         await storage.enqueue_daily(chat.chat_id, day, following, draft, now)
-        return "queued"
-
-    async def prepare(self, chat: ChatRecord, day: str, deadline_at: datetime) -> Draft | None:
-        """The day's prompt for a chat: a question (private) or a new round (group)."""
-        svc = self.svc
-        chat_id = chat.chat_id
-        key = f"daily:{chat_id}:{day}"
-        if chat.kind != "private":
-            still_open = await svc.storage.open_round_of(chat_id)
-            if still_open is not None:  # the daily round's time has come: results first
-                await close_round(svc, still_open, chat.language or "en")
-            drafted = await draft_round(svc, chat_id, level=None, daily=True)
-            if drafted is None:
-                return None
-            round_id, question_id, text = drafted
-            return Draft(
-                Kind.ROUND, key, chat_id, (text,), deadline_at,
-                local_day=day, question_id=question_id, round_id=round_id,
-            )  # fmt: skip
-        user = await svc.storage.get_user(chat_id)
-        if user is None:
-            return None
-        lang = ui_language(user)
-        asked = await svc.practice.ask(chat_id, user, None, None)
-        if asked is None:
-            return None
-        q = asked.question
-        messages = question_message(
-            svc.strings, lang, level=q.level, pack_title=asked.pack_title, question=q.question
-        )
-        lines = [svc.strings(lang, "daily_header")]
-        if asked.replaced:  # the open question it replaces is closed: say so, as /quiz does
-            lines.append(svc.strings(lang, "question_replaces"))
-        header = Html("\n".join([*lines, messages[0]]))
-        if utf16_len(header) <= MESSAGE_LIMIT:
-            messages = [header, *messages[1:]]
-        keyboard = question_keyboard(svc.strings, lang, q.id).to_dict()
-        return Draft(
-            Kind.DAILY, key, chat_id, tuple(messages), deadline_at,
-            keyboard=keyboard, local_day=day, question_id=q.id,
-        )  # fmt: skip
+        return Served.QUEUED
 
     async def _close_rounds(self) -> None:
         """Close every group round whose deadline (stored with the round) has passed."""
@@ -212,7 +176,7 @@ class DailySender:
         svc = self.svc
         rule = svc.storage.reminder_rule
         streak = visible_streak(user.streak, day).current
-        lang = ui_language(user)
+        lang = user_language(user)
         text = svc.strings(lang, "reminder", streak=streak)
         # One tap starts a question: the button /quiz's feedback offers ("Next question").
         keyboard = next_keyboard(svc.strings, lang, user.level or Level.BEGINNER).to_dict()

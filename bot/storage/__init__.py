@@ -1,4 +1,4 @@
-"""Persistence: the one place that speaks SQL (see `repository.py` and `migrations/`)."""
+"""Persistence: the one place that speaks SQL (`Storage`: one module per aggregate)."""
 
 from bot.storage.files import DatabaseFileError, backup_database, is_busy, is_full
 from bot.storage.repository import Storage, schema_version

@@ -18,6 +18,7 @@ import aiosqlite
 
 from bot.core.outbox import Draft, Kind, Row, Status
 from bot.core.schedule import Occurrence
+from bot.storage.daily import next_due_update
 
 
 def _iso(instant: datetime) -> str:
@@ -122,10 +123,7 @@ class OutboxStore:
                 " WHERE chat_id = ? AND local_day = ?",
                 (draft.question_id, chat_id, local_day),
             )
-            await db.execute(
-                "UPDATE chats SET next_due_at = ?, next_due_day = ? WHERE chat_id = ?",
-                (_iso(next_due.at), next_due.day.isoformat(), chat_id),
-            )
+            await db.execute(*next_due_update(chat_id, next_due))
 
     # -- delivering ----------------------------------------------------------------------------
 

@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from zoneinfo import ZoneInfo
 
-from fsrs import Rating
-
 from bot.core.content import Library, Question
 from bot.core.levels import Level
 from bot.core.models import AnswerRecord, UserProfile, UserStats
@@ -32,7 +30,9 @@ from bot.core.review import (
 from bot.core.scoring import ScoreResult, score_answer
 from bot.core.selection import pick_question
 from bot.core.streaks import StreakState, at_risk, local_day, record_answer, visible_streak
+from bot.core.timezones import zone_of
 from bot.storage import Storage
+from bot.storage.practice import ReviewUpdate
 
 Clock = Callable[[], datetime]
 
@@ -94,7 +94,7 @@ class Practice:
         self.rng = rng or random.Random()
 
     def zone(self, user: UserProfile) -> ZoneInfo:
-        return ZoneInfo(user.timezone or self.default_timezone)
+        return ZoneInfo(zone_of(self.default_timezone, user=user))
 
     def today(self, user: UserProfile) -> datetime:
         return self.clock().astimezone(self.zone(user))
@@ -192,56 +192,41 @@ class Practice:
             answered_at=now,
             local_day=day.isoformat(),
         )
-        stored = await self.storage.record_answer(record, lambda s: record_answer(s, day))
+        rating = rating_for(result.coverage, hints)
+        # The answer, the streak and the review card: one transaction, one instant.
+        stored = await self.storage.record_answer(
+            record,
+            lambda s: record_answer(s, day),
+            review=ReviewUpdate(lambda card: review(card, rating, now), int(rating)),
+        )
         if stored is None:  # answered twice at once: the first one counted
             return None
-        streak, answer_id = stored
-        state = await self._review(
-            user.user_id, question.id, answer_id, rating_for(result.coverage, hints)
-        )
+        streak, answer_id, state = stored
+        assert state is not None
         recent = await self.storage.recent_answers(user.user_id, LEVEL_UP_ANSWERS * 4)
         current = user.level or Level.BEGINNER
-        at_level = [a["score"] for a in recent if a["level"] == current][:LEVEL_UP_ANSWERS]
+        at_level = [a.score for a in recent if a.level == current][:LEVEL_UP_ANSWERS]
         suggestion = level_up(current, at_level) if question.level == current else None
         average = sum(at_level) / len(at_level) if at_level else 0.0
         return Feedback(question, result, hints, streak, answer_id, state.due, suggestion, average)
-
-    async def _review(
-        self, user_id: int, question_id: str, answer_id: int, rating: Rating
-    ) -> ReviewState:
-        previous = await self.storage.get_review(user_id, question_id)
-        before = previous["card"] if previous else None
-        now = self.clock()
-        state = review(before, rating, now)
-        await self.storage.save_review(
-            user_id,
-            question_id,
-            card=state.card,
-            due=state.due,
-            previous_card=before,
-            answer_id=answer_id,
-            reviewed_at=now,
-            rating=int(rating),
-        )
-        return state
 
     async def overrule(self, user_id: int, answer_id: int, choice: str) -> ReviewState | None:
         """Redo the review of answer `answer_id` with the user's own rating; None if stale."""
         rating = OVERRIDES.get(choice)
         row = await self.storage.answer(answer_id)
-        if rating is None or row is None or row["user_id"] != user_id:
+        if rating is None or row is None or row.user_id != user_id:
             return None
-        current = await self.storage.get_review(user_id, row["question_id"])
-        if current is None or current["last_answer_id"] != answer_id:
+        current = await self.storage.get_review(user_id, row.question_id)
+        if current is None or current.last_answer_id != answer_id:
             return None  # a later answer to the same question was reviewed since
-        reviewed_at = datetime.fromisoformat(current["reviewed_at"])
-        state = review(current["previous_card"], rating, reviewed_at)
+        reviewed_at = current.reviewed_at
+        state = review(current.previous_card, rating, reviewed_at)
         await self.storage.save_review(
             user_id,
-            row["question_id"],
+            row.question_id,
             card=state.card,
             due=state.due,
-            previous_card=current["previous_card"],
+            previous_card=current.previous_card,
             answer_id=answer_id,
             reviewed_at=reviewed_at,
             rating=int(rating),
@@ -256,9 +241,9 @@ class Practice:
         today = self.today(user).date()
         summary = await self.storage.user_stats(user.user_id)
         recent = await self.storage.recent_answers(user.user_id, WEAK_WINDOW)
-        weak = weak_concepts(((a["covered"], a["missed"]) for a in recent), self.library.topic_of)
+        weak = weak_concepts(((a.covered, a.missed) for a in recent), self.library.topic_of)
         current = user.level or Level.BEGINNER
-        at_level = [a["score"] for a in recent if a["level"] == current][:LEVEL_UP_ANSWERS]
+        at_level = [a.score for a in recent if a.level == current][:LEVEL_UP_ANSWERS]
         first = since(today)
         counts = await self.storage.answers_per_day(user.user_id, first.isoformat())
         return Progress(
@@ -282,13 +267,13 @@ class Practice:
         first_name: str,
         message_id: int,
         text: str,
-        feedback: Callable[[ScoreResult, StreakState], Draft | None] | None = None,
+        feedback: Callable[[ScoreResult, StreakState, datetime], Draft | None] | None = None,
     ) -> tuple[ScoreResult, StreakState] | None:
         """Score a group member's answer and keep it as their latest; None if not stored.
 
         Not stored: the round closed, or the message is an edit of an answer the member
         has since replaced with a later one. `feedback` drafts the member's private
-        feedback, recorded with the answer.
+        feedback (given the instant of the answer), recorded with the answer.
         """
         result = score_answer(question, text)
         now = self.clock()
@@ -305,7 +290,7 @@ class Practice:
             now=now,
             local_day=day.isoformat(),
             update_streak=lambda s: record_answer(s, day),
-            feedback=None if feedback is None else (lambda s: feedback(result, s)),
+            feedback=None if feedback is None else (lambda s: feedback(result, s, now)),
         )
         return None if streak is None else (result, streak)
 

@@ -1,0 +1,201 @@
+"""Group rounds: open one (a /quiz or the daily prompt), close it with its ranked results,
+introduce the bot to a group. Called by the group handlers and the daily scheduler alike.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from enum import StrEnum
+
+from telegram import Bot
+
+from bot import delivery
+from bot.core.answers import is_substantive
+from bot.core.levels import Level
+from bot.core.models import RoundAnswer, RoundRecord, UserProfile
+from bot.core.outbox import Draft, Kind
+from bot.core.rounds import closes_at
+from bot.core.scoring import ScoreResult, is_answerable
+from bot.core.selection import pick_question
+from bot.core.streaks import StreakState
+from bot.core.timezones import zone_of
+from bot.i18n import Html
+from bot.render import level_name, ranking_messages, round_deadline, score_summary, split_head
+from bot.services import Services
+
+
+async def draft_round(
+    svc: Services,
+    chat_id: int,
+    *,
+    level: Level | None,
+    daily: bool,
+    opened_by: int | None = None,
+    lang: str | None = None,
+    pack: str | None = None,
+) -> tuple[int, str, Html] | None:
+    """Open a round and write its question; None if a round is open or no question fits.
+
+    Returns (round id, question id, the question message); the caller posts it.
+    """
+    record = await svc.storage.get_chat(chat_id)
+    if record is None:
+        await svc.storage.ensure_chat(chat_id, "group")
+        record = await svc.storage.get_chat(chat_id)
+    assert record is not None
+    level = level or record.level or Level.BEGINNER
+    pool = svc.library.pool(level, pack)
+    question = pick_question(pool, await svc.storage.recent_questions(chat_id), svc.practice.rng)
+    if question is None:
+        return None
+    zone = zone_of(svc.settings.default_timezone, record)
+    now = svc.practice.clock()
+    closing = closes_at(
+        now,
+        minutes=record.round_minutes or svc.settings.round_minutes,
+        daily=daily,
+        zone=zone,
+        evening_hour=svc.settings.reminder_hour,
+    )
+    round_id = await svc.storage.open_round(
+        chat_id, question.id, opened_by, now, closing, daily=daily
+    )
+    if round_id is None:
+        return None
+    lang = lang or record.language or "en"
+    pack_title = svc.library.packs[svc.library.pack_of[question.id]].title
+    text = svc.strings(
+        lang,
+        "round_question",
+        level=level_name(svc.strings, lang, question.level),
+        pack=pack_title,
+        question=question.question,
+        deadline=round_deadline(svc.strings, lang, now, closing, record.timezone, zone),
+    )
+    return round_id, question.id, text
+
+
+async def open_round(
+    bot: Bot,
+    svc: Services,
+    chat_id: int,
+    *,
+    level: Level | None,
+    opened_by: int | None = None,
+    lang: str | None = None,
+    pack: str | None = None,
+) -> str | None:
+    """Post a question as a new round now (/quiz); None if a round is open or none fits."""
+    drafted = await draft_round(
+        svc, chat_id, level=level, daily=False, opened_by=opened_by, lang=lang, pack=pack
+    )
+    if drafted is None:
+        return None
+    round_id, question_id, text = drafted
+    result = await delivery.send_messages(bot, chat_id, [text])
+    if not result.ok or result.first_message_id is None:
+        await svc.storage.cancel_round(round_id)
+        await delivery.settle(svc.storage, chat_id, result, "round question")
+        return question_id if result.outcome is delivery.Outcome.MAYBE_SENT else None
+    await svc.storage.set_round_message(round_id, result.first_message_id)
+    return question_id
+
+
+class Answered(StrEnum):
+    """What became of a reply to one of the bot's messages in a group."""
+
+    NOT_AN_ANSWER = "not-an-answer"  # a reply to another message, not a text, no question
+    TOO_LATE = "too-late"  # the round had closed (or closed before the write)
+    TOO_SHORT = "too-short"  # `x`, `ok`: not counted, the member is told
+    COUNTED = "counted"  # stored as the member's latest answer; private feedback recorded
+    REPLACED = "replaced"  # an edit of an answer a later message replaced: nothing stored
+
+
+@dataclass(frozen=True, slots=True)
+class RoundReply:
+    chat_id: int
+    group_title: str
+    question_message_id: int  # the message replied to
+    message_id: int
+    edit_stamp: int  # the edit's time (0: not an edit): one private feedback per version
+    first_name: str
+    text: str
+
+
+async def answer_round(svc: Services, reply: RoundReply, user: UserProfile, lang: str) -> Answered:
+    """Score a member's reply to a round's question and keep it as their latest answer.
+
+    The member's private feedback (if they started the bot) is recorded with the answer, in
+    `lang`, the language of every reply to them.
+    """
+    round_ = await svc.storage.round_by_message(reply.chat_id, reply.question_message_id)
+    if round_ is None:
+        return Answered.NOT_AN_ANSWER  # a reply to one of our other messages (results, help)
+    if round_.closed_at is not None:
+        return Answered.TOO_LATE
+    question = svc.library.question(round_.question_id)
+    if question is None or not is_answerable(reply.text):
+        return Answered.NOT_AN_ANSWER
+    if not is_substantive(reply.text):
+        return Answered.TOO_SHORT
+
+    def feedback(result: ScoreResult, streak: StreakState, now: datetime) -> Draft | None:
+        if not (user.started and user.active):
+            return None
+        summary = score_summary(svc.strings, lang, result=result, streak=streak)
+        head = svc.strings(lang, "round_private_feedback", group=reply.group_title)
+        hidden = svc.strings(lang, "round_private_hidden")
+        return Draft(
+            Kind.FEEDBACK,
+            f"feedback:{reply.chat_id}:{reply.message_id}:{reply.edit_stamp}",
+            user.user_id,
+            tuple(split_head(Html(f"{head}\n{summary}\n\n{hidden}"))),
+            now + timedelta(minutes=svc.settings.outbox_deadline_minutes),
+        )
+
+    scored = await svc.practice.answer_round(
+        round_.round_id,
+        question,
+        user,
+        first_name=reply.first_name,
+        message_id=reply.message_id,
+        text=reply.text,
+        feedback=feedback,
+    )
+    if scored is None:  # closed between our read and our write, or an edit of a replaced answer
+        return Answered.REPLACED if reply.edit_stamp else Answered.TOO_LATE
+    return Answered.COUNTED
+
+
+async def close_round(svc: Services, round_: RoundRecord, lang: str = "en") -> bool:
+    """Close a round once; its ranked results are recorded with the close and posted by the
+    outbox (after a crash too)."""
+    question = svc.library.question(round_.question_id)
+    level = question.level if question else Level.BEGINNER
+    now = svc.practice.clock()
+
+    def announce(answers: list[RoundAnswer]) -> Draft:
+        messages = ranking_messages(svc.strings, round_, question, answers, lang)
+        deadline = now + timedelta(minutes=svc.settings.outbox_deadline_minutes)
+        return Draft(
+            Kind.RANKING,
+            f"ranking:{round_.round_id}",
+            round_.chat_id,
+            tuple(messages),
+            deadline,
+            reply_to=round_.message_id,
+        )
+
+    closed = await svc.storage.close_round(round_.round_id, now, level, announce)
+    if closed is None:
+        return False
+    svc.notify_outbox()
+    return True
+
+
+async def introduce(bot: Bot, svc: Services, chat_id: int, title: str, lang: str) -> None:
+    """A few lines when the bot is added to a group."""
+    text = svc.strings(lang, "group_intro", title=title or "👋")
+    result = await delivery.send_messages(bot, chat_id, [text])
+    await delivery.settle(svc.storage, chat_id, result, "introduction")

@@ -1,0 +1,106 @@
+"""The daily question: saving a chat's schedule (a /daily, a zone change, a settings tap) so
+its next occurrence moves with it, reading it back for the scheduler, and drafting the day's
+prompt (a private question, or a group's round) that the scheduler records in the outbox.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, time
+
+from bot.core.models import ChatRecord, UserProfile
+from bot.core.outbox import Draft, Kind
+from bot.core.schedule import DailySchedule, Days, next_occurrence
+from bot.core.timezones import zone_of
+from bot.i18n import user_language
+from bot.keyboards import question_keyboard
+from bot.render import prepend, question_message
+from bot.services import Services
+from bot.services.rounds import close_round, draft_round
+
+
+def schedule_of(chat: ChatRecord, default_zone: str) -> DailySchedule:
+    return DailySchedule(chat.daily_time, chat.daily_days, zone_of(default_zone, chat))
+
+
+async def save_schedule(
+    svc: Services,
+    record: ChatRecord,
+    *,
+    enabled: bool,
+    at: time,
+    days: Days,
+    zone: str | None,
+) -> None:
+    """Save the chat's daily question; its next occurrence moves with the time and zone
+    (`zone` None: the bot's default zone)."""
+    schedule = DailySchedule(at, days, zone or svc.settings.default_timezone)
+    next_due = next_occurrence(schedule, svc.practice.clock()) if enabled else None
+    await svc.storage.set_schedule(
+        record.chat_id, enabled=enabled, at=at, days=days, zone=zone, next_due=next_due
+    )
+
+
+async def move_zone(svc: Services, user: UserProfile, chat_id: int, zone: str) -> None:
+    """The user's time zone changes, and the daily question of the chat moves with it:
+    08:30 stays 08:30 local."""
+    await svc.storage.update_user(user.user_id, timezone=zone)
+    record = await svc.storage.get_chat(chat_id)
+    if record is not None:
+        await reschedule(svc, record, zone=zone)
+
+
+def zone_to_keep(svc: Services, chat: ChatRecord, user: UserProfile | None) -> str | None:
+    """The zone a schedule change stores when none was named: a group keeps having none
+    until an admin names one, so its members are told their times are UTC."""
+    if chat.kind == "private":
+        return zone_of(svc.settings.default_timezone, chat, user)
+    return chat.timezone
+
+
+async def reschedule(
+    svc: Services, record: ChatRecord, *, zone: str | None, enabled: bool | None = None
+) -> None:
+    """Save the chat's schedule in `zone` (on or off with `enabled`), same time and days."""
+    enabled = record.daily_enabled if enabled is None else enabled
+    at, days = record.daily_time, record.daily_days
+    await save_schedule(svc, record, enabled=enabled, at=at, days=days, zone=zone)
+
+
+async def draft_daily_prompt(
+    svc: Services, chat: ChatRecord, day: str, deadline_at: datetime
+) -> Draft | None:
+    """The day's prompt for a chat: a question (private) or a new round (group)."""
+    chat_id = chat.chat_id
+    key = f"daily:{chat_id}:{day}"
+    if chat.kind != "private":
+        still_open = await svc.storage.open_round_of(chat_id)
+        if still_open is not None:  # the daily round's time has come: results first
+            await close_round(svc, still_open, chat.language or "en")
+        drafted = await draft_round(svc, chat_id, level=None, daily=True)
+        if drafted is None:
+            return None
+        round_id, question_id, text = drafted
+        return Draft(
+            Kind.ROUND, key, chat_id, (text,), deadline_at,
+            local_day=day, question_id=question_id, round_id=round_id,
+        )  # fmt: skip
+    user = await svc.storage.get_user(chat_id)
+    if user is None:
+        return None
+    lang = user_language(user)
+    asked = await svc.practice.ask(chat_id, user, None, None)
+    if asked is None:
+        return None
+    q = asked.question
+    messages = question_message(
+        svc.strings, lang, level=q.level, pack_title=asked.pack_title, question=q.question
+    )
+    lines = [svc.strings(lang, "daily_header")]
+    if asked.replaced:  # the open question it replaces is closed: say so, as /quiz does
+        lines.append(svc.strings(lang, "question_replaces"))
+    messages = prepend(lines, messages)
+    keyboard = question_keyboard(svc.strings, lang, q.id).to_dict()
+    return Draft(
+        Kind.DAILY, key, chat_id, tuple(messages), deadline_at,
+        keyboard=keyboard, local_day=day, question_id=q.id,
+    )  # fmt: skip

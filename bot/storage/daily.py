@@ -1,0 +1,109 @@
+"""SQL of the daily question: schedules, due chats, one prompt per chat and day."""
+
+from __future__ import annotations
+
+from datetime import datetime, time
+
+from bot.core.models import (
+    ChatRecord,
+)
+from bot.core.outbox import Status
+from bot.core.schedule import Days, Occurrence
+from bot.storage.chats import chat_from_row
+from bot.storage.database import Database, iso
+
+
+def next_due_update(chat_id: int, next_due: Occurrence) -> tuple[str, tuple[object, ...]]:
+    """The one statement that moves a chat on to its next occurrence (SQL and parameters)."""
+    return (
+        "UPDATE chats SET next_due_at = ?, next_due_day = ? WHERE chat_id = ?",
+        (iso(next_due.at), next_due.day.isoformat(), chat_id),
+    )
+
+
+class DailyStore(Database):
+    async def set_schedule(
+        self,
+        chat_id: int,
+        *,
+        enabled: bool,
+        at: time,
+        days: Days,
+        zone: str | None,
+        next_due: Occurrence | None,
+    ) -> None:
+        await self._write(
+            "UPDATE chats SET daily_enabled = ?, daily_time = ?, daily_days = ?, timezone = ?,"
+            " next_due_at = ?, next_due_day = ? WHERE chat_id = ?",
+            (
+                int(enabled),
+                at.strftime("%H:%M"),
+                days.value,
+                zone,
+                iso(next_due.at) if next_due else None,
+                next_due.day.isoformat() if next_due else None,
+                chat_id,
+            ),
+        )
+
+    async def due_chats(
+        self, now: datetime, limit: int = 500, after: tuple[str, int] | None = None
+    ) -> list[ChatRecord]:
+        """Subscribed, reachable chats due at `now`, oldest first, one page at a time.
+
+        `after` is the (next_due_at, chat_id) of the previous page's last chat: keyset
+        paging, so chats left due on purpose (to retry next tick) never hide the others.
+        """
+        last_at, last_id = after or ("", 0)
+        rows = await self._all(
+            "SELECT * FROM chats WHERE daily_enabled = 1 AND active = 1 AND next_due_at <= ?"
+            " AND (next_due_at, chat_id) > (?, ?) ORDER BY next_due_at, chat_id LIMIT ?",
+            (iso(now), last_at, last_id, limit),
+        )
+        return [chat_from_row(r) for r in rows]
+
+    async def claim_daily(self, chat_id: int, local_day: str, now: datetime) -> bool:
+        """Claim the chat's prompt for `local_day`; False if it was sent, failed or may be out.
+
+        A claim left by a crash before its request started (status still 'claimed') is taken
+        again. One whose request was under way ('sending') is not: it may have arrived, and a
+        chat gets at most one prompt a day.
+        """
+        claimed = await self._write(
+            "INSERT INTO daily_sends (chat_id, local_day, status, attempts, claimed_at)"
+            " VALUES (?, ?, 'claimed', 1, ?) ON CONFLICT (chat_id, local_day) DO UPDATE"
+            " SET attempts = attempts + 1, claimed_at = excluded.claimed_at"
+            " WHERE status = 'claimed'",
+            (chat_id, local_day, iso(now)),
+        )
+        return claimed > 0
+
+    async def finish_daily(
+        self,
+        chat_id: int,
+        local_day: str,
+        status: Status,
+        now: datetime,
+        next_due: Occurrence,
+        question_id: str | None = None,
+    ) -> None:
+        """Record the outcome for `local_day` and move the chat on to its next occurrence."""
+        async with self.transaction() as db:
+            await db.execute(
+                "UPDATE daily_sends SET status = ?, sent_at = ?, question_id = ?"
+                " WHERE chat_id = ? AND local_day = ?",
+                (status.value, iso(now), question_id, chat_id, local_day),
+            )
+            await db.execute(*next_due_update(chat_id, next_due))
+
+    async def advance_daily(self, chat_id: int, next_due: Occurrence) -> None:
+        await self._write(*next_due_update(chat_id, next_due))
+
+    async def claim_reminder(self, user_id: int, local_day: str, now: datetime) -> bool:
+        """Mark the day's reminder as taken (the scheduler does it with its message, by
+        `claim_reminders`, in one transaction)."""
+        claimed = await self._write(
+            "INSERT OR IGNORE INTO reminders_sent (user_id, local_day, sent_at) VALUES (?, ?, ?)",
+            (user_id, local_day, iso(now)),
+        )
+        return claimed > 0

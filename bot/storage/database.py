@@ -1,0 +1,208 @@
+"""The database object's foundation: one aiosqlite connection, its lock and its migrations.
+
+Writes are serialised by one lock and run as explicit `BEGIN IMMEDIATE` transactions: two
+handlers sharing a connection must never interleave their statements, or one's rollback or
+commit would take the other's half-done work with it. Reads take the same lock: WAL isolates
+connections, not coroutines, so a read between two statements of another coroutine's open
+transaction would see its uncommitted rows (and keep them after a rollback). Under the lock a
+read runs between transactions, whole in one step, and sees committed rows only. (A second,
+read-only connection would isolate too, but its thread cost a tenth of the daily fan-out
+rate in `make bench`; on one connection the statements run one at a time anyway.)
+Migrations are the numbered `.sql` files beside this module, applied by `PRAGMA user_version`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sqlite3
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+from importlib import resources
+from pathlib import Path
+from typing import Any, TypeVar
+
+import aiosqlite
+
+from bot.core.reminders import ReminderRule
+from bot.storage.files import BUSY_TIMEOUT_MS, DatabaseFileError, describe, is_busy, open_database
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+T = TypeVar("T")
+
+
+def iso(instant: datetime) -> str:
+    return instant.astimezone(UTC).isoformat()
+
+
+def migrations() -> list[tuple[int, str]]:
+    """The migration scripts in order, as (version, sql)."""
+    folder = resources.files("bot.storage") / "migrations"
+    found = []
+    for entry in folder.iterdir():
+        name = entry.name
+        if name.endswith(".sql"):
+            found.append((int(name.split("_", 1)[0]), entry.read_text(encoding="utf-8")))
+    return sorted(found)
+
+
+def schema_version() -> int:
+    """The newest schema this code knows: a database beyond it is from a newer version."""
+    return max(version for version, _ in migrations())
+
+
+class Database:
+    """One SQLite database: one connection, serialised transactions, reads between them.
+
+    `reminders`: the evening reminder's hour and default zone, which the stored reminder
+    instants are computed with (bot/storage/reminders.py).
+    """
+
+    def __init__(self, path: Path | str, reminders: ReminderRule | None = None) -> None:
+        self.path = Path(path) if str(path) != ":memory:" else path
+        self.reminder_rule = reminders or ReminderRule()
+        self._db: aiosqlite.Connection | None = None
+        self._write_lock = asyncio.Lock()
+        self._maybe_orphan = False  # a cancelled writer may have left statements queued
+
+    async def open(self, *, verify: bool = True) -> None:
+        """Open, check (see `files.open_database`) and migrate; DatabaseFileError if unusable.
+
+        `verify=False` skips the integrity check (it reads the whole file): for a process
+        that has just run it, as `interview-bot run` does before it starts the bot.
+        """
+        db = await open_database(self.path, known_version=schema_version(), verify=verify)
+        db.row_factory = aiosqlite.Row
+        self._db = db
+        try:
+            await self._migrate()
+        except sqlite3.Error as exc:
+            await self.close()
+            raise DatabaseFileError(self.path, describe(exc)) from None
+
+    async def open_readonly(self) -> None:
+        """Open for reading only: no migration, no write; DatabaseFileError if unusable."""
+        db = await open_database(
+            self.path, known_version=schema_version(), readonly=True, verify=False
+        )
+        db.row_factory = aiosqlite.Row
+        self._db = db
+
+    async def close(self) -> None:
+        if self._db is not None:
+            await self._db.close()
+            self._db = None
+
+    @property
+    def db(self) -> aiosqlite.Connection:
+        if self._db is None:
+            raise RuntimeError("storage is not open")
+        return self._db
+
+    async def _migrate(self) -> None:
+        async with self.db.execute("PRAGMA user_version") as cur:
+            row = await cur.fetchone()
+        current = int(row[0]) if row else 0
+        for version, sql in migrations():
+            if version <= current:
+                continue
+            async with self._write_lock:
+                # executescript commits on its own; the version bump is part of the script.
+                await self.db.executescript(
+                    f"BEGIN;\n{sql}\nPRAGMA user_version = {int(version)};\nCOMMIT;"
+                )
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+        """One serialised write transaction; rolled back if the body raises."""
+        async with self._write_lock:
+            await self._no_orphan()
+            try:
+                await self._when_unlocked(lambda: self.db.execute("BEGIN IMMEDIATE"))
+            except asyncio.CancelledError:
+                self._maybe_orphan = True  # the BEGIN may still run after we are gone
+                raise
+            try:
+                yield self.db
+            except BaseException:
+                # SQLite itself rolls back on some errors (SQLITE_FULL, SQLITE_IOERR): a second
+                # ROLLBACK would fail and hide the error that matters.
+                if self.db.in_transaction:
+                    self._maybe_orphan = True  # until the ROLLBACK below has run
+                    with contextlib.suppress(sqlite3.OperationalError):
+                        await self.db.execute("ROLLBACK")
+                    self._maybe_orphan = False
+                raise
+            try:
+                await self.db.execute("COMMIT")
+            except asyncio.CancelledError:
+                self._maybe_orphan = True
+                raise
+
+    async def _no_orphan(self) -> None:
+        """Roll back a transaction left open by a task cancelled mid-way (we hold the lock)."""
+        if self._maybe_orphan:
+            await self.db.execute("SELECT 1")  # what that task queued has run by now
+            self._maybe_orphan = False
+        if self.db.in_transaction:
+            with contextlib.suppress(sqlite3.OperationalError):  # rolled back meanwhile
+                await self.db.execute("ROLLBACK")
+
+    async def _write(self, sql: str, params: Iterable[Any] = ()) -> int:
+        """One statement, atomic on its own; serialised with the transactions. Returns rowcount.
+
+        Cheaper than `transaction()` (one round trip to the database thread instead of three),
+        for the many writes that are a single statement.
+        """
+        async with self._write_lock:
+            await self._no_orphan()
+            cursor = await self._when_unlocked(lambda: self.db.execute(sql, tuple(params)))
+            return cursor.rowcount
+
+    async def _when_unlocked(self, start: Callable[[], Awaitable[T]]) -> T:
+        """Run what takes the write lock, waiting up to the busy timeout while another
+        process holds it.
+
+        SQLite's own busy timeout does not wait when this connection has a read statement
+        open (another task iterating a cursor; reads are not serialised with writes): it
+        fails at once with "database is locked". Waiting here a moment lets that read finish.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + BUSY_TIMEOUT_MS / 1000
+        pause = 0.005
+        while True:
+            try:
+                return await start()
+            except sqlite3.OperationalError as exc:
+                if not is_busy(exc) or loop.time() >= deadline:
+                    raise
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 0.1)
+
+    async def _one(self, sql: str, params: Iterable[Any] = ()) -> aiosqlite.Row | None:
+        rows = await self._all(sql, params)
+        return rows[0] if rows else None
+
+    async def _all(self, sql: str, params: Iterable[Any] = ()) -> list[aiosqlite.Row]:
+        """Run a read between transactions, whole in one step.
+
+        With the write lock free no transaction is open or queued, and the read is queued on
+        the connection's thread at once, ahead of any that starts later; otherwise it waits
+        for the lock. Never call it inside `transaction()` (the lock is not reentrant): a
+        transaction reads through its own `db`.
+        """
+        if not self._write_lock.locked() and not self._maybe_orphan:
+            return list(await self.db.execute_fetchall(sql, tuple(params)))
+        async with self._write_lock:
+            await self._no_orphan()
+            return list(await self.db.execute_fetchall(sql, tuple(params)))
+
+    async def ping(self) -> bool:
+        """The database answers a query (for health checks)."""
+        row = await self._one("SELECT 1")
+        return row is not None and row[0] == 1

@@ -1,0 +1,169 @@
+"""SQL of users: profiles, settings, streaks, forgetting a user, an unreachable chat."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date
+from typing import Any
+
+import aiosqlite
+
+from bot.core.levels import Level
+from bot.core.models import (
+    UserProfile,
+)
+from bot.core.reminders import first_reminder
+from bot.core.streaks import StreakState
+from bot.storage.database import Database, iso, now_iso
+from bot.storage.outbox import fail_open_rows
+from bot.storage.reminders import reset_reminder, withdraw_reminders
+
+_USER_FIELDS = {"first_name", "language", "timezone", "level", "pack", "reminders", "active"}
+
+
+class UsersStore(Database):
+    @staticmethod
+    def _user(row: aiosqlite.Row) -> UserProfile:
+        last = row["streak_last_day"]
+        return UserProfile(
+            user_id=row["user_id"],
+            first_name=row["first_name"],
+            language=row["language"],
+            telegram_language=row["telegram_language"],
+            timezone=row["timezone"],
+            level=Level(row["level"]) if row["level"] else None,
+            pack=row["pack"],
+            reminders=bool(row["reminders"]),
+            active=bool(row["active"]),
+            started=bool(row["started"]),
+            streak=StreakState(
+                current=row["streak_current"],
+                best=row["streak_best"],
+                last_day=date.fromisoformat(last) if last else None,
+                freezes=row["streak_freezes"],
+            ),
+        )
+
+    async def get_user(self, user_id: int) -> UserProfile | None:
+        row = await self._one("SELECT * FROM users WHERE user_id = ?", (user_id,))
+        return self._user(row) if row else None
+
+    async def ensure_user(
+        self,
+        user_id: int,
+        first_name: str = "",
+        telegram_language: str | None = None,
+        *,
+        private: bool = True,
+    ) -> UserProfile:
+        """Return the user, creating them on first contact.
+
+        `telegram_language`: the interface language the user's client reports, kept current
+        (the language chosen with /lang is a separate setting and is never overwritten).
+
+        `private`: the contact is in a private chat, so the user can be messaged there (and a
+        returning user who had blocked the bot is active again). Group members are stored
+        too, for their streaks and the leaderboard, but are not messaged until they start.
+        """
+        await self._write(
+            "INSERT INTO users"
+            " (user_id, first_name, telegram_language, created_at, started, active)"
+            " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (user_id) DO UPDATE SET"
+            " first_name = excluded.first_name,"
+            " telegram_language = COALESCE(excluded.telegram_language, users.telegram_language),"
+            " started = MAX(users.started, excluded.started),"
+            " active = CASE WHEN excluded.started = 1 THEN 1 ELSE users.active END",
+            (user_id, first_name[:64], telegram_language, now_iso(), int(private), int(private)),
+        )
+        user = await self.get_user(user_id)
+        assert user is not None
+        return user
+
+    async def update_user(self, user_id: int, **fields: Any) -> None:
+        """Change settings columns (level, language, timezone, pack, reminders, active)."""
+        unknown = set(fields) - _USER_FIELDS
+        if unknown:
+            raise ValueError(f"not user settings: {sorted(unknown)}")
+        if not fields:
+            return
+        # Column names come from the fixed whitelist above, never from input.
+        assignments = ", ".join(f"{name} = ?" for name in fields)
+        values = [v.value if isinstance(v, Level) else v for v in fields.values()]
+        sql = f"UPDATE users SET {assignments} WHERE user_id = ?"  # noqa: S608
+        if not {"timezone", "reminders"} & fields.keys():
+            await self._write(sql, (*values, user_id))
+            return
+        async with self.transaction() as db:  # the reminder instant moves with the zone
+            await db.execute(sql, (*values, user_id))
+            await reset_reminder(db, user_id, self.reminder_rule)
+            if "reminders" in fields and not fields["reminders"]:
+                await withdraw_reminders(db, user_id, "reminders turned off")
+
+    async def forget_user(self, user_id: int) -> None:
+        """Delete everything stored about a user, private chat and group answers included.
+
+        Answers, open questions and review cards go with the user row (foreign keys).
+        """
+        async with self.transaction() as db:
+            for sql in (
+                "DELETE FROM asked WHERE chat_id = ?",
+                "DELETE FROM daily_sends WHERE chat_id = ?",
+                "DELETE FROM outbox WHERE chat_id = ?",
+                "DELETE FROM reminders_sent WHERE user_id = ?",
+                "DELETE FROM round_answers WHERE user_id = ?",
+                "DELETE FROM group_totals WHERE user_id = ?",
+                "DELETE FROM chats WHERE chat_id = ?",
+                "DELETE FROM users WHERE user_id = ?",
+            ):
+                await db.execute(sql, (user_id,))
+
+    async def mark_unreachable(self, chat_id: int) -> None:
+        """The one rule for a chat that cannot be reached (blocked, kicked, deleted).
+
+        Nothing more is sent there and what waits for it is dropped; its settings, the daily
+        question included, are kept, so when the user comes back (unblocks, /start, adds the
+        bot again) everything resumes as it was, whichever path noticed the block.
+        """
+        async with self.transaction() as db:
+            await db.execute("UPDATE users SET active = 0 WHERE user_id = ?", (chat_id,))
+            await db.execute("UPDATE chats SET active = 0 WHERE chat_id = ?", (chat_id,))
+            await fail_open_rows(db, chat_id, "unreachable")
+
+    async def _move_streak(
+        self,
+        db: aiosqlite.Connection,
+        user_id: int,
+        update_streak: Callable[[StreakState], StreakState],
+    ) -> StreakState:
+        async with db.execute(
+            "SELECT streak_current, streak_best, streak_last_day, streak_freezes,"
+            " timezone, reminders FROM users WHERE user_id = ?",
+            (user_id,),
+        ) as cur:
+            row = await cur.fetchone()
+        if row is None:
+            raise LookupError(f"user {user_id} does not exist")
+        old = StreakState(
+            current=row[0],
+            best=row[1],
+            last_day=date.fromisoformat(row[2]) if row[2] else None,
+            freezes=row[3],
+        )
+        new = update_streak(old)
+        # An answer: the next reminder moves to the evening after it (bot/storage/reminders.py),
+        # and one recorded but not yet sent is withdrawn.
+        remind_at = first_reminder(new, row[4], self.reminder_rule) if row[5] else None
+        await db.execute(
+            "UPDATE users SET streak_current = ?, streak_best = ?, streak_last_day = ?,"
+            " streak_freezes = ?, remind_at = ? WHERE user_id = ?",
+            (
+                new.current,
+                new.best,
+                new.last_day.isoformat() if new.last_day else None,
+                new.freezes,
+                iso(remind_at) if remind_at else None,
+                user_id,
+            ),
+        )
+        await withdraw_reminders(db, user_id, "answered before it was sent")
+        return new

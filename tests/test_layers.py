@@ -1,0 +1,119 @@
+"""The layers' import rules, read from the source with `ast` (no module is imported).
+
+Data flows one way (ARCHITECTURE.md): handlers call services, services call core, storage and
+delivery; background jobs call services. A handler importing another handler, a job importing
+a handler, or core importing telegram or aiosqlite is a use case or a rule in the wrong place.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+BOT = Path(__file__).resolve().parent.parent / "bot"
+# The handlers' shared kit (the per-update context, sending): used by handlers, not one itself.
+HANDLER_KIT = {"bot.handlers.common"}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(BOT.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: Path) -> set[str]:
+    return imports_in(path.read_text(encoding="utf-8"), module_name(path), path.name)
+
+
+def imports_in(source: str, module: str, filename: str = "") -> set[str]:
+    """Every module `source` imports, absolute (relative imports resolved), at any depth."""
+    tree = ast.parse(source, filename=filename)
+    package = module.rsplit(".", 1)[0] if filename != "__init__.py" else module
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                base = ".".join(anchor[: len(anchor) - node.level + 1] + ([base] if base else []))
+            found.add(base)
+            # `from bot.handlers import groups` imports the module bot.handlers.groups
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+    return found
+
+
+def modules(package: str) -> list[Path]:
+    return sorted((BOT.parent / package.replace(".", "/")).rglob("*.py"))
+
+
+def within(name: str, package: str) -> bool:
+    return name == package or name.startswith(package + ".")
+
+
+def handler_module(name: str) -> str | None:
+    """The handler module `name` is or is inside of (bot.handlers.groups.quiz: groups)."""
+    parts = name.split(".")
+    if parts[:2] != ["bot", "handlers"] or len(parts) < 3:
+        return None
+    module = ".".join(parts[:3])
+    return None if module in HANDLER_KIT else module
+
+
+def is_handler(name: str) -> bool:
+    return handler_module(name) is not None
+
+
+def broken(package: str, forbidden: object) -> list[str]:
+    assert callable(forbidden)
+    return [
+        f"{module_name(path)} imports {name}"
+        for path in modules(package)
+        for name in sorted(imports_of(path))
+        if forbidden(module_name(path), name)
+    ]
+
+
+def test_no_handler_imports_another_handler() -> None:
+    assert broken("bot.handlers", lambda me, name: handler_module(name) not in (None, me)) == []
+
+
+def test_jobs_and_services_import_no_handler() -> None:
+    for package in ("bot.jobs", "bot.services"):
+        assert broken(package, lambda _me, name: within(name, "bot.handlers")) == []
+
+
+@pytest.mark.parametrize("library", ["telegram", "aiosqlite", "bot.storage", "bot.services"])
+def test_core_imports_no_io(library: str) -> None:
+    assert broken("bot.core", lambda _me, name: within(name, library)) == []
+
+
+def test_sql_driver_only_in_storage() -> None:
+    """aiosqlite (the connection that runs SQL) only in storage; sqlite3's error types may
+    be caught elsewhere (the outbox sender does)."""
+    outside = [
+        path for path in sorted(BOT.rglob("*.py")) if not within(module_name(path), "bot.storage")
+    ]
+    assert [
+        f"{module_name(path)} imports {name}"
+        for path in outside
+        for name in imports_of(path)
+        if within(name, "aiosqlite")
+    ] == []
+
+
+def test_the_check_sees_each_way_of_importing() -> None:
+    """The parser finds every form of import (so the rules above can fail)."""
+    source = (
+        "from bot.handlers import groups\n"
+        "import bot.handlers.daily\n"
+        "def f():\n    from .settings import level\n"
+        "from ..core import scoring\n"
+    )
+    found = imports_in(source, "bot.handlers.private", "private.py")
+    assert {"bot.handlers.groups", "bot.handlers.daily", "bot.handlers.settings"} <= found
+    assert "bot.core.scoring" in found
+    assert all(is_handler(name) for name in ("bot.handlers.groups", "bot.handlers.settings"))
+    assert not is_handler("bot.handlers.common")
