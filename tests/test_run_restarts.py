@@ -22,6 +22,7 @@ import pytest
 from bot.storage import Storage
 from tests.conftest import CONTENT
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser
+from tests.support.seed import seed_due_subscribers
 
 CHATS = 2000
 CONCURRENCY = 16
@@ -48,31 +49,7 @@ def _env(api: FakeBotAPI, database: Path, **extra: str) -> dict[str, str]:
 
 
 async def _seed(database: Path, chats: int = CHATS) -> list[int]:
-    """`chats` subscribers whose prompt fell due a minute ago (real time: the bot's clock)."""
-    storage = Storage(database)
-    await storage.open()
-    now = datetime.now(UTC)
-    due = now - timedelta(minutes=1)
-    ids = list(range(50_001, 50_001 + chats))
-    try:
-        async with storage.transaction() as db:
-            await db.executemany(
-                "INSERT INTO users (user_id, first_name, language, created_at, started)"
-                " VALUES (?, 'u', 'en', ?, 1)",
-                [(i, now.isoformat()) for i in ids],
-            )
-            await db.executemany(
-                "INSERT INTO chats (chat_id, kind, created_at, daily_enabled, daily_time,"
-                " timezone, next_due_at, next_due_day) VALUES (?, 'private', ?, 1, ?, 'UTC', ?, ?)",
-                [
-                    (i, now.isoformat(), due.strftime("%H:%M"), due.isoformat(),
-                     due.date().isoformat())
-                    for i in ids
-                ],
-            )  # fmt: skip
-    finally:
-        await storage.close()
-    return ids
+    return await seed_due_subscribers(database, chats)
 
 
 async def _start(api: FakeBotAPI, database: Path, **env: str) -> asyncio.subprocess.Process:

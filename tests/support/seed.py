@@ -1,0 +1,36 @@
+"""Databases for tests and benchmarks that run the real `interview-bot run`."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from bot.storage import Storage
+
+
+async def seed_due_subscribers(database: Path, chats: int) -> list[int]:
+    """`chats` subscribers whose prompt fell due a minute ago (real time: the bot's clock)."""
+    storage = Storage(database)
+    await storage.open()
+    now = datetime.now(UTC)
+    due = now - timedelta(minutes=1)
+    ids = list(range(50_001, 50_001 + chats))
+    try:
+        async with storage.transaction() as db:
+            await db.executemany(
+                "INSERT INTO users (user_id, first_name, language, created_at, started)"
+                " VALUES (?, 'u', 'en', ?, 1)",
+                [(i, now.isoformat()) for i in ids],
+            )
+            await db.executemany(
+                "INSERT INTO chats (chat_id, kind, created_at, daily_enabled, daily_time,"
+                " timezone, next_due_at, next_due_day) VALUES (?, 'private', ?, 1, ?, 'UTC', ?, ?)",
+                [
+                    (i, now.isoformat(), due.strftime("%H:%M"), due.isoformat(),
+                     due.date().isoformat())
+                    for i in ids
+                ],
+            )  # fmt: skip
+    finally:
+        await storage.close()
+    return ids
