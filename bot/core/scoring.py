@@ -45,6 +45,8 @@ from bot.core.claims import (
 from bot.core.content import Concept, Question
 from bot.core.text import Tokens, canonical, stem, tokenize
 
+_PLUS_ONE = (1).__add__
+
 # Typo tolerance, per Latin word of an identifier or English phrase: words shorter than
 # FUZZY_MIN_WORD must match exactly (after stemming); longer ones may be FUZZY_EDITS[0] edits
 # off, and from FUZZY_LONG_WORD characters on FUZZY_EDITS[1]. A whole phrase may be off by at
@@ -53,6 +55,7 @@ from bot.core.text import Tokens, canonical, stem, tokenize
 FUZZY_MIN_WORD = 5
 FUZZY_LONG_WORD = 9
 FUZZY_EDITS = (1, 2)
+_TYPO_MIN = FUZZY_MIN_WORD - FUZZY_EDITS[1]  # shorter answer words are no phrase word's typo
 FUZZY_CHARS_PER_EDIT = 8
 
 RELEVANCE_SHARE = 0.15
@@ -313,6 +316,11 @@ class _Compiled:
     # or two typos in a long word leave one of them intact).
     fuzzy_by_edge: dict[str, list[str]]
     fuzzy_stems: frozenset[str]
+    # Latin words the question's own texts use (question, reference, phrases): an answer
+    # word among them is a word of the field spelled right, never a typo of another one
+    # (`batch` is not `watch` mistyped, nor `contiguous` a typo of `continuous`).
+    known_words: frozenset[str]
+    total_weight: float
     list_credit: float = LIST_CREDIT
     # Phrases that claims about different subjects share (`调度` said of static and of
     # continuous batching): they tell nothing about which subject a claim is of.
@@ -339,11 +347,7 @@ class _Compiled:
 
     def typos_of(self, raw: str) -> tuple[str, ...]:
         """Phrase words that `raw` (an answer word) is a likely typo of."""
-        if (
-            len(raw) < FUZZY_MIN_WORD - FUZZY_EDITS[1]
-            or not raw.isascii()
-            or stem(raw) in self.fuzzy_stems
-        ):
+        if len(raw) < _TYPO_MIN or not raw.isascii() or stem(raw) in self.fuzzy_stems:
             return ()
         edges = self.fuzzy_by_edge
         return tuple(
@@ -481,12 +485,19 @@ def _compile(question: Question) -> _Compiled:
         by_edge.setdefault(w[0], []).append(w)
         by_edge.setdefault(w[-2:], []).append(w)
     asked_terms = vocabulary(tokenize(question.question))
+    known = {
+        w
+        for text in (question.question, question.answer, *_all_phrases(question))
+        for w in tokenize(text).latin
+    }
     compiled = _Compiled(
         tuple(concepts),
         tuple(subjects),
         frozenset(vocabulary(tokenize(question.answer)) - asked_terms),
         by_edge,
         frozenset(map(stem, words)),
+        frozenset(known),
+        question.total_weight,
         LIST_CREDIT_ENUMERATION if asks_to_enumerate(question.question) else LIST_CREDIT,
         _shared_between_subjects(question),
     ).indexed()
@@ -557,6 +568,21 @@ _CLAUSE_OPENING_RE = re.compile(
 )
 
 
+def _all_phrases(question: Question) -> list[str]:
+    """Every phrase of the question's concepts: labels, aliases, subjects, parts, terms."""
+    return [
+        p
+        for c in question.concepts
+        for p in (
+            c.label,
+            *c.aliases,
+            *c.subject,
+            *(q for part in c.requires for q in part),
+            *(q for part in c.terms for q in part),
+        )
+    ]
+
+
 def _states_negatively(claim: str) -> bool:
     """Whether a claim (a concept given as key terms: its label is the claim) is a denial."""
     return denies_or_avoids(claim)
@@ -605,7 +631,10 @@ class _Reading:
         # Latin stems and CJK bigrams: what needles are keyed by, and the answer's vocabulary.
         self.keys = answer_terms(self.tokens)
         # Offset of each token in `canon`: 1, then each stem's length plus its space.
-        self.starts = list(accumulate([1] + [len(st) + 1 for st in stems[:-1]])) if stems else []
+        # (Maps and accumulate run in C: this is on every answer's path.)
+        self.starts = (
+            list(accumulate(map(_PLUS_ONE, map(len, stems[:-1])), initial=1)) if stems else []
+        )
         # Built on first use only (most answers never need a typo search).
         self.typos: dict[str, set[str]] | None = None
         self.positions: dict[str, list[int]] | None = None
@@ -649,9 +678,11 @@ class _Reading:
             self._search_all()
         assert self._found is not None
         found = self._found.get(id(group))
+        if found:
+            return found
         if found is None:
             found = self._found[id(group)] = []
-        if not found and group.fuzzy and id(group) not in self._fuzzed:
+        if group.fuzzy and id(group) not in self._fuzzed:
             self._fuzzed.add(id(group))
             if self.typos is None:
                 self.index_typos()
@@ -697,7 +728,10 @@ class _Reading:
         self.typos = {}
         compiled = self.compiled
         tag = id(compiled)
-        for raw in set(self.tokens.latin):
+        # Words of the question's own texts are spelled right (one set difference in C).
+        for raw in set(self.tokens.latin) - compiled.known_words:
+            if len(raw) < _TYPO_MIN:  # (typos_of's own first test, before a memo lookup)
+                continue
             found = _TYPO_MEMO.get((tag, raw))
             if found is None:
                 found = compiled.typos_of(raw)
@@ -962,8 +996,8 @@ def score_answer(question: Question, text: str) -> ScoreResult:
         (
             item,
             _best(
-                reading.judge(item, places, item.direction),
-                reading.judge_terms(item, term_places),
+                reading.judge(item, places, item.direction) if places else None,
+                reading.judge_terms(item, term_places) if any(term_places) else None,
             ),
         )
         for item, places, term_places in zip(compiled.concepts, found, found_terms, strict=True)
@@ -978,7 +1012,7 @@ def score_answer(question: Question, text: str) -> ScoreResult:
             continue
         (covered if hit.credit >= 1 else listed).append(hit)
         gained += item.concept.weight * hit.credit
-    total = question.total_weight
+    total = compiled.total_weight
     coverage = min(1.0, max(0.0, gained / total)) if total > 0 else 0.0
     relevance = 0.0
     shared = compiled.vocabulary & reading.keys if reading.tokens else frozenset()

@@ -21,18 +21,26 @@ from functools import lru_cache
 
 # Han (incl. extension A and compatibility), kana and Hangul: one character = one token.
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_BEYOND_ASCII = "\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff"  # Latin-1+, Greek, Cyrillic letters
+_LOWER = "a-z" + _BEYOND_ASCII  # letters beyond ASCII count as lower-case letters
 _TOKEN_RE = re.compile(
-    rf"(?P<cjk>[{_CJK}]+)"
+    # Most positions are spaces and punctuation: one look at the first character rejects them
+    # before the alternatives are tried one by one (a third of the tokenizer's time).
+    rf"(?=[{_CJK}A-Za-z0-9{_BEYOND_ASCII}])(?:"
+    rf"[{_CJK}]+"
+    # Lower-case words come first (the commonest token), unless they are C++ or C# below.
+    rf"|(?![a-z](?:\+\+|#))[{_LOWER}]+"
     # Language names whose symbols are the name: C++, C#, F#.
-    r"|[A-Za-z]\+\+|[A-Za-z]#"
+    r"|[A-Za-z](?:\+\+|#)"
     # camelCase pieces: an acronym before a capitalised word, a capitalised or lower word,
-    # a trailing acronym, digits. Letters beyond ASCII count as lower-case letters.
+    # a trailing acronym, digits.
     # An acronym's plural is one word: GPUs, LLMs, APIs (not GP + Us).
     r"|[A-Z]{2,}s(?![a-z])"
     r"|[A-Z]+(?=[A-Z][a-z])"
-    r"|[A-Z]?[a-z\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff]+"
+    rf"|[A-Z]?[{_LOWER}]+"
     r"|[A-Z]+"
     r"|[0-9]+"
+    r")"
 )
 # Joiners and soft hyphens sit inside words: drop them. A zero-width space or BOM separates.
 _ZERO_WIDTH: dict[int, str | None] = {
@@ -46,6 +54,8 @@ def _half_width(match: re.Match[str]) -> str:
     ch = match.group()
     return " " if ch == "\u3000" else chr(ord(ch) - 0xFEE0)
 
+
+_SPAN = re.Match.span
 
 _ZERO_WIDTH_RE = re.compile("[\u200b\u200c\u200d\u2060\ufeff\u00ad]")
 
@@ -142,25 +152,30 @@ def _normalise(text: str) -> tuple[str, list[int] | None]:
 def tokenize(text: str) -> Tokens:
     """Split text into matching tokens, keeping where each one stands."""
     folded, origin = _normalise(text)
-    # The hot path of scoring: list comprehensions over the matches, no per-token objects.
+    # The hot path of scoring: list comprehensions and C-level maps over the matches, no
+    # per-token objects.
     matches = list(_TOKEN_RE.finditer(folded))
     words = [m.group() for m in matches]
-    # Every CJK run starts at or above U+3040 and every other token below it (cheaper than
-    # asking each match for its group's name).
+    # Every CJK run starts at or above U+3040 and every other token below it.
     cjk = [w >= "\u3040" for w in words]
-    forms = [(w, w) if c else _word_forms(w) for w, c in zip(words, cjk, strict=True)]
-    raw = [f[0] for f in forms]
+    raw = list(map(str.lower, words))  # CJK runs have no case: unchanged
+    latin_index = [i for i, c in enumerate(cjk) if not c]
+    latin = [raw[i] for i in latin_index]
+    latin_stem = list(map(stem, latin))
+    stems = raw.copy()
+    for i, st in zip(latin_index, latin_stem, strict=True):
+        stems[i] = st
     tokens = Tokens()
     tokens.folded = folded
     tokens.raw = raw
     tokens.cjk = cjk
-    tokens.stem = [f[1] for f in forms]
+    tokens.stem = stems
     tokens.fstart = [m.start() for m in matches]
     tokens.fend = [m.end() for m in matches]
-    tokens.cjk_runs = [w for w, c in zip(raw, cjk, strict=True) if c]
-    tokens.latin = [w for w, c in zip(raw, cjk, strict=True) if not c]
-    tokens.latin_stem = [f[1] for f, c in zip(forms, cjk, strict=True) if not c]
-    tokens.latin_index = [i for i, c in enumerate(cjk) if not c]
+    tokens.cjk_runs = [w for w, c in zip(words, cjk, strict=True) if c]
+    tokens.latin = latin
+    tokens.latin_stem = latin_stem
+    tokens.latin_index = latin_index
     tokens.origin = origin
     return tokens
 
