@@ -1,7 +1,7 @@
 """Agreement with people's grades, measured as `content eval` measures it.
 
 Every graded file was written and graded by someone who had not seen the scorer, before any
-scoring. The floors below are the figures measured when each was last changed, less a
+scoring. The floors below are the figures measured when the scorer was last changed, less a
 little; the issue's targets are noted where they are not met yet.
 """
 
@@ -53,10 +53,11 @@ def test_triton_pack_is_not_fooled_by_term_lists_denials_swaps_or_the_question(
     gaming = result.mean_of(GAMING_KINDS)
     assert gaming is not None and gaming <= 0.35
     for kind in ("term-list", "negated", "swapped", "question-echo"):
-        assert result.mean_by_kind[kind] <= 0.45, kind
+        assert result.mean_by_kind[kind] <= 0.40, kind
     assert result.mean_by_kind["excellent-en"] >= 0.70
-    assert result.pairwise >= 0.88
-    assert result.spearman >= 0.77
+    # Measured 0.806 / 0.905.
+    assert result.pairwise >= 0.90
+    assert result.spearman >= 0.79
 
 
 def test_second_bank_after_review(library: Library) -> None:
@@ -69,7 +70,7 @@ def test_second_bank_after_review(library: Library) -> None:
 
 
 def test_second_bank_imported_as_is() -> None:
-    # Issue 9 asks rho >= 0.80 and pairwise >= 0.88 here; measured 0.81 / 0.88.
+    # Issue 9 asks rho >= 0.80 and pairwise >= 0.88 here; measured 0.819 / 0.876.
     result = measure(
         imported(CONTENT / "guides" / "llm_inference.txt", "llm"), "graded_llm_inference.yaml"
     )
@@ -79,14 +80,29 @@ def test_second_bank_imported_as_is() -> None:
     assert gaming is not None and gaming <= 0.35
 
 
-def test_held_out_bank_imported_as_is() -> None:
-    # Held out until the third round of rules: two of them (a term's own polarity within
-    # its claim, 没过 "did not pass" is no denial) came from reading its misses, so it is
-    # no longer a clean held-out set. Measured 0.79 / 0.89.
-    pack = imported(DATA / "heldout" / "k8s_serving.txt", "k8s")
-    result = measure(pack, "heldout/graded_k8s_serving.yaml")
-    assert result.spearman >= 0.77
-    assert result.pairwise >= 0.87
+# Banks no rule was written for when they were made: what a new author's import gets.
+# k8s: held out until the third round of rules, two of which came from reading its misses.
+# quantization: the misses the fourth round (scales, siblings' short names, the terms that
+# tell) was read from. perf_capacity: held out, only its overall figures ever looked at.
+@pytest.mark.parametrize(
+    ("guide", "pack_id", "graded", "rho", "pairwise"),
+    [
+        pytest.param("k8s_serving.txt", "k8s", "graded_k8s_serving.yaml", 0.81, 0.89, id="k8s"),
+        pytest.param(
+            "quantization.txt", "quant", "graded_quantization.yaml", 0.76, 0.86, id="quant"
+        ),
+        pytest.param(
+            "perf_capacity.txt", "perf", "graded_perf_capacity.yaml", 0.71, 0.84, id="perf"
+        ),
+    ],
+)
+def test_held_out_banks_imported_as_is(
+    guide: str, pack_id: str, graded: str, rho: float, pairwise: float
+) -> None:
+    # Measured 0.819 / 0.899 (k8s), 0.768 / 0.868 (quant), 0.719 / 0.849 (perf).
+    result = measure(imported(DATA / "heldout" / guide, pack_id), f"heldout/{graded}")
+    assert result.spearman >= rho
+    assert result.pairwise >= pairwise
     gaming = result.mean_of(GAMING_KINDS)
     assert gaming is not None and gaming <= 0.35
 

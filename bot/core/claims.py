@@ -368,3 +368,98 @@ def direction(text: str) -> int:
     up = _UP_RE.search(text) is not None
     down = _DOWN_RE.search(text) is not None
     return int(up) - int(down) if up != down else 0
+
+
+# -- values said of a term: which way, on which scale ------------------------------------
+# A claim often says which way a quantity goes ("TTFT 越好、ITL 越差", "decode 是 memory-bound",
+# "吞吐大幅提高"). Each scale has two poles; the words for them are read next to the term (after
+# it, or an adjective right before it: "低延迟", "higher throughput"). A swapped or false
+# claim names the same term with the other pole.
+_SCALES: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = tuple(
+    (re.compile(up, re.IGNORECASE), re.compile(down, re.IGNORECASE))
+    for up, down in (
+        # amount: high/low, large/small, more/less, rise/fall. The lookarounds skip words
+        # that only contain the character (高级, 提高 is listed whole, 大模型, 最多, 多个).
+        (
+            r"(?<!提)(?<!最)高(?![级可效阶优频])|(?<!最)大(?![模量规部多致概家型于])"
+            r"|(?<![不至最])多(?![个种样卡机节])|增加|增大|提高|提升|上升|变大|变高|变多|加大"
+            r"|扩大|升高|翻倍"
+            r"|\b(?:higher|high|larger|large|bigger|big|more|increas\w*|rais(?:e|es|ed|ing)"
+            r"|grows?|grew|boosts?|boosted)\b",
+            r"(?<!降)低(?![级])|(?<![最大])小(?![时模组型])|(?<![不至最])少(?!量)|减少|减小|降低"
+            r"|下降|变小|变低|变少|缩小|缩短|减半|节省|省"
+            r"|\b(?:lower|low|smaller|small|less|fewer|decreas\w*|reduc\w*|shrinks?|cuts?"
+            r"|saves?|saving)\b",
+        ),
+        # quality: better/worse
+        (
+            r"(?<![不])好(?!处|几)|更优|\b(?:better|improv\w*)\b",
+            r"(?<![不])差(?!异|别|距)|变差|劣化|恶化|\b(?:worse|degrad\w*|hurts?)\b",
+        ),
+        # speed
+        (
+            r"(?<![不])快(?!照)|加速|\b(?:faster|fast|speeds? up|accelerat\w*)\b",
+            r"(?<![不])慢|变慢|\b(?:slower|slow|slows? down)\b",
+        ),
+        # what bounds it
+        (
+            r"compute[- ]bound|计算密集|算力瓶颈|瓶颈在算力|受限于算力",
+            r"memory[- ]bound|memory-bandwidth-bound|bandwidth[- ]bound|访存密集|带宽瓶颈"
+            r"|瓶颈在带宽|受限于(?:显存)?带宽",
+        ),
+    )
+)
+_VALUE_WINDOW = 16
+_VALUE_STOP_RE = re.compile(r"[、,，;；。.!?！？\n:：()（）]")
+_CONJUNCTION_RE = re.compile(r"\s*(?:和|与|及|或|、|and|or|/)?\s*", re.IGNORECASE)
+
+
+def _poles(text: str) -> list[int]:
+    out = []
+    for up, down in _SCALES:
+        u = up.search(text) is not None
+        d = down.search(text) is not None
+        out.append(int(u) - int(d) if u != d else 0)
+    return out
+
+
+def values_at(
+    text: str, start: int, end: int, masks: tuple[tuple[int, int], ...] = ()
+) -> tuple[int, ...]:
+    """Which pole of each scale the words next to [start, end) name (+1, -1 or 0)."""
+    # Right before the term, an adjective or verb that takes it: 低延迟, 更高的吞吐, 降低延迟,
+    # higher throughput.
+    before = _VALUE_STOP_RE.split(text[max(0, start - 12) : start])[-1]
+    before = before.replace("的", "").rstrip()
+    word = re.search(r"(?:[A-Za-z]+(?:\s+down|\s+up)?|[\u4e00-\u9fff]{1,2})$", before)
+    signs = _poles(word.group()) if word else [0] * len(_SCALES)
+    if all(signs):
+        return tuple(signs)
+    # After it: up to a stop, or to another named term that does not share the value
+    # ("GPU 利用率和吞吐高" says both are high).
+    following = sorted((s, e) for s, e in masks if s >= end)
+    at, stop = end, min(len(text), end + _VALUE_WINDOW)
+    pieces = []
+    for s, e in following:
+        if s >= stop:
+            break
+        between = text[at:s]
+        if _CONJUNCTION_RE.fullmatch(between):
+            stop = min(len(text), e + _VALUE_WINDOW)
+            at = e
+            continue
+        pieces.append(between)
+        at = stop = s
+        break
+    if at < stop:
+        pieces.append(text[at:stop])
+    after = "".join(pieces)
+    cut = _VALUE_STOP_RE.search(after)
+    after = after[: cut.start()] if cut else after
+    later = _poles(after)
+    return tuple(a or b for a, b in zip(signs, later, strict=True))
+
+
+def clash(reference: tuple[int, ...], answer: tuple[int, ...]) -> bool:
+    """Whether an answer names the other pole of a scale the reference names."""
+    return any(r * a < 0 for r, a in zip(reference, answer, strict=False))

@@ -36,11 +36,13 @@ from rapidfuzz.distance import OSA
 from bot.core.claims import (
     Layout,
     asks_to_enumerate,
+    clash,
     denies_or_avoids,
     has_verb,
     is_statement,
     masked,
     predicates,
+    values_at,
 )
 from bot.core.content import Concept, Question
 from bot.core.text import Tokens, canonical, stem, tokenize
@@ -303,6 +305,9 @@ class _CompiledConcept:
     # neither): an answer turning it the other way says the opposite.
     direction: int = 0
     term_directions: tuple[int, ...] = ()
+    # The pole of each scale the reference names next to the aliases / each term.
+    values: tuple[int, ...] = ()
+    term_values: tuple[tuple[int, ...], ...] = ()
     term_negative: tuple[bool, ...] = ()  # ... and whether it denies each term
 
 
@@ -454,6 +459,7 @@ def _compile(question: Question) -> _Compiled:
     asked = canonical(tokenize(question.question))
     subjects: list[_Group] = []
     subject_ids: dict[tuple[str, ...], int] = {}
+    short_forms = _short_forms(question)
     concepts: list[_CompiledConcept] = []
     for concept in question.concepts:
         subject = -1
@@ -461,7 +467,9 @@ def _compile(question: Question) -> _Compiled:
             key = tuple(sorted(p.casefold() for p in concept.subject))
             if key not in subject_ids:
                 subject_ids[key] = len(subjects)
-                subjects.append(_Group.build(_phrases(concept.subject)))
+                subjects.append(
+                    _Group.build(_phrases((*concept.subject, *short_forms.get(key, ()))))
+                )
             subject = subject_ids[key]
         concepts.append(
             _CompiledConcept(
@@ -536,6 +544,16 @@ def _compile(question: Question) -> _Compiled:
                 out.append(_states_negatively(c.concept.label))
         return tuple(out)
 
+    def valued(group: _Group) -> tuple[int, ...]:
+        # The pole of each scale every place the reference names it agrees on (0 if not).
+        seen = [values_at(reference.folded, s, e, masks) for _, s, e in reference.find(group)]
+        if not seen:
+            return ()
+        return tuple(
+            poles.pop() if len(poles := {v[i] for v in seen} - {0}) == 1 else 0
+            for i in range(len(seen[0]))
+        )
+
     def turned(group: _Group) -> int:
         # The one way every place the reference names it turns it, if there is one.
         ways = {reference.layout.direction(s, e, masks) for _, s, e in reference.find(group)}
@@ -551,6 +569,8 @@ def _compile(question: Question) -> _Compiled:
                 negative=neg,
                 direction=turned(c.aliases),
                 term_directions=tuple(turned(g) for g in c.terms),
+                values=valued(c.aliases),
+                term_values=tuple(valued(g) for g in c.terms),
                 term_negative=term_negative(c),
             )
             for c, neg in zip(concepts, negative, strict=True)
@@ -566,6 +586,62 @@ _CLAUSE_OPENING_RE = re.compile(
     r"[\s\W]*(?:(?:而|但|但是|对于|对|至于|其中|and|but|while|whereas|so|for|with|the|a|an)\s*)*",
     re.IGNORECASE,
 )
+
+
+# Word parts and function words: what is left of `intra-layer` or `post-training` names nothing.
+_NOT_NAMES = _STOP_WORDS | {"intra", "inter", "post", "multi", "non", "self", "over", "under"}
+
+
+def _short_forms(question: Question) -> dict[tuple[str, ...], tuple[str, ...]]:
+    """Shorter names of subjects set side by side: what is left of a name once the words
+    its siblings share are dropped (`readiness probe` / `liveness probe` are said
+    `readiness` / `liveness`; `静态批处理` / `连续批处理` are said `静态` / `连续`).
+
+    A short form that the question or the reference answer uses on its own, outside the full
+    names, would be ambiguous there, and is not used.
+    """
+    keyed: dict[tuple[str, ...], tuple[str, ...]] = {}
+    for concept in question.concepts:
+        if concept.subject:
+            keyed.setdefault(tuple(sorted(p.casefold() for p in concept.subject)), concept.subject)
+    if len(keyed) < 2:
+        return {}
+    words = {k: {w for p in v for w in tokenize(p).latin if w.isalpha()} for k, v in keyed.items()}
+    runs = {k: [r for p in v for r in tokenize(p).cjk_runs] for k, v in keyed.items()}
+    out: dict[tuple[str, ...], tuple[str, ...]] = {}
+    for key, names in keyed.items():
+        others_words = set().union(*(w for k, w in words.items() if k != key))
+        others_runs = [r for k, rs in runs.items() if k != key for r in rs]
+        forms: list[str] = []
+        for name in names:
+            tokens = tokenize(name)
+            if tokens.cjk_runs and len(tokens) == 1:
+                run = tokens.cjk_runs[0]
+                for other in others_runs:
+                    common = 0  # the head they share: the longest common ending
+                    while common < min(len(run), len(other)) and (
+                        run[-1 - common] == other[-1 - common]
+                    ):
+                        common += 1
+                    if common and len(run) - common >= 2:
+                        forms.append(run[: len(run) - common])
+            elif tokens.latin and not tokens.cjk_runs:
+                # The head noun siblings share is the last word: `readiness probe`.
+                latin = tokens.latin
+                cut = len(latin)
+                while cut > 0 and latin[cut - 1] in others_words:
+                    cut -= 1
+                kept = latin[:cut]
+                if (
+                    0 < cut < len(latin)
+                    and len(kept) <= 2
+                    and all(len(w) >= 4 and w.isalpha() and w not in _NOT_NAMES for w in kept)
+                ):
+                    forms.append(" ".join(kept))
+        usable = list(dict.fromkeys(forms))
+        if usable:
+            out[key] = tuple(usable)
+    return out
 
 
 def _all_phrases(question: Question) -> list[str]:
@@ -820,21 +896,17 @@ class _Reading:
             mentions = [m for m in mentions if m not in inside]
         layout = self.layout
         c_start, c_end = layout.clause_span(start)
-        s_start, s_end = layout.sentence_span(layout.sentence(start))
+        s_start, _ = layout.sentence_span(layout.sentence(start))
         in_clause = [m for m in mentions if c_start <= m[0] and m[1] <= c_end]
         if in_clause:
             return min(in_clause, key=lambda m: min(abs(m[1] - start), abs(m[0] - end)))
         # Outside its own clause, a claim is said of a clause's topic: a subject that opens a
-        # clause ("…，decode 是 …"), not one named as an object ("归入 NVIDIA Dynamo 平台").
+        # clause before it in its sentence ("…，decode 是 …"), not one named as an object
+        # ("归入 NVIDIA Dynamo 平台"). Nothing further: a subject after the claim, or in an
+        # earlier sentence, guessed wrong more often than right on the graded answers.
         topics = [m for m in mentions if self._opens_clause(m[0])]
         before = [m for m in topics if s_start <= m[0] and m[1] <= start]
-        if before:
-            return before[-1]
-        after = [m for m in topics if end <= m[0] and m[1] <= s_end]
-        if after:
-            return after[0]
-        earlier = [m for m in topics if m[1] <= s_start]
-        return earlier[-1] if earlier else None
+        return before[-1] if before else None
 
     def _opens_clause(self, pos: int) -> bool:
         c_start, _ = self.layout.clause_span(pos)
@@ -874,6 +946,7 @@ class _Reading:
         found: list[tuple[_Phrase, int, int]],
         direction: int = 0,
         negative: bool | None = None,
+        values: tuple[int, ...] = (),
     ) -> ConceptHit | None:
         """The most favourable reading of the places the concept is named, or None."""
         best: ConceptHit | None = None
@@ -890,10 +963,21 @@ class _Reading:
                 if item.subject >= 0 and phrase.text.casefold() not in self.compiled.unbound
                 else None
             )
-            if bound is not None and bound[2] != item.subject:
+            # The other pole of a scale the reference names here ("ITL 越好" for "ITL 越差").
+            opposite = any(values) and clash(
+                values, values_at(self.folded, start, end, tuple(self.spans))
+            )
+            other = bound is not None and bound[2] != item.subject
+            if bound is not None and other and not opposite:
                 status, said_of = Status.MISATTRIBUTED, self.folded[bound[0] : bound[1]]
-            elif (not negative and self.negated(start, end)) or self.turned_back(
-                start, end, direction
+            elif (
+                (not negative and self.negated(start, end))
+                or self.turned_back(start, end, direction)
+                # The other pole said of this subject, or of nothing in a claim that has none.
+                # Said of a sibling it is the contrast put the other way round ("continuous
+                # batching 的 GPU 利用率高" for "static batching 的 GPU 利用率低"); said of no
+                # subject where the claim has one, it is not known whose.
+                or (opposite and not other and (bound is not None or item.subject < 0))
             ):
                 status = Status.NEGATED
             elif not self.predicates_at(start):
@@ -924,9 +1008,9 @@ class _Reading:
         hits = [
             h
             for h in (
-                self.judge(item, places, way, neg)
-                for places, way, neg in zip(
-                    found, item.term_directions, item.term_negative, strict=True
+                self.judge(item, places, way, neg, vals)
+                for places, way, neg, vals in zip(
+                    found, item.term_directions, item.term_negative, item.term_values, strict=True
                 )
                 if places
             )
@@ -935,19 +1019,19 @@ class _Reading:
         if not hits:
             return None
         hits.sort(key=lambda h: (-h.credit, -_RANK[h.status]))
-        earned = sum(h.credit for h in hits[: item.need]) / item.need
+        if item.subject >= 0:
+            # Terms the claims of several subjects share (`调度`, `显存`) tell nothing about
+            # whose claim this is: when each term that does tell is said wrongly (of another
+            # subject, or denied), the claim is said wrongly, whatever the shared ones earn.
+            telling = [h for h in hits if h.phrase.casefold() not in self.compiled.unbound]
+            if telling and all(h.credit == 0 for h in telling):
+                return telling[0]
+        # Stated terms add up; a listed term earns its share of the best place only: listing
+        # two terms of a claim does not half-state it.
+        top = hits[: item.need]
+        earned = (top[0].credit + sum(h.credit for h in top[1:] if h.credit >= 1)) / item.need
         best = hits[0]
-        return ConceptHit(
-            label=best.label,
-            weight=best.weight,
-            phrase=best.phrase,
-            start=best.start,
-            end=best.end,
-            text=best.text,
-            status=best.status,
-            said_of=best.said_of,
-            credit=min(1.0, earned),
-        )
+        return replace(best, credit=min(1.0, earned))
 
     def _in_sentence(self, group: _Group, pos: int, subject: int) -> bool:
         """Whether a required part is said in the sentence at `pos`, and of this subject."""
@@ -996,7 +1080,7 @@ def score_answer(question: Question, text: str) -> ScoreResult:
         (
             item,
             _best(
-                reading.judge(item, places, item.direction) if places else None,
+                reading.judge(item, places, item.direction, None, item.values) if places else None,
                 reading.judge_terms(item, term_places) if any(term_places) else None,
             ),
         )

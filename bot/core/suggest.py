@@ -121,6 +121,14 @@ def split_claims(answer: str) -> list[tuple[str, float]]:
     return claims
 
 
+# An enumeration of examples or members of a kind, not of separate points.
+_MEMBERS_RE = re.compile(
+    r"如|例如|比如|譬如|像是|都属于|都是|属于|之类"
+    r"|\b(?:such as|e\.g\.|like|including|for example)\b",
+    re.IGNORECASE,
+)
+
+
 def _head(claim: str) -> str | None:
     # A gloss in parentheses belongs to the head: `FP8（W8A8，常用 E4M3）：…` is about FP8.
     m = _HEAD_RE.match(_GLOSS_RE.sub(lambda g: " " * len(g.group()), claim))
@@ -260,7 +268,11 @@ def suggest_concepts(question: str, answer: str, analyser: Analyser) -> list[dic
         elif _SECONDARY_RE.match(text) and weight == 1.0:
             weight = SECONDARY_WEIGHT  # a caveat or a side note
         items = _enumeration(text, terms)
-        if items and subject is None:
+        if items and subject is None and _MEMBERS_RE.search(text):
+            # Examples or members of a kind ("GPTQ、AWQ、SmoothQuant 都属于 PTQ"): one point,
+            # made by naming any of them with what they are.
+            claims.append(Claim(text, min(weight, 1.0), None, items))
+        elif items and subject is None:
             claims.extend(Claim(item, weight, None, [item]) for item in items)
         else:
             claims.append(Claim(text, weight, subject, terms))

@@ -1,0 +1,166 @@
+"""Swapped claims: the other pole of a scale, a sibling's short name, the terms that tell.
+
+Each answer here is the kind that fooled the scorer on the graded banks (tests/data), written
+small enough to check by hand: which concept is stated, which said wrongly, and why.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.core.claims import clash, values_at
+from bot.core.content import Concept, Question
+from bot.core.glossary import Glossary
+from bot.core.levels import Level
+from bot.core.scoring import Status, score_answer
+from bot.core.suggest import Analyser, suggest_concepts
+
+
+def statuses(question: Question, answer: str) -> dict[str, Status]:
+    result = score_answer(question, answer)
+    return {h.label: h.status for h in (*result.covered, *result.contradicted)}
+
+
+def value(text: str, term: str) -> tuple[int, ...]:
+    start = text.index(term)
+    return values_at(text, start, start + len(term))
+
+
+# Scales, in order: amount (high/low, more/less, raise/lower), quality (better/worse),
+# speed (faster/slower), what bounds it (compute-bound/memory-bound).
+@pytest.mark.parametrize(
+    ("text", "term", "expected"),
+    [
+        pytest.param("TTFT 越好、ITL 越差", "TTFT", (0, 1, 0, 0), id="zh-after"),
+        pytest.param("TTFT 越好、ITL 越差", "ITL", (0, -1, 0, 0), id="zh-after-stops-at-、"),
+        pytest.param("低延迟和高吞吐", "延迟", (-1, 0, 0, 0), id="zh-adjective-before"),
+        pytest.param("低延迟和高吞吐", "吞吐", (1, 0, 0, 0), id="zh-adjective-before-2"),
+        pytest.param("降低 TTFT、提高吞吐", "TTFT", (-1, 0, 0, 0), id="zh-verb-before"),
+        pytest.param("decode 阶段是 memory-bound，权重", "decode 阶段", (0, 0, 0, -1), id="bound"),
+        pytest.param("higher throughput and lower latency", "latency", (-1, 0, 0, 0), id="en-adj"),
+        pytest.param("latency is much lower here", "latency", (-1, 0, 0, 0), id="en-after"),
+        pytest.param("prefill 更快", "prefill", (0, 0, 1, 0), id="speed"),
+        pytest.param("权重放在显存里", "权重", (0, 0, 0, 0), id="no-value"),
+    ],
+)
+def test_the_pole_named_next_to_a_term(text: str, term: str, expected: tuple[int, ...]) -> None:
+    assert value(text, term) == expected
+
+
+def test_a_value_shared_by_coordinated_terms_reaches_both() -> None:
+    text = "这样 GPU 利用率和吞吐高很多"
+    gpu, throughput = text.index("GPU 利用率"), text.index("吞吐")
+    masks = ((gpu, gpu + len("GPU 利用率")), (throughput, throughput + 2))
+    assert values_at(text, gpu, gpu + len("GPU 利用率"), masks) == (1, 0, 0, 0)
+
+
+def test_a_clash_needs_the_same_scale_named_both_ways() -> None:
+    assert clash((0, 1, 0, 0), (0, -1, 0, 0))
+    assert not clash((0, 1, 0, 0), (-1, 0, 0, 0))  # "越好" and "越低" are other scales
+    assert not clash((0, 0, 0, 0), (0, -1, 0, 0))
+
+
+BUDGET = Question(
+    id="budget",
+    level=Level.ADVANCED,
+    question="chunked prefill 的 token 预算怎么影响延迟？",
+    answer="token 预算越大，TTFT 越好、ITL 越差。",
+    concepts=(Concept(label="token 预算越大，TTFT 越好、ITL 越差", terms=(("TTFT",), ("ITL",))),),
+)
+
+
+def test_the_reference_put_the_other_way_round_says_the_opposite() -> None:
+    label = "token 预算越大，TTFT 越好、ITL 越差"
+    assert statuses(BUDGET, "预算调大以后 TTFT 越好，ITL 越差。") == {label: Status.COVERED}
+    swapped = score_answer(BUDGET, "预算调大以后 ITL 越好，TTFT 越差。")
+    assert [h.status for h in swapped.contradicted] == [Status.NEGATED]
+    assert swapped.score == 0
+
+
+BATCHING = Question(
+    id="batching",
+    level=Level.INTERMEDIATE,
+    question="continuous batching 和 static batching 有什么区别？",
+    answer=(
+        "Static batching 以批为单位调度，要等最长的序列结束，GPU 利用率低。"
+        "Continuous batching 每个迭代都重新调度，已完成的序列立即退出。"
+    ),
+    concepts=(
+        Concept(
+            label="Static batching 要等最长的序列，GPU 利用率低",
+            subject=("static batching", "静态批处理"),
+            terms=(("GPU 利用率",), ("最长",)),
+        ),
+        Concept(
+            label="Continuous batching 每个迭代重新调度",
+            subject=("continuous batching", "连续批处理"),
+            terms=(("迭代",), ("退出",)),
+        ),
+    ),
+)
+
+
+def test_the_contrast_said_from_the_other_side_is_not_a_swap() -> None:
+    # The reference: static batching's GPU utilisation is low. Said of continuous batching
+    # as high, it is the same contrast; said of continuous batching as low, it is swapped.
+    right = score_answer(BATCHING, "continuous batching 的 GPU 利用率高，因为每个迭代都会调度。")
+    assert right.contradicted == []
+    wrong = statuses(BATCHING, "continuous batching 的 GPU 利用率低，要等最长的序列结束。")
+    assert wrong["Static batching 要等最长的序列，GPU 利用率低"] is Status.MISATTRIBUTED
+
+
+def test_a_sibling_is_known_by_the_word_that_sets_it_apart() -> None:
+    # People drop the head noun siblings share: "static" for static batching, "连续" for 连续批处理.
+    right = statuses(BATCHING, "static 要等最长的序列跑完。连续的那种每个迭代让完成的序列退出。")
+    assert set(right.values()) == {Status.COVERED}
+    swapped = statuses(BATCHING, "static 每个迭代都让完成的序列退出。")
+    assert swapped["Continuous batching 每个迭代重新调度"] is Status.MISATTRIBUTED
+
+
+QUANT = Question(
+    id="fp8",
+    level=Level.INTERMEDIATE,
+    question="FP8 的 E4M3 和 E5M2 各用在哪里？",
+    answer="E4M3：最大值约 448，精度更高，用于推理。E5M2：最大值约 57344，主要用于训练的梯度。",
+    concepts=(
+        Concept(
+            label="E4M3 精度更高，用于推理",
+            subject=("E4M3",),
+            terms=(("最大值",), ("推理", "inference")),
+        ),
+        Concept(
+            label="E5M2 用于训练的梯度",
+            subject=("E5M2",),
+            terms=(("最大值",), ("梯度", "gradient")),
+        ),
+    ),
+)
+
+
+def test_terms_both_subjects_share_do_not_save_a_swapped_claim() -> None:
+    # 最大值 is said of both: it tells nothing about whose claim this is. The terms that do
+    # tell (推理, 梯度) are each said of the other subject, so both claims are swapped.
+    result = score_answer(QUANT, "E5M2 的最大值约 448，用于推理；E4M3 的最大值大，用于梯度。")
+    assert {h.status for h in result.contradicted} == {Status.MISATTRIBUTED}
+    assert result.score == 0
+    right = score_answer(QUANT, "E4M3 最大值 448，用于推理；E5M2 最大值更大，存训练梯度。")
+    assert right.score == pytest.approx(1.0)
+
+
+def test_a_subject_in_an_earlier_sentence_is_not_guessed() -> None:
+    # A claim with no subject in its sentence is not taken to be about the last one named.
+    answer = "E5M2 先不说。用于推理的那种最大值约 448。"
+    assert statuses(QUANT, answer)["E4M3 精度更高，用于推理"] is Status.COVERED
+
+
+def test_examples_of_a_kind_are_one_point() -> None:
+    analyser = Analyser(Glossary())
+    concepts = suggest_concepts(
+        "PTQ 和 QAT 有什么区别？",
+        "PTQ 在训练完成后直接量化，只需少量校准数据。GPTQ、AWQ、SmoothQuant 都属于 PTQ。",
+        analyser,
+    )
+    examples = [c for c in concepts if "GPTQ" in c["label"]]
+    assert len(examples) == 1
+    assert examples[0]["terms"] == [["GPTQ"], ["AWQ"], ["SmoothQuant"]]
+    assert examples[0]["weight"] == 1.0
