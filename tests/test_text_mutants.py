@@ -12,10 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bot.core.content import Concept, Question
 from bot.core.scoring import score_answer
-from bot.core.text import stem
+from bot.core.text import _TOKEN_RE, stem, tokenize
 
 QUESTION = Question(
     id="t-q1",
@@ -122,3 +124,30 @@ def test_a_ligature_inside_a_word_reads_as_its_letters() -> None:
     answer = "It needs ﬁne tuning first."  # ﬁ is one character: It0 needs3 ﬁne9
     (hit,) = score_answer(question, answer).covered
     assert (hit.label, hit.text, hit.start, hit.end) == ("fine tuning", "ﬁne tuning", 9, 19)
+
+
+_PIECES = ["C++", "GPUs", "maxBatch", "KV", "显存", "批处理", "é", "Ω"]
+_TOKEN_CHARS = st.sampled_from([*"aZq_-./+#  ，。、（）：0９９ｍａｘ", *_PIECES])
+
+
+@given(st.lists(_TOKEN_CHARS, max_size=40).map("".join))
+def test_offsets_found_on_demand_are_where_the_tokens_stand(text: str) -> None:
+    # Offsets are found after the fact, by searching each token's text from the end of the
+    # previous one; the regex's own match positions are the truth they must equal.
+    tokens = tokenize(text)
+    matches = list(_TOKEN_RE.finditer(tokens.folded))
+    assert tokens.fstart == [m.start() for m in matches]
+    assert tokens.fend == [m.end() for m in matches]
+    spans = zip(tokens.fstart, tokens.fend, strict=True)
+    assert [tokens.folded[s:e].lower() for s, e in spans] == tokens.raw
+
+
+def test_stems_stay_bounded_and_right_after_the_memo_is_emptied() -> None:
+    from bot.core import text
+
+    limit = text._Stems.LIMIT
+    for i in range(limit + 10):
+        stem(f"word{i}")
+    assert len(text._STEMS) <= limit
+    assert stem("batching") == "batch"
+    assert stem("batches") == "batch"

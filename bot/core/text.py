@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import lru_cache
+from itertools import compress
 
 # Han (incl. extension A and compatibility), kana and Hangul: one character = one token.
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
@@ -55,8 +55,6 @@ def _half_width(match: re.Match[str]) -> str:
     return " " if ch == "\u3000" else chr(ord(ch) - 0xFEE0)
 
 
-_SPAN = re.Match.span
-
 _ZERO_WIDTH_RE = re.compile("[\u200b\u200c\u200d\u2060\ufeff\u00ad]")
 
 
@@ -69,11 +67,12 @@ class Tokens:
     """
 
     __slots__ = (
+        "_fend",
+        "_fstart",
+        "_words",
         "cjk",
         "cjk_runs",
-        "fend",
         "folded",
-        "fstart",
         "latin",
         "latin_index",
         "latin_stem",
@@ -86,8 +85,9 @@ class Tokens:
         self.folded = ""  # the normalised text the offsets refer to
         self.raw: list[str] = []
         self.stem: list[str] = []
-        self.fstart: list[int] = []
-        self.fend: list[int] = []
+        self._words: list[str] = []  # as found in `folded`, before lower-casing
+        self._fstart: list[int] | None = None
+        self._fend: list[int] | None = None
         self.cjk: list[bool] = []
         self.cjk_runs: list[str] = []
         self.latin: list[str] = []  # the non-CJK tokens (raw), in order
@@ -98,6 +98,36 @@ class Tokens:
     def __len__(self) -> int:
         return len(self.raw)
 
+    @property
+    def fstart(self) -> list[int]:
+        """Where each token starts in `folded` (found on first use: most answers need few)."""
+        if self._fstart is None:
+            self._place()
+        assert self._fstart is not None
+        return self._fstart
+
+    @property
+    def fend(self) -> list[int]:
+        """Where each token ends in `folded`."""
+        if self._fend is None:
+            self._place()
+        assert self._fend is not None
+        return self._fend
+
+    def _place(self) -> None:
+        # Tokens are found left to right and every token character belongs to a token, so
+        # each one is the first occurrence of its text after the previous one.
+        find = self.folded.find
+        starts: list[int] = []
+        ends: list[int] = []
+        at = 0
+        for word in self._words:
+            at = find(word, at)
+            starts.append(at)
+            at += len(word)
+            ends.append(at)
+        self._fstart, self._fend = starts, ends
+
     def span(self, start: int, end: int) -> tuple[int, int]:
         """Normalised-text offsets -> offsets in the original text."""
         if self.origin is None:
@@ -105,9 +135,7 @@ class Tokens:
         return self.origin[start], self.origin[end - 1] + 1
 
 
-@lru_cache(maxsize=1 << 16)
-def stem(word: str) -> str:
-    """Fold common English inflections so batching/batches/batched/batch meet."""
+def _stem(word: str) -> str:
     if not word.isascii() or not word.isalpha() or len(word) < 4:
         return word
     if word.endswith("ing") and len(word) >= 6:
@@ -121,11 +149,27 @@ def stem(word: str) -> str:
     return word
 
 
-@lru_cache(maxsize=1 << 16)
-def _word_forms(word: str) -> tuple[str, str]:
-    """A word as matched: (lower-cased, stemmed). Cached: answers reuse their words."""
-    lowered = word.lower()
-    return lowered, stem(lowered)
+class _Stems(dict[str, str]):
+    """Stems of the words seen so far: a hit is one dict lookup in C (`map(_STEMS.__getitem__,
+    words)` on every answer's path), a miss computes it. Bounded: emptied when full."""
+
+    __slots__ = ()
+    LIMIT = 1 << 16
+
+    def __missing__(self, word: str) -> str:
+        if len(self) >= self.LIMIT:
+            self.clear()
+        found = self[word] = _stem(word)
+        return found
+
+
+_STEMS = _Stems()
+_stems_of = _STEMS.__getitem__
+
+
+def stem(word: str) -> str:
+    """Fold common English inflections so batching/batches/batched/batch meet."""
+    return _stems_of(word)
 
 
 def _normalise(text: str) -> tuple[str, list[int] | None]:
@@ -149,33 +193,38 @@ def _normalise(text: str) -> tuple[str, list[int] | None]:
     return "".join(out), origin
 
 
+_IS_CJK = "\u3040".__le__  # every CJK run starts at or above U+3040, every other token below
+_NOT_CJK = "\u3040".__gt__
+
+
 def tokenize(text: str) -> Tokens:
     """Split text into matching tokens, keeping where each one stands."""
     folded, origin = _normalise(text)
-    # The hot path of scoring: list comprehensions and C-level maps over the matches, no
-    # per-token objects.
-    matches = list(_TOKEN_RE.finditer(folded))
-    words = [m.group() for m in matches]
-    # Every CJK run starts at or above U+3040 and every other token below it.
-    cjk = [w >= "\u3040" for w in words]
+    # The hot path of scoring: C-level maps and compress over the words, no per-token
+    # objects and no Python loop (offsets are found only when asked for).
+    words = _TOKEN_RE.findall(folded)
+    cjk = list(map(_IS_CJK, words))
+    latin_flags = list(map(_NOT_CJK, words))
     raw = list(map(str.lower, words))  # CJK runs have no case: unchanged
-    latin_index = [i for i, c in enumerate(cjk) if not c]
-    latin = [raw[i] for i in latin_index]
-    latin_stem = list(map(stem, latin))
-    stems = raw.copy()
-    for i, st in zip(latin_index, latin_stem, strict=True):
-        stems[i] = st
+    latin = list(compress(raw, latin_flags))
     tokens = Tokens()
     tokens.folded = folded
+    tokens._words = words
     tokens.raw = raw
     tokens.cjk = cjk
-    tokens.stem = stems
-    tokens.fstart = [m.start() for m in matches]
-    tokens.fend = [m.end() for m in matches]
-    tokens.cjk_runs = [w for w, c in zip(words, cjk, strict=True) if c]
+    if len(latin) == len(raw):
+        tokens.stem = tokens.latin_stem = list(map(_stems_of, raw))
+        tokens.latin_index = list(range(len(raw)))
+    else:
+        # CJK runs are their own stems; they are not kept in the stem memo.
+        tokens.latin_stem = list(map(_stems_of, latin))
+        tokens.latin_index = list(compress(range(len(raw)), latin_flags))
+        stems = raw.copy()
+        for i, st in zip(tokens.latin_index, tokens.latin_stem, strict=True):
+            stems[i] = st
+        tokens.stem = stems
+    tokens.cjk_runs = list(compress(words, cjk))
     tokens.latin = latin
-    tokens.latin_stem = latin_stem
-    tokens.latin_index = latin_index
     tokens.origin = origin
     return tokens
 
