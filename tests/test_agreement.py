@@ -16,7 +16,6 @@ from bot.cli import main
 from bot.core.content import Library, Pack
 from bot.core.evaluation import (
     GAMING_KINDS,
-    STRONG_KINDS,
     Agreement,
     agreement,
     parse_graded,
@@ -53,24 +52,26 @@ def test_triton_pack_is_not_fooled_by_term_lists_denials_swaps_or_the_question(
     gaming = result.mean_of(GAMING_KINDS)
     assert gaming is not None and gaming <= 0.35
     for kind in ("term-list", "negated", "swapped", "question-echo"):
-        assert result.mean_by_kind[kind] <= 0.40, kind
-    assert result.mean_by_kind["excellent-en"] >= 0.70
-    # Measured 0.806 / 0.905.
-    assert result.pairwise >= 0.90
-    assert result.spearman >= 0.79
+        assert result.mean_by_kind[kind] <= 0.35, kind
+    for kind in ("excellent-en", "short-correct"):
+        assert result.mean_by_kind[kind] >= 0.70, kind
+    # Measured 0.872 / 0.935.
+    assert result.pairwise >= 0.92
+    assert result.spearman >= 0.85
 
 
 def test_second_bank_after_review(library: Library) -> None:
     result = measure(library.packs["llm"], "graded_llm_inference.yaml")
     assert result.spearman >= 0.90
     assert result.pairwise >= 0.95
-    gaming, strong = result.mean_of(GAMING_KINDS), result.mean_of(STRONG_KINDS)
-    assert gaming is not None and gaming <= 0.35
-    assert strong is not None and strong >= 0.70
+    for kind in ("term-list", "negated", "swapped", "question-echo"):
+        assert result.mean_by_kind[kind] <= 0.35, kind
+    for kind in ("excellent-en", "short-correct"):
+        assert result.mean_by_kind[kind] >= 0.70, kind
 
 
 def test_second_bank_imported_as_is() -> None:
-    # Issue 9 asks rho >= 0.80 and pairwise >= 0.88 here; measured 0.819 / 0.876.
+    # Issue 9 asks rho >= 0.80 and pairwise >= 0.88 here; measured 0.818 / 0.876.
     result = measure(
         imported(CONTENT / "guides" / "llm_inference.txt", "llm"), "graded_llm_inference.yaml"
     )
@@ -99,7 +100,7 @@ def test_second_bank_imported_as_is() -> None:
 def test_held_out_banks_imported_as_is(
     guide: str, pack_id: str, graded: str, rho: float, pairwise: float
 ) -> None:
-    # Measured 0.819 / 0.899 (k8s), 0.768 / 0.868 (quant), 0.719 / 0.849 (perf).
+    # Measured 0.820 / 0.899 (k8s), 0.768 / 0.866 (quant), 0.720 / 0.849 (perf).
     result = measure(imported(DATA / "heldout" / guide, pack_id), f"heldout/{graded}")
     assert result.spearman >= rho
     assert result.pairwise >= pairwise

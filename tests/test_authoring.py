@@ -53,6 +53,23 @@ def test_alias_shared_by_two_concepts() -> None:
     assert any("'aims' belongs to 2 concepts" in w for w in warnings), warnings
 
 
+def test_alias_inside_its_own_subjects_identifier() -> None:
+    warnings = pack_warnings(
+        _pack(
+            Concept(
+                label="preferred_batch_size is the batch it aims for",
+                subject=("preferred_batch_size",),
+                aliases=("batch size", "aims for"),
+            ),
+            answer="preferred_batch_size: the batch size it aims for.",
+        )
+    )
+    assert warnings == [
+        "p-q1: concept 'preferred_batch_size is the batch it aims for': alias 'batch size' is "
+        "part of its subject 'preferred_batch_size', so naming the subject states the claim"
+    ]
+
+
 def test_concept_the_reference_does_not_state() -> None:
     warnings = pack_warnings(
         _pack(

@@ -164,3 +164,103 @@ def test_examples_of_a_kind_are_one_point() -> None:
     assert len(examples) == 1
     assert examples[0]["terms"] == [["GPTQ"], ["AWQ"], ["SmoothQuant"]]
     assert examples[0]["weight"] == 1.0
+
+
+KNOBS = Question(
+    id="knobs",
+    level=Level.BEGINNER,
+    question="Dynamic Batching 的核心参数有哪些？",
+    answer=(
+        "- max_batch_size：单次推理最大 batch。\n- max_queue_delay_microseconds：请求最大等待时间。"
+    ),
+    concepts=(
+        Concept(
+            label="max_batch_size（单次最大 batch）",
+            subject=("max_batch_size",),
+            aliases=("max_batch_size", "最大 batch", "单次推理"),
+        ),
+        Concept(
+            label="max_queue_delay_microseconds（最大等待）",
+            subject=("max_queue_delay_microseconds",),
+            aliases=("max_queue_delay_microseconds", "等待时间", "等多久"),
+        ),
+    ),
+)
+
+
+def test_a_name_given_another_ones_meaning_is_a_swap() -> None:
+    # Naming both parameters is right; giving each the other's meaning is not.
+    swapped = score_answer(
+        KNOBS,
+        "max_batch_size 是请求最多能等多久，max_queue_delay_microseconds 是单次推理的最大 batch。",
+    )
+    assert {h.status for h in swapped.contradicted} == {Status.MISATTRIBUTED}
+    assert swapped.score == 0
+    # Names alone are a list: partial credit, nothing contradicted.
+    listed = score_answer(KNOBS, "max_batch_size, max_queue_delay_microseconds")
+    assert listed.contradicted == []
+    assert 0 < listed.score < 1
+
+
+def test_a_gloss_belongs_to_the_name_before_it() -> None:
+    answer = "主要有 max_queue_delay_microseconds（请求最多等多久）、max_batch_size（最大 batch）。"
+    assert set(statuses(KNOBS, answer).values()) == {Status.COVERED}
+
+
+QAT = Question(
+    id="qat",
+    level=Level.BEGINNER,
+    question="PTQ 和 QAT 有什么区别？",
+    answer="PTQ：训练完成后直接量化。QAT：在训练中插入 fake quantization。",
+    concepts=(
+        Concept(
+            label="PTQ 在训练后量化",
+            subject=("PTQ", "训练后量化"),
+            terms=(("训练",), ("直接量化",)),
+        ),
+        Concept(
+            label="QAT 在训练中插入 fake quantization",
+            subject=("QAT", "量化感知训练"),
+            terms=(("fake quantization", "伪量化"), ("训练中",)),
+        ),
+    ),
+)
+
+
+def test_a_term_inside_another_subjects_name_says_nothing_of_it() -> None:
+    # 训练 inside 量化感知训练 names QAT; it does not say PTQ's 训练 of QAT.
+    result = score_answer(QAT, "PTQ 是训练后量化，QAT 是量化感知训练。")
+    assert result.contradicted == []
+
+
+ENGINES = Question(
+    id="engines",
+    level=Level.BEGINNER,
+    question="Triton 和 vLLM 有什么区别？",
+    answer="vLLM 是推理引擎，解决单个模型怎么跑得快；vLLM 可以作为 Triton 的 backend 接入。",
+    concepts=(
+        Concept(label="vLLM 是推理引擎", subject=("vLLM", "SGLang"), aliases=("推理引擎",)),
+        Concept(label="引擎解决单模型跑得快", subject=("vLLM", "推理引擎"), aliases=("跑得快",)),
+    ),
+)
+
+
+def test_a_name_two_subjects_share_counts_for_either() -> None:
+    assert set(statuses(ENGINES, "vLLM 是负责把模型跑得快的推理引擎。").values()) == {
+        Status.COVERED
+    }
+
+
+def test_a_denial_the_reference_says_in_its_own_phrase_agrees() -> None:
+    # The reference names the claim with a denial ("不会阻塞"): an answer that denies it in
+    # other words ("不会卡住 C++ core") agrees with it.
+    question = Question(
+        id="gil",
+        level=Level.ADVANCED,
+        question="Python backend 如何避免 GIL 影响 core？",
+        answer="Python 跑在子进程里，GIL 不会阻塞 C++ core 的网络与调度。",
+        concepts=(Concept(label="不阻塞 C++ core", aliases=("不会阻塞", "C++ core")),),
+    )
+    assert statuses(question, "所以 GIL 只锁这个子进程，不会卡住 C++ core。") == {
+        "不阻塞 C++ core": Status.COVERED
+    }

@@ -9,6 +9,9 @@ would mislead:
 - a one-word alias that is also a piece of an identifier in the question or answer
   (`preferred` inside `preferred_batch_size`), so naming the identifier states it;
 - an alias shared by two concepts of one question (one phrase earns both);
+- an alias that is part of its own concept's subject when that is an identifier (`queue
+  delay` for a claim about `max_queue_delay_microseconds`): naming the parameter would state
+  the claim, so a claim said of the wrong parameter could not be told from the right one;
 - a concept the reference answer itself does not state (the reference must score 100%);
 - a draft pack (`draft: true`, written by `content import`) not yet reviewed.
 """
@@ -52,6 +55,20 @@ def question_warnings(question: Question) -> list[str]:
                 out.append(
                     f"{question.id}: concept {concept.label!r}: alias {phrase!r} is in the "
                     "question text, so it never counts"
+                )
+            # Only identifiers: a subject spelled in words may well be named by its claim
+            # (`iteration-level scheduling` is what continuous batching does).
+            inside_subject = [
+                subject
+                for subject in concept.subject
+                if _IDENTIFIER_RE.fullmatch(subject.lstrip("-"))
+                and phrase not in concept.subject
+                and needle(phrase) in canonical(tokenize(subject))
+            ]
+            if inside_subject:
+                out.append(
+                    f"{question.id}: concept {concept.label!r}: alias {phrase!r} is part of "
+                    f"its subject {inside_subject[0]!r}, so naming the subject states the claim"
                 )
             tokens = tokenize(phrase)
             if len(tokens) == 1 and not tokens.cjk[0]:

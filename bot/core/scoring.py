@@ -41,6 +41,7 @@ from bot.core.claims import (
     has_verb,
     is_statement,
     masked,
+    negation_in,
     predicates,
     values_at,
 )
@@ -516,10 +517,17 @@ def _compile(question: Question) -> _Compiled:
         _states_negatively(c.concept.label)
         if c.concept.terms
         else bool(found)
-        and all(reference.layout.is_negative(s, e, tuple(reference.spans)) for _, s, e in found)
+        and all(
+            # A place where the reference's own phrase is the denial ("不会阻塞") is one.
+            negation_in(p.text) or reference.layout.is_negative(s, e, tuple(reference.term_spans))
+            for p, s, e in found
+        )
         for c, found in zip(concepts, [reference.find(c.aliases) for c in concepts], strict=True)
     ]
     masks = tuple(reference.spans)
+    # Denials are read with the names blanked out (无状态 denies nothing), not the phrases
+    # that say something: "不会阻塞 C++ core" denies C++ core.
+    names = tuple(reference.term_spans)
 
     def claim_span(concept: Concept) -> tuple[int, int] | None:
         # An imported concept's label is its claim (maybe cut short with …): where the
@@ -539,7 +547,7 @@ def _compile(question: Question) -> _Compiled:
         for g in c.terms:
             places = [(s, e) for _, s, e in reference.find(g) if span and span[0] <= s < span[1]]
             if places:
-                out.append(all(reference.layout.is_negative(s, e, masks) for s, e in places))
+                out.append(all(reference.layout.is_negative(s, e, names) for s, e in places))
             else:
                 out.append(_states_negatively(c.concept.label))
         return tuple(out)
@@ -899,7 +907,17 @@ class _Reading:
         s_start, _ = layout.sentence_span(layout.sentence(start))
         in_clause = [m for m in mentions if c_start <= m[0] and m[1] <= c_end]
         if in_clause:
-            return min(in_clause, key=lambda m: min(abs(m[1] - start), abs(m[0] - end)))
+            # Topic first: the nearest subject before it in its clause ("X（gloss）、Y（…）"
+            # glosses X), else the nearest after it.
+            before_it = [m for m in in_clause if m[1] <= start]
+            nearest = (
+                max(m[1] for m in before_it)
+                if before_it
+                else min(m[0] for m in in_clause if m[0] >= end)
+            )
+            # Names two subjects share (vLLM is an engine and a backend) count for this one.
+            at = [m for m in in_clause if (m[1] if before_it else m[0]) == nearest]
+            return next((m for m in at if m[2] == subject), at[0])
         # Outside its own clause, a claim is said of a clause's topic: a subject that opens a
         # clause before it in its sentence ("…，decode 是 …"), not one named as an object
         # ("归入 NVIDIA Dynamo 平台"). Nothing further: a subject after the claim, or in an
@@ -915,7 +933,7 @@ class _Reading:
     def negated(self, start: int, end: int) -> bool:
         """Whether the clause around a named term denies it (named terms are not negators:
         无状态 "stateless" or an alias like 不阻塞 deny nothing)."""
-        return self.layout.is_negated(start, end, tuple(self.spans))
+        return self.layout.is_negated(start, end, tuple(self.term_spans))
 
     def turned_back(self, start: int, end: int, direction: int) -> bool:
         """Whether the answer turns what it names the other way from the reference."""
@@ -950,6 +968,10 @@ class _Reading:
     ) -> ConceptHit | None:
         """The most favourable reading of the places the concept is named, or None."""
         best: ConceptHit | None = None
+        # A place that says it wrongly, and whether any credited place says more than the
+        # subject's own name (`max_batch_size` names its subject, it states nothing of it).
+        wrong: ConceptHit | None = None
+        stated = False
         if negative is None:
             negative = item.negative
         for phrase, start, end in found:
@@ -958,6 +980,8 @@ class _Reading:
                 self._in_sentence(group, start, item.subject) for group in item.requires
             ):
                 continue
+            if item.subject >= 0 and self._inside_name(start, end, other_than=item.subject):
+                continue  # part of another subject's name (训练 in 量化感知训练): says nothing
             bound = (
                 self.said_of(start, end, item.subject)
                 if item.subject >= 0 and phrase.text.casefold() not in self.compiled.unbound
@@ -982,9 +1006,11 @@ class _Reading:
                 status = Status.NEGATED
             elif not self.predicates_at(start):
                 status = Status.LISTED
-            if best is None or _RANK[status] > _RANK[best.status]:
+            contradicts = status is Status.MISATTRIBUTED or status is Status.NEGATED
+            named = not contradicts and self._own_name(item, start, end)
+            if best is None or _RANK[status] > _RANK[best.status] or (contradicts and not wrong):
                 o_start, o_end = self.tokens.span(start, end)
-                best = ConceptHit(
+                hit = ConceptHit(
                     label=item.concept.label,
                     weight=item.concept.weight,
                     phrase=phrase.text,
@@ -997,9 +1023,40 @@ class _Reading:
                     if status is Status.LISTED
                     else float(status is Status.COVERED),
                 )
+                if contradicts and wrong is None:
+                    wrong = hit
+                if best is None or _RANK[status] > _RANK[best.status]:
+                    best = hit
+            if not contradicts and not named:
+                stated = True
                 if status is Status.COVERED:
                     break
+        # Named right but said wrong: "max_batch_size 是请求最多等多久" names max_batch_size
+        # and gives it another parameter's meaning.
+        if wrong is not None and not stated:
+            return wrong
         return best
+
+    def _own_name(self, item: _CompiledConcept, start: int, end: int) -> bool:
+        """Whether [start, end) lies inside a mention of the concept's own subject."""
+        if item.subject < 0:
+            return False
+        return any(
+            m[2] == item.subject and m[0] <= start and end <= m[1] for m in self.subject_mentions()
+        )
+
+    def _inside_name(self, start: int, end: int, other_than: int) -> bool:
+        """Whether [start, end) lies strictly inside a longer mention of another subject
+        (and of no mention of `other_than` at the same place)."""
+        mentions = self.subject_mentions()
+        inside = [
+            m for m in mentions if m[0] <= start and end <= m[1] and m[1] - m[0] > end - start
+        ]
+        return (
+            bool(inside)
+            and all(m[2] != other_than for m in inside)
+            and not any(m[2] == other_than and m[0] <= start and end <= m[1] for m in mentions)
+        )
 
     def judge_terms(
         self, item: _CompiledConcept, found: list[list[tuple[_Phrase, int, int]]]
