@@ -21,11 +21,8 @@ from bot.core.models import UserProfile
 from bot.core.outbox import Draft, Kind
 from bot.core.reminders import ReminderRule, first_reminder
 from bot.core.streaks import StreakState
+from bot.storage.database import iso
 from bot.storage.outbox import insert_draft
-
-
-def _iso(instant: datetime) -> str:
-    return instant.astimezone(UTC).isoformat()
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +59,7 @@ async def reset_reminder(db: aiosqlite.Connection, user_id: int, rule: ReminderR
     at = first_reminder(streak, row["timezone"], rule) if row["reminders"] else None
     await db.execute(
         "UPDATE users SET remind_at = ? WHERE user_id = ?",
-        (_iso(at) if at else None, user_id),
+        (iso(at) if at else None, user_id),
     )
 
 
@@ -76,7 +73,7 @@ async def withdraw_reminders(db: aiosqlite.Connection, user_id: int, reason: str
     await db.execute(
         "UPDATE outbox SET status = 'expired', owner = NULL, finished_at = ?, last_error = ?"
         " WHERE chat_id = ? AND kind = ? AND status IN ('pending', 'claimed')",
-        (_iso(datetime.now(UTC)), reason, user_id, Kind.REMINDER.value),
+        (iso(datetime.now(UTC)), reason, user_id, Kind.REMINDER.value),
     )
 
 
@@ -105,7 +102,7 @@ class ReminderStore:
         rows = await self._all(
             "SELECT * FROM users WHERE remind_at IS NOT NULL AND remind_at <= ?"
             " AND (remind_at, user_id) > (?, ?) ORDER BY remind_at, user_id LIMIT ?",
-            (_iso(now), last_at, last_id, limit),
+            (iso(now), last_at, last_id, limit),
         )
         return [
             DueReminder(self._user(r), datetime.fromisoformat(r["remind_at"]), r["remind_at"])
@@ -128,7 +125,7 @@ class ReminderStore:
                     "UPDATE users SET remind_at = ? WHERE user_id = ? AND remind_at = ?"
                     " AND streak_last_day IS ?",
                     (
-                        _iso(c.next_at) if c.next_at else None,
+                        iso(c.next_at) if c.next_at else None,
                         c.due.user.user_id,
                         c.due.stamp,
                         streak.last_day.isoformat() if streak.last_day else None,
@@ -139,7 +136,7 @@ class ReminderStore:
                 cur = await db.execute(
                     "INSERT OR IGNORE INTO reminders_sent (user_id, local_day, sent_at)"
                     " VALUES (?, ?, ?)",
-                    (c.due.user.user_id, c.local_day, _iso(now)),
+                    (c.due.user.user_id, c.local_day, iso(now)),
                 )
                 if cur.rowcount > 0 and await insert_draft(db, c.draft, now):
                     recorded += 1
