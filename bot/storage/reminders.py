@@ -40,8 +40,17 @@ class ReminderClaim:
     draft: Draft | None  # the reminder to record, or None (not at risk, not the hour yet)
 
 
-async def reset_reminder(db: aiosqlite.Connection, user_id: int, rule: ReminderRule) -> None:
-    """Recompute the user's reminder instant inside the caller's transaction."""
+@dataclass(frozen=True, slots=True)
+class StreakRow:
+    """What a user's reminder instant is computed from."""
+
+    streak: StreakState
+    zone: str | None  # the user's stored zone (None: the default)
+    reminders: bool
+
+
+async def read_streak(db: aiosqlite.Connection, user_id: int) -> StreakRow | None:
+    """The user's streak, zone and reminder setting, read inside the caller's transaction."""
     async with db.execute(
         "SELECT timezone, reminders, streak_current, streak_best, streak_last_day,"
         " streak_freezes FROM users WHERE user_id = ?",
@@ -49,14 +58,28 @@ async def reset_reminder(db: aiosqlite.Connection, user_id: int, rule: ReminderR
     ) as cur:
         row = await cur.fetchone()
     if row is None:
-        return
+        return None
+    last = row["streak_last_day"]
     streak = StreakState(
         current=row["streak_current"],
         best=row["streak_best"],
-        last_day=date.fromisoformat(row["streak_last_day"]) if row["streak_last_day"] else None,
+        last_day=date.fromisoformat(last) if last else None,
         freezes=row["streak_freezes"],
     )
-    at = first_reminder(streak, row["timezone"], rule) if row["reminders"] else None
+    return StreakRow(streak, row["timezone"], bool(row["reminders"]))
+
+
+def reminder_of(row: StreakRow, rule: ReminderRule) -> datetime | None:
+    """The reminder instant a user's streak row gives (None: reminders off or no streak)."""
+    return first_reminder(row.streak, row.zone, rule) if row.reminders else None
+
+
+async def reset_reminder(db: aiosqlite.Connection, user_id: int, rule: ReminderRule) -> None:
+    """Recompute the user's reminder instant inside the caller's transaction."""
+    row = await read_streak(db, user_id)
+    if row is None:
+        return
+    at = reminder_of(row, rule)
     await db.execute(
         "UPDATE users SET remind_at = ? WHERE user_id = ?",
         (iso(at) if at else None, user_id),
