@@ -9,7 +9,6 @@ handler-side shortcuts taking a context.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -30,8 +29,6 @@ from bot import delivery
 from bot.core.models import UserProfile
 from bot.i18n import DEFAULT_LANGUAGE, Html, language_for, user_language
 from bot.services import Services
-
-log = logging.getLogger(__name__)
 
 SERVICES_KEY = "services"
 
@@ -155,30 +152,36 @@ async def send(
     return result.message if result.ok else None
 
 
-async def set_keyboard(query: CallbackQuery, keyboard: InlineKeyboardMarkup | None) -> None:
+async def set_keyboard(
+    context: BotContext, query: CallbackQuery, keyboard: InlineKeyboardMarkup | None
+) -> None:
     """Change (None: remove) the buttons under the message a button was tapped on.
 
-    A second tap before the client caught up asks for the keyboard it already has; Telegram
-    answers 400 "message is not modified", which is the outcome we wanted anyway.
+    A second tap before the client caught up asks for the keyboard it already has: Telegram's
+    "message is not modified" is the outcome we wanted anyway (delivery counts it as done).
     """
-    try:
-        await query.edit_message_reply_markup(keyboard)
-    except BadRequest as exc:
-        if "not modified" not in exc.message.lower():
-            raise
-        log.debug("keyboard already as wanted: %s", exc)
+    message = query.message
+    if message is None:
+        return
+    result = await delivery.edit_keyboard(
+        context.bot, message.chat.id, message.message_id, keyboard
+    )
+    await delivery.settle(context.svc.storage, message.chat.id, result, "keyboard")
 
 
 async def edit_text(
-    query: CallbackQuery, text: Html, keyboard: InlineKeyboardMarkup | None = None
+    context: BotContext,
+    query: CallbackQuery,
+    text: Html,
+    keyboard: InlineKeyboardMarkup | None = None,
 ) -> None:
     """Redraw the message a button was tapped on; unchanged (a repeated tap) is fine."""
-    try:
-        await query.edit_message_text(text, reply_markup=keyboard)
-    except BadRequest as exc:
-        if "not modified" not in exc.message.lower():
-            raise
-        log.debug("message already as wanted: %s", exc)
+    message = query.message
+    if message is None:
+        return
+    chat_id = message.chat.id
+    result = await delivery.edit_text(context.bot, chat_id, message.message_id, text, keyboard)
+    await delivery.settle(context.svc.storage, chat_id, result, "edit")
 
 
 async def is_admin(update: Update, context: BotContext) -> bool:

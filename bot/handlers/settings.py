@@ -140,9 +140,9 @@ async def forget_button(update: Update, context: BotContext) -> None:
     await query.answer()
     if query.data == "forget:yes":
         await svc.storage.forget_user(update.effective_user.id)
-        await query.edit_message_text(svc.strings(lang, "forget_done"))
+        await edit_text(context, query, svc.strings(lang, "forget_done"))
     else:
-        await query.edit_message_text(svc.strings(lang, "forget_cancelled"))
+        await edit_text(context, query, svc.strings(lang, "forget_cancelled"))
 
 
 # -- /settings: one screen with buttons ------------------------------------------------------
@@ -219,4 +219,4 @@ async def settings_button(update: Update, context: BotContext) -> None:
     fresh = await svc.storage.get_user(user.user_id)
     assert fresh is not None
     text, keyboard = await _settings_view(svc, fresh, await svc.storage.get_chat(chat.id), lang)
-    await edit_text(query, text, keyboard)
+    await edit_text(context, query, text, keyboard)
