@@ -100,16 +100,8 @@ async def current_user(update: Update, svc: Services) -> UserProfile | None:
     if tg is None:
         return None
     private = update.effective_chat is not None and update.effective_chat.type == "private"
-    user = await svc.storage.get_user(tg.id)
     client = language_for(tg.language_code) if tg.language_code else None
-    stale = (
-        user is None
-        or user.first_name != (tg.first_name or "")[:64]
-        or (client is not None and user.telegram_language != client)
-    )
-    if stale or (private and not (user.active and user.started)):  # type: ignore[union-attr]
-        user = await svc.storage.ensure_user(tg.id, tg.first_name or "", client, private=private)
-    return user
+    return await svc.chats.sender(tg.id, tg.first_name or "", client, private=private)
 
 
 class Turn(NamedTuple):
@@ -145,10 +137,10 @@ async def send(
         context.bot, chat_id, messages, keyboard, reply_to=reply_to
     )
     if result.outcome is delivery.Outcome.MIGRATED and result.new_chat_id is not None:
-        await delivery.settle(svc.storage, chat_id, result)
+        await delivery.settle(svc.chats, chat_id, result)
         chat_id = result.new_chat_id
         result = await delivery.send_messages(context.bot, chat_id, messages, keyboard)
-    await delivery.settle(svc.storage, chat_id, result)
+    await delivery.settle(svc.chats, chat_id, result)
     return result.message if result.ok else None
 
 
@@ -166,7 +158,7 @@ async def set_keyboard(
     result = await delivery.edit_keyboard(
         context.bot, message.chat.id, message.message_id, keyboard
     )
-    await delivery.settle(context.svc.storage, message.chat.id, result, "keyboard")
+    await delivery.settle(context.svc.chats, message.chat.id, result, "keyboard")
 
 
 async def edit_text(
@@ -181,7 +173,7 @@ async def edit_text(
         return
     chat_id = message.chat.id
     result = await delivery.edit_text(context.bot, chat_id, message.message_id, text, keyboard)
-    await delivery.settle(context.svc.storage, chat_id, result, "edit")
+    await delivery.settle(context.svc.chats, chat_id, result, "edit")
 
 
 async def is_admin(update: Update, context: BotContext) -> bool:
@@ -223,5 +215,5 @@ async def _send_file(
     context: BotContext, chat_id: int, kind: str, file: InputFile, caption: Html
 ) -> bool:
     result = await delivery.send_file(context.bot, chat_id, kind, file, caption)
-    await delivery.settle(context.svc.storage, chat_id, result, kind)
+    await delivery.settle(context.svc.chats, chat_id, result, kind)
     return result.ok

@@ -29,12 +29,7 @@ def _next_text(at: datetime, zone: str, lang: str) -> str:
 
 
 async def _chat_record(svc: Services, chat: Chat) -> ChatRecord:
-    record = await svc.storage.get_chat(chat.id)
-    if record is None or not record.active:
-        await svc.storage.ensure_chat(chat.id, chat.type, chat.title or chat.first_name or "")
-        record = await svc.storage.get_chat(chat.id)
-    assert record is not None
-    return record
+    return await svc.chats.record(chat.id, chat.type, chat.title or chat.first_name or "")
 
 
 async def daily(update: Update, context: BotContext) -> None:

@@ -60,7 +60,7 @@ async def quiz(update: Update, context: BotContext) -> None:
     if chat is None or message is None:
         return
     lang = context.lang
-    await svc.storage.ensure_chat(chat.id, chat.type, chat.title or "", lang)
+    await svc.chats.register(chat.id, chat.type, chat.title or "", lang)
     open_ = await svc.storage.open_round_of(chat.id)
     if open_ is not None:
         await send(
@@ -137,7 +137,7 @@ async def _react(bot: Bot, svc: Services, chat_id: int, message_id: int) -> None
     if result.outcome is delivery.Outcome.REJECTED:  # reactions disabled in this group: fine
         log.debug("no reaction in %s: %s", chat_id, result.error)
     elif not result.ok:
-        await delivery.settle(svc.storage, chat_id, result, "reaction")
+        await delivery.settle(svc.chats, chat_id, result, "reaction")
 
 
 async def reveal(update: Update, context: BotContext) -> None:
@@ -155,7 +155,7 @@ async def reveal(update: Update, context: BotContext) -> None:
     if not opener and not await is_admin(update, context):
         await send(context, chat.id, [svc.strings(lang, "reveal_not_allowed")])
         return
-    record = await svc.storage.get_chat(chat.id)
+    record = await svc.chats.find(chat.id)
     await close_round(svc, round_, (record.language if record else None) or lang)
 
 
@@ -166,7 +166,7 @@ async def top(update: Update, context: BotContext) -> None:
         return
     svc, _, chat, lang = turn
     t = svc.strings
-    record = await svc.storage.get_chat(chat.id)
+    record = await svc.chats.find(chat.id)
     zone = zone_of(svc.settings.default_timezone, record)
     now = svc.practice.clock()
     today = now.astimezone(ZoneInfo(zone)).date()
@@ -185,7 +185,7 @@ async def group_level(update: Update, context: BotContext) -> None:
     svc, _, chat, lang = turn
     word = " ".join(context.args or []).strip()
     if not word:  # what the level is and how to change it, with an example of this command
-        record = await svc.storage.get_chat(chat.id)
+        record = await svc.chats.find(chat.id)
         current = (record.level if record else None) or Level.BEGINNER
         name = level_name(svc.strings, lang, current)
         await send(context, chat.id, [svc.strings(lang, "group_level_current", level=name)])
@@ -197,7 +197,7 @@ async def group_level(update: Update, context: BotContext) -> None:
     if not await is_admin(update, context):
         await send(context, chat.id, [svc.strings(lang, "admins_only")])
         return
-    await svc.storage.ensure_chat(chat.id, chat.type, chat.title or "")
+    await svc.chats.register(chat.id, chat.type, chat.title or "")
     await svc.storage.set_chat_settings(chat.id, level=chosen)
     name = level_name(svc.strings, lang, chosen)
     await send(context, chat.id, [svc.strings(lang, "group_level_set", level=name)])
@@ -209,7 +209,7 @@ async def round_length(update: Update, context: BotContext) -> None:
         return
     svc, _, chat, lang = turn
     args = context.args or []
-    record = await svc.storage.get_chat(chat.id)
+    record = await svc.chats.find(chat.id)
     if not args:
         minutes = (record.round_minutes if record else None) or svc.settings.round_minutes
         await send(context, chat.id, [svc.strings(lang, "roundlength_current", minutes=minutes)])
@@ -220,7 +220,7 @@ async def round_length(update: Update, context: BotContext) -> None:
     if not await is_admin(update, context):
         await send(context, chat.id, [svc.strings(lang, "admins_only")])
         return
-    await svc.storage.ensure_chat(chat.id, chat.type, chat.title or "")
+    await svc.chats.register(chat.id, chat.type, chat.title or "")
     await svc.storage.set_chat_settings(chat.id, round_minutes=int(args[0]))
     await send(context, chat.id, [svc.strings(lang, "roundlength_set", minutes=int(args[0]))])
 
@@ -250,4 +250,4 @@ async def migrated(update: Update, context: BotContext) -> None:
     message = update.effective_message
     if message is None or message.migrate_to_chat_id is None:
         return
-    await context.svc.storage.migrate_chat(message.chat_id, message.migrate_to_chat_id)
+    await context.svc.chats.migrate_chat(message.chat_id, message.migrate_to_chat_id)

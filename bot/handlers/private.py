@@ -44,7 +44,7 @@ async def start(update: Update, context: BotContext) -> None:
         return
     svc, user, chat, lang = turn
     text = svc.strings(lang, "welcome", name=user.first_name or "👋")
-    record = await svc.storage.get_chat(chat.id)
+    record = await svc.chats.find(chat.id)
     # The time the user chose before (/daily 8:30pm, then /daily off) is the one offered back.
     daily_time = clock_time(record.daily_time if record is not None else DEFAULT_DAILY_TIME)
     keyboard = start_keyboard(svc.strings, lang, user.level, daily_time, context.bot.username)

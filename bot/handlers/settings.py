@@ -183,7 +183,7 @@ async def settings_command(update: Update, context: BotContext) -> None:
     if turn is None:
         return
     svc, user, chat, lang = turn
-    text, keyboard = await _settings_view(svc, user, await svc.storage.get_chat(chat.id), lang)
+    text, keyboard = await _settings_view(svc, user, await svc.chats.find(chat.id), lang)
     await send(context, chat.id, [text], keyboard)
 
 
@@ -195,7 +195,7 @@ async def settings_button(update: Update, context: BotContext) -> None:
         return
     svc, user, chat, lang = turn
     what, _, value = (query.data or "").removeprefix("set:").partition(":")
-    record = await svc.storage.get_chat(chat.id)
+    record = await svc.chats.find(chat.id)
     await query.answer()
     if what == "tz":  # a zone is typed, not tapped: say how
         await send(context, chat.id, [svc.strings(lang, "settings_timezone_prompt")])
@@ -209,14 +209,12 @@ async def settings_button(update: Update, context: BotContext) -> None:
         await svc.storage.update_user(user.user_id, reminders=int(value == "on"))
     elif what == "daily" and value in ("on", "off"):
         if record is None:
-            await svc.storage.ensure_chat(chat.id, chat.type, chat.first_name or "")
-            record = await svc.storage.get_chat(chat.id)
-            assert record is not None
+            record = await svc.chats.register(chat.id, chat.type, chat.first_name or "")
         zone = zone_of(svc.settings.default_timezone, record, user)
         await reschedule(svc, record, zone=zone, enabled=value == "on")
     else:
         return
-    fresh = await svc.storage.get_user(user.user_id)
+    fresh = await svc.chats.user(user.user_id)
     assert fresh is not None
-    text, keyboard = await _settings_view(svc, fresh, await svc.storage.get_chat(chat.id), lang)
+    text, keyboard = await _settings_view(svc, fresh, await svc.chats.find(chat.id), lang)
     await edit_text(context, query, text, keyboard)

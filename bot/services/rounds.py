@@ -39,11 +39,7 @@ async def draft_round(
 
     Returns (round id, question id, the question message); the caller posts it.
     """
-    record = await svc.storage.get_chat(chat_id)
-    if record is None:
-        await svc.storage.ensure_chat(chat_id, "group")
-        record = await svc.storage.get_chat(chat_id)
-    assert record is not None
+    record = await svc.chats.find(chat_id) or await svc.chats.register(chat_id, "group")
     level = level or record.level or Level.BEGINNER
     pool = svc.library.pool(level, pack)
     question = pick_question(pool, await svc.storage.recent_questions(chat_id), svc.practice.rng)
@@ -96,7 +92,7 @@ async def open_round(
     result = await delivery.send_messages(bot, chat_id, [text])
     if not result.ok or result.first_message_id is None:
         await svc.storage.cancel_round(round_id)
-        await delivery.settle(svc.storage, chat_id, result, "round question")
+        await delivery.settle(svc.chats, chat_id, result, "round question")
         return question_id if result.outcome is delivery.Outcome.MAYBE_SENT else None
     await svc.storage.set_round_message(round_id, result.first_message_id)
     return question_id
@@ -198,4 +194,4 @@ async def introduce(bot: Bot, svc: Services, chat_id: int, title: str, lang: str
     """A few lines when the bot is added to a group."""
     text = svc.strings(lang, "group_intro", title=title or "👋")
     result = await delivery.send_messages(bot, chat_id, [text])
-    await delivery.settle(svc.storage, chat_id, result, "introduction")
+    await delivery.settle(svc.chats, chat_id, result, "introduction")
