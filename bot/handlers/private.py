@@ -288,8 +288,7 @@ async def practice_button(update: Update, context: BotContext) -> None:
 async def _still_open(
     context: BotContext, query: CallbackQuery, chat_id: int, question_id: str
 ) -> bool:
-    state = await context.svc.storage.get_open_question(chat_id)
-    if state is None or state.question_id != question_id:
+    if await context.svc.practice.open_question_id(chat_id) != question_id:
         # A button under an old question: do nothing to the current one.
         await set_keyboard(context, query, None)
         return False
@@ -364,7 +363,7 @@ async def export(update: Update, context: BotContext) -> None:
     if turn is None:
         return
     svc, user, chat, lang = turn
-    rows = await svc.storage.answers_for(user.user_id)
+    rows = await svc.practice.history(user.user_id)
     if not rows:
         await send(context, chat.id, [svc.strings(lang, "export_empty")])
         return

@@ -9,7 +9,7 @@ from datetime import datetime, time
 
 from bot.core.models import ChatRecord, UserProfile
 from bot.core.outbox import Draft, Kind
-from bot.core.schedule import DailySchedule, Days, next_occurrence
+from bot.core.schedule import DailyCommand, DailySchedule, Days, next_occurrence
 from bot.core.timezones import zone_of
 from bot.i18n import user_language
 from bot.keyboards import question_keyboard
@@ -55,6 +55,33 @@ def zone_to_keep(svc: Services, chat: ChatRecord, user: UserProfile | None) -> s
     if chat.kind == "private":
         return zone_of(svc.settings.default_timezone, chat, user)
     return chat.timezone
+
+
+async def set_daily(
+    svc: Services, record: ChatRecord, user: UserProfile | None, command: DailyCommand
+) -> ChatRecord:
+    """Apply a /daily change (or its start button) and return the chat as saved: what the
+    command leaves out stays as it was. A zone named in a private chat is the user's too."""
+    zone = command.zone or zone_to_keep(svc, record, user)
+    at = command.at or record.daily_time
+    days = command.days or record.daily_days
+    enabled = record.daily_enabled if command.enabled is None else command.enabled
+    await save_schedule(svc, record, enabled=enabled, at=at, days=days, zone=zone)
+    if command.zone and record.kind == "private" and user is not None:
+        await svc.storage.update_user(user.user_id, timezone=command.zone)
+    updated = await svc.storage.get_chat(record.chat_id)
+    assert updated is not None
+    return updated
+
+
+async def switch_daily(
+    svc: Services, chat_id: int, kind: str, title: str, user: UserProfile, enabled: bool
+) -> None:
+    """The settings screen's daily question on or off: same time, days and zone (a chat
+    never registered is registered first)."""
+    record = await svc.chats.find(chat_id) or await svc.chats.register(chat_id, kind, title)
+    zone = zone_of(svc.settings.default_timezone, record, user)
+    await reschedule(svc, record, zone=zone, enabled=enabled)
 
 
 async def reschedule(
