@@ -5,6 +5,7 @@ prompt (a private question, or a group's round) that the scheduler records in th
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, time
 
 from bot.core.models import ChatRecord, UserProfile
@@ -32,8 +33,9 @@ async def save_schedule(
     zone: str | None,
 ) -> None:
     """Save the chat's daily question; its next occurrence moves with the time and zone
-    (`zone` None: the bot's default zone)."""
-    schedule = DailySchedule(at, days, zone or svc.settings.default_timezone)
+    (`zone` None: none of its own, so `zone_of` picks the default)."""
+    saved = replace(record, daily_time=at, daily_days=days, timezone=zone)
+    schedule = schedule_of(saved, svc.settings.default_timezone)
     next_due = next_occurrence(schedule, svc.practice.clock()) if enabled else None
     await svc.storage.set_schedule(
         record.chat_id, enabled=enabled, at=at, days=days, zone=zone, next_due=next_due
