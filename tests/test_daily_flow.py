@@ -58,6 +58,29 @@ async def test_changing_the_time_zone_moves_the_daily_question(bot: BotHarness) 
     assert "08:30 every day (Asia/Tokyo)" in reply.visible and "That is" not in reply.visible
 
 
+async def test_a_zone_change_is_one_transaction(bot: BotHarness) -> None:
+    """The user's zone, their reminder instant and their daily question's next occurrence
+    commit together: no state where one moved and the other did not."""
+    await bot.say(ADA, "/daily 08:30")
+    statements: list[str] = []
+    await bot.storage.db.set_trace_callback(statements.append)
+    await bot.say(ADA, "/timezone Asia/Tokyo")
+    await bot.storage.db.set_trace_callback(None)
+    moved = [
+        i
+        for i, s in enumerate(statements)
+        if s.startswith(("UPDATE users SET timezone", "UPDATE users SET remind_at"))
+        or (s.startswith("UPDATE chats SET") and f"chat_id = {ADA.id}" in s)
+    ]
+    assert len(moved) >= 3, statements
+    begin = max(i for i, s in enumerate(statements[: moved[0]]) if s.startswith("BEGIN"))
+    between = statements[begin : moved[-1]]
+    assert not any(s.startswith(("COMMIT", "BEGIN")) for s in between[1:]), between
+    chat = await bot.storage.get_chat(ADA.id)
+    assert chat is not None and chat.next_due_at is not None
+    assert chat.next_due_at.isoformat() == "2026-03-02T23:30:00+00:00"  # 08:30 Tue in Tokyo
+
+
 async def test_bad_daily_arguments_get_examples(bot: BotHarness) -> None:
     for text, expected in (
         ("/daily 25:99", "couldn't read the time “25:99”"),

@@ -92,7 +92,7 @@ async def timezone(update: Update, context: BotContext) -> None:
         lines.append(t(lang, "timezone_example"))
         await send(context, chat.id, [Html("\n".join(lines))])
         return
-    await move_zone(svc, user, chat.id, zone)
+    await move_zone(svc, user, zone)
     await send(
         context,
         chat.id,

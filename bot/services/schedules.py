@@ -42,13 +42,15 @@ async def save_schedule(
     )
 
 
-async def move_zone(svc: Services, user: UserProfile, chat_id: int, zone: str) -> None:
-    """The user's time zone changes, and the daily question of the chat moves with it:
-    08:30 stays 08:30 local."""
-    await svc.storage.update_user(user.user_id, timezone=zone)
-    record = await svc.storage.get_chat(chat_id)
-    if record is not None:
-        await reschedule(svc, record, zone=zone)
+async def move_zone(svc: Services, user: UserProfile, zone: str) -> None:
+    """The user's time zone changes, and the daily question of their private chat moves with
+    it (08:30 stays 08:30 local), in one transaction."""
+    record = await svc.storage.get_chat(user.user_id)
+    next_due = None
+    if record is not None and record.daily_enabled:
+        moved = schedule_of(replace(record, timezone=zone), svc.settings.default_timezone)
+        next_due = next_occurrence(moved, svc.practice.clock())
+    await svc.storage.move_zone(user.user_id, zone, next_due)
 
 
 def zone_to_keep(svc: Services, chat: ChatRecord, user: UserProfile | None) -> str | None:

@@ -13,7 +13,9 @@ from bot.core.levels import Level
 from bot.core.models import (
     UserProfile,
 )
+from bot.core.schedule import Occurrence
 from bot.core.streaks import StreakState
+from bot.storage.daily import next_due_update
 from bot.storage.database import Database, iso, now_iso
 from bot.storage.outbox import fail_open_rows
 from bot.storage.reminders import read_streak, reminder_of, reset_reminder, withdraw_reminders
@@ -98,6 +100,20 @@ class UsersStore(Database):
             await reset_reminder(db, user_id, self.reminder_rule)
             if "reminders" in fields and not fields["reminders"]:
                 await withdraw_reminders(db, user_id, "reminders turned off")
+
+    async def move_zone(self, user_id: int, zone: str, next_due: Occurrence | None) -> None:
+        """The user's time zone changes, in one transaction: their reminder instant moves,
+        and their private chat's zone and next daily question (`next_due`, computed in
+        the new zone; None: no daily question there)."""
+        async with self.transaction() as db:
+            await db.execute("UPDATE users SET timezone = ? WHERE user_id = ?", (zone, user_id))
+            await reset_reminder(db, user_id, self.reminder_rule)
+            await db.execute(
+                "UPDATE chats SET timezone = ? WHERE chat_id = ? AND kind = 'private'",
+                (zone, user_id),
+            )
+            if next_due is not None:
+                await db.execute(*next_due_update(user_id, next_due))
 
     async def forget_user(self, user_id: int) -> None:
         """Delete everything stored about a user, private chat and group answers included.
