@@ -12,8 +12,8 @@ from bot.core.models import (
     ChatKind,
     ChatRecord,
 )
-from bot.core.schedule import Days
-from bot.storage.database import Database, now_iso
+from bot.core.schedule import Days, Occurrence
+from bot.storage.database import Database, iso, now_iso
 
 # Tables whose rows follow a group to its new id when it becomes a supergroup.
 MIGRATING_TABLES = (
@@ -36,6 +36,14 @@ def chat_from_row(row: aiosqlite.Row) -> ChatRecord:
         next_due_day=date.fromisoformat(row["next_due_day"]) if row["next_due_day"] else None,
         round_minutes=row["round_minutes"],
         language=row["language"],
+    )
+
+
+def next_due_update(chat_id: int, next_due: Occurrence) -> tuple[str, tuple[object, ...]]:
+    """The one statement that moves a chat on to its next occurrence (SQL and parameters)."""
+    return (
+        "UPDATE chats SET next_due_at = ?, next_due_day = ? WHERE chat_id = ?",
+        (iso(next_due.at), next_due.day.isoformat(), chat_id),
     )
 
 

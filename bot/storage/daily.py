@@ -9,16 +9,8 @@ from bot.core.models import (
 )
 from bot.core.outbox import Status
 from bot.core.schedule import Days, Occurrence
-from bot.storage.chats import chat_from_row
+from bot.storage.chats import chat_from_row, next_due_update
 from bot.storage.database import Database, iso
-
-
-def next_due_update(chat_id: int, next_due: Occurrence) -> tuple[str, tuple[object, ...]]:
-    """The one statement that moves a chat on to its next occurrence (SQL and parameters)."""
-    return (
-        "UPDATE chats SET next_due_at = ?, next_due_day = ? WHERE chat_id = ?",
-        (iso(next_due.at), next_due.day.isoformat(), chat_id),
-    )
 
 
 class DailyStore(Database):

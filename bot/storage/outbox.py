@@ -18,7 +18,7 @@ import aiosqlite
 
 from bot.core.outbox import Draft, Kind, Row, Status
 from bot.core.schedule import Occurrence
-from bot.storage.daily import next_due_update
+from bot.storage.chats import next_due_update
 from bot.storage.database import iso
 
 

@@ -15,7 +15,7 @@ from bot.core.models import (
 )
 from bot.core.schedule import Occurrence
 from bot.core.streaks import StreakState
-from bot.storage.daily import next_due_update
+from bot.storage.chats import next_due_update
 from bot.storage.database import Database, iso, now_iso
 from bot.storage.outbox import fail_open_rows
 from bot.storage.reminders import read_streak, reminder_of, reset_reminder, withdraw_reminders
