@@ -60,7 +60,7 @@ async def daily(update: Update, context: BotContext) -> None:
             [Html(f"{_status(svc, record, user, lang)}\n{t(lang, 'daily_examples')}")],
         )
         return
-    updated = await set_daily(svc, record, user, command)
+    updated = await set_daily(svc, record, command)
     await send(context, chat.id, [_confirmation(svc, updated, user, lang)])
 
 
@@ -145,7 +145,7 @@ async def daily_button(update: Update, context: BotContext) -> None:
         return
     record = await _chat_record(svc, chat)
     shown = parse_time((query.data or "").removeprefix("daily:on").lstrip(":"))
-    updated = await set_daily(svc, record, user, DailyCommand(enabled=True, at=shown))
+    updated = await set_daily(svc, record, DailyCommand(enabled=True, at=shown))
     await send(context, chat.id, [_confirmation(svc, updated, user, lang)])
 
 

@@ -215,7 +215,7 @@ async def settings_button(update: Update, context: BotContext) -> None:
     elif what == "rem" and value in ("on", "off"):
         await set_reminders(svc, user.user_id, value == "on")
     elif what == "daily" and value in ("on", "off"):
-        await switch_daily(svc, chat.id, chat.type, chat.first_name or "", user, value == "on")
+        await switch_daily(svc, chat.id, chat.type, chat.first_name or "", value == "on")
     else:
         return
     text, keyboard = _settings_view(svc, await preferences(svc, user.user_id, chat.id), lang)

@@ -53,39 +53,26 @@ async def move_zone(svc: Services, user: UserProfile, zone: str) -> None:
     await svc.storage.move_zone(user.user_id, zone, next_due)
 
 
-def zone_to_keep(svc: Services, chat: ChatRecord, user: UserProfile | None) -> str | None:
-    """The zone a schedule change stores when none was named: a group keeps having none
-    until an admin names one, so its members are told their times are UTC."""
-    if chat.kind == "private":
-        return zone_of(svc.settings.default_timezone, chat, user)
-    return chat.timezone
-
-
-async def set_daily(
-    svc: Services, record: ChatRecord, user: UserProfile | None, command: DailyCommand
-) -> ChatRecord:
+async def set_daily(svc: Services, record: ChatRecord, command: DailyCommand) -> ChatRecord:
     """Apply a /daily change (or its start button) and return the chat as saved: what the
-    command leaves out stays as it was. A zone named in a private chat is the user's too."""
-    zone = command.zone or zone_to_keep(svc, record, user)
+    command leaves out stays as it was, the zone too (a group keeps having none until an
+    admin names one, so its members are told their times are UTC). A private chat's zone is
+    its user's: a zone named there is the user's new zone."""
+    zone = command.zone or record.timezone
     at = command.at or record.daily_time
     days = command.days or record.daily_days
     enabled = record.daily_enabled if command.enabled is None else command.enabled
     await save_schedule(svc, record, enabled=enabled, at=at, days=days, zone=zone)
-    if command.zone and record.kind == "private" and user is not None:
-        await svc.storage.update_user(user.user_id, timezone=command.zone)
     updated = await svc.storage.get_chat(record.chat_id)
     assert updated is not None
     return updated
 
 
-async def switch_daily(
-    svc: Services, chat_id: int, kind: str, title: str, user: UserProfile, enabled: bool
-) -> None:
+async def switch_daily(svc: Services, chat_id: int, kind: str, title: str, enabled: bool) -> None:
     """The settings screen's daily question on or off: same time, days and zone (a chat
     never registered is registered first)."""
     record = await svc.chats.find(chat_id) or await svc.chats.register(chat_id, kind, title)
-    zone = zone_of(svc.settings.default_timezone, record, user)
-    await reschedule(svc, record, zone=zone, enabled=enabled)
+    await reschedule(svc, record, zone=record.timezone, enabled=enabled)
 
 
 async def reschedule(

@@ -86,6 +86,17 @@ async def reset_reminder(db: aiosqlite.Connection, user_id: int, rule: ReminderR
     )
 
 
+async def set_zone(db: aiosqlite.Connection, user_id: int, zone: str, rule: ReminderRule) -> None:
+    """Store the user's time zone inside the caller's transaction; their reminder instant
+    moves with it."""
+    cur = await db.execute(
+        "UPDATE users SET timezone = ? WHERE user_id = ? AND timezone IS NOT ?",
+        (zone, user_id, zone),
+    )
+    if cur.rowcount > 0:
+        await reset_reminder(db, user_id, rule)
+
+
 async def withdraw_reminders(db: aiosqlite.Connection, user_id: int, reason: str) -> None:
     """The user answered (or turned reminders off): a reminder recorded but not yet on its
     way is not sent.

@@ -18,7 +18,13 @@ from bot.core.streaks import StreakState
 from bot.storage.chats import next_due_update
 from bot.storage.database import Database, iso, now_iso
 from bot.storage.outbox import fail_open_rows
-from bot.storage.reminders import read_streak, reminder_of, reset_reminder, withdraw_reminders
+from bot.storage.reminders import (
+    read_streak,
+    reminder_of,
+    reset_reminder,
+    set_zone,
+    withdraw_reminders,
+)
 
 _USER_FIELDS = {"first_name", "language", "timezone", "level", "pack", "reminders", "active"}
 
@@ -103,15 +109,11 @@ class UsersStore(Database):
 
     async def move_zone(self, user_id: int, zone: str, next_due: Occurrence | None) -> None:
         """The user's time zone changes, in one transaction: their reminder instant moves,
-        and their private chat's zone and next daily question (`next_due`, computed in
-        the new zone; None: no daily question there)."""
+        and their private chat's next daily question (`next_due`, computed in the new zone;
+        None: no daily question there). The private chat has no zone of its own to move:
+        its zone is the user's (see `chats.CHAT_SELECT`)."""
         async with self.transaction() as db:
-            await db.execute("UPDATE users SET timezone = ? WHERE user_id = ?", (zone, user_id))
-            await reset_reminder(db, user_id, self.reminder_rule)
-            await db.execute(
-                "UPDATE chats SET timezone = ? WHERE chat_id = ? AND kind = 'private'",
-                (zone, user_id),
-            )
+            await set_zone(db, user_id, zone, self.reminder_rule)
             if next_due is not None:
                 await db.execute(*next_due_update(user_id, next_due))
 
