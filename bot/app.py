@@ -332,12 +332,19 @@ async def running(
         yield app
     finally:
         await app.updater.stop()
+        await shut_down(app)
+
+
+async def shut_down(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """Stop a started application and release it, with the post_stop and post_shutdown
+    hooks, in the order run_polling uses (polling here and in tests, the webhook's run)."""
+    if app.running:
         await app.stop()
         if app.post_stop:
             await app.post_stop(app)
-        await app.shutdown()
-        if app.post_shutdown:
-            await app.post_shutdown(app)
+    await app.shutdown()
+    if app.post_shutdown:
+        await app.post_shutdown(app)
 
 
 def run_bot(settings: Settings, library: Library, *, checked: bool = False) -> None:

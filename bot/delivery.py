@@ -3,7 +3,8 @@
 Every send site (handlers, the outbox sender, round closing) goes through here, so a Telegram
 error always means the same thing:
 
-- `SENT`: Telegram accepted it.
+- `SENT`: Telegram accepted it (an edit that changes nothing, "message is not modified",
+  too: the message already is as asked, as after a second tap on a button).
 - `UNREACHABLE`: blocked, kicked, or the chat is gone. One rule follows, whoever noticed:
   `Storage.mark_unreachable` (nothing more is sent there; settings, the daily question
   included, are kept for when the user comes back).
@@ -73,6 +74,8 @@ def retry_seconds(exc: RetryAfter) -> float:
 
 # Bad requests that mean the chat itself is gone, not that our request was wrong.
 _GONE = ("chat not found", "user is deactivated", "peer_id_invalid", "bot was kicked")
+# A bad request that means an edit asked for what the message already shows.
+_UNCHANGED = "message is not modified"
 
 
 def classify(exc: BaseException) -> Outcome:
@@ -85,6 +88,8 @@ def classify(exc: BaseException) -> Outcome:
         return Outcome.UNREACHABLE
     if isinstance(exc, BadRequest):
         text = exc.message.lower()
+        if _UNCHANGED in text:
+            return Outcome.SENT
         return Outcome.UNREACHABLE if any(g in text for g in _GONE) else Outcome.REJECTED
     cause = exc.__cause__
     if isinstance(exc, TimedOut):
@@ -246,10 +251,23 @@ async def edit_text(
     text: str,
     keyboard: InlineKeyboardMarkup | None = None,
 ) -> Result:
-    """Replace a message's text (and keyboard)."""
+    """Replace a message's text (and keyboard: None removes it)."""
     try:
         edited = await bot.edit_message_text(
             text, chat_id=chat_id, message_id=message_id, reply_markup=keyboard
+        )
+    except TelegramError as exc:
+        return Result(classify(exc), error=exc)
+    return Result(Outcome.SENT, edited if isinstance(edited, Message) else None, message_id, 1)
+
+
+async def edit_keyboard(
+    bot: Bot, chat_id: int, message_id: int, keyboard: InlineKeyboardMarkup | None
+) -> Result:
+    """Replace the buttons under a message (None removes them)."""
+    try:
+        edited = await bot.edit_message_reply_markup(
+            chat_id=chat_id, message_id=message_id, reply_markup=keyboard
         )
     except TelegramError as exc:
         return Result(classify(exc), error=exc)

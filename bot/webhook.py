@@ -24,6 +24,7 @@ from telegram import Update
 from telegram.ext import Application
 from tornado.httpserver import HTTPServer
 
+from bot.app import STOP_KEY, shut_down
 from bot.config import Settings
 from bot.storage import Storage
 
@@ -144,7 +145,7 @@ async def serve_webhook(app: AnyApp, settings: Settings, storage: Storage) -> No
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    app.bot_data["stop"] = stop.set  # bot.app.STOP_KEY: a lost lease stops the run too
+    app.bot_data[STOP_KEY] = stop.set  # a lost lease stops the run too
     secret = settings.webhook_secret_token
     secret_value = secret.get_secret_value() if secret else None
     server = HTTPServer(
@@ -173,10 +174,4 @@ async def serve_webhook(app: AnyApp, settings: Settings, storage: Storage) -> No
     finally:
         server.stop()
         await server.close_all_connections()
-        if app.running:
-            await app.stop()
-            if app.post_stop:
-                await app.post_stop(app)
-        await app.shutdown()
-        if app.post_shutdown:
-            await app.post_shutdown(app)
+        await shut_down(app)

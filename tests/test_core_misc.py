@@ -185,3 +185,18 @@ def test_whose_clock_applies() -> None:
     assert zone_of("UTC", ChatRecord(-5, ChatKind.GROUP, timezone="Europe/Berlin"), user) == (
         "Europe/Berlin"
     )
+    # The stored zone alone counts as the user (storage and the reminder rule hold only that).
+    assert zone_of("UTC", user="Asia/Tokyo") == zone_of("UTC", user=user)
+    assert zone_of("UTC", group, "Asia/Tokyo") == "UTC"
+    assert zone_of("Europe/Paris", user=UserProfile(2)) == "Europe/Paris"
+
+
+def test_the_reminder_rule_reads_the_clock_by_zone_of() -> None:
+    from zoneinfo import ZoneInfo
+
+    from bot.core.reminders import ReminderRule
+
+    rule = ReminderRule(default_zone="Asia/Shanghai")
+    assert rule.zone(None) == ZoneInfo("Asia/Shanghai")
+    assert rule.zone("") == ZoneInfo("Asia/Shanghai")
+    assert rule.zone("Europe/Berlin") == ZoneInfo("Europe/Berlin")

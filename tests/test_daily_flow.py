@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from datetime import time
+from pathlib import Path
 
 from bot.core.schedule import DailySchedule, Days, next_occurrence
 from tests.conftest import BotHarness
@@ -56,6 +58,29 @@ async def test_changing_the_time_zone_moves_the_daily_question(bot: BotHarness) 
     assert chat.next_due_at.isoformat() == "2026-03-02T23:30:00+00:00"  # 08:30 Tue in Tokyo
     (reply,) = await bot.say(ADA, "/daily")
     assert "08:30 every day (Asia/Tokyo)" in reply.visible and "That is" not in reply.visible
+
+
+async def test_a_zone_change_is_one_transaction(bot: BotHarness) -> None:
+    """The user's zone, their reminder instant and their daily question's next occurrence
+    commit together: no state where one moved and the other did not."""
+    await bot.say(ADA, "/daily 08:30")
+    statements: list[str] = []
+    await bot.storage.db.set_trace_callback(statements.append)
+    await bot.say(ADA, "/timezone Asia/Tokyo")
+    await bot.storage.db.set_trace_callback(None)
+    moved = [
+        i
+        for i, s in enumerate(statements)
+        if s.startswith(("UPDATE users SET timezone", "UPDATE users SET remind_at"))
+        or (s.startswith("UPDATE chats SET") and f"chat_id = {ADA.id}" in s)
+    ]
+    assert len(moved) >= 3, statements
+    begin = max(i for i, s in enumerate(statements[: moved[0]]) if s.startswith("BEGIN"))
+    between = statements[begin : moved[-1]]
+    assert not any(s.startswith(("COMMIT", "BEGIN")) for s in between[1:]), between
+    chat = await bot.storage.get_chat(ADA.id)
+    assert chat is not None and chat.next_due_at is not None
+    assert chat.next_due_at.isoformat() == "2026-03-02T23:30:00+00:00"  # 08:30 Tue in Tokyo
 
 
 async def test_bad_daily_arguments_get_examples(bot: BotHarness) -> None:
@@ -286,3 +311,47 @@ async def test_only_admins_change_the_group_schedule(bot: BotHarness, api: FakeB
         anonymous, "/daily off", chat_id=GROUP, extra={"sender_chat": sender_chat}
     )
     assert "turned off" in reply.visible
+
+
+async def test_a_private_chats_zone_is_stored_once_on_its_user(bot: BotHarness) -> None:
+    """/daily with a zone and /timezone both set the user's zone; the chat row keeps none,
+    and reading the chat gives the user's zone (a group keeps its own)."""
+    await bot.say(ADA, "/daily 08:30 Asia/Shanghai")
+    await bot.say(ADA, "/timezone Asia/Tokyo")
+    row = await bot.storage._one("SELECT timezone FROM chats WHERE chat_id = ?", (ADA.id,))
+    assert row is not None and row[0] is None
+    user, chat = await bot.storage.get_user(ADA.id), await bot.storage.get_chat(ADA.id)
+    assert user is not None and chat is not None
+    assert user.timezone == chat.timezone == "Asia/Tokyo"
+    (reply,) = await bot.say(ADA, "/daily")
+    assert "08:30 every day (Asia/Tokyo)" in reply.visible
+
+
+async def test_upgrading_keeps_each_private_chats_zone_on_its_user(tmp_path: Path) -> None:
+    """Migration 010 drops the private chats' copy of the zone: the user's (what /timezone
+    last set) is the chat's from then on; a group's own zone stays."""
+    from bot.storage import Storage
+    from bot.storage.database import migrations
+
+    path = tmp_path / "old.sqlite3"
+    with sqlite3.connect(path) as db:
+        for version, sql in (m for m in migrations() if m[0] <= 9):
+            db.executescript(f"BEGIN;\n{sql}\nPRAGMA user_version = {version};\nCOMMIT;")
+        db.executemany(
+            "INSERT INTO users (user_id, first_name, timezone, created_at) VALUES (?, 'u', ?, '')",
+            [(1, "Asia/Tokyo"), (2, None), (3, "Asia/Tokyo")],
+        )
+        db.executemany(
+            "INSERT INTO chats (chat_id, kind, timezone, created_at) VALUES (?, ?, ?, '')",
+            [(1, "private", "Asia/Tokyo"), (2, "private", "UTC"), (3, "private", "Europe/Paris"),
+             (-5, "group", "Europe/Berlin")],
+        )  # fmt: skip
+    storage = Storage(path)
+    await storage.open()
+    try:
+        zones = {c: (await storage.get_chat(c)).timezone for c in (1, 2, 3, -5)}  # type: ignore[union-attr]
+        stored = await storage._all("SELECT chat_id, timezone FROM chats ORDER BY chat_id")
+    finally:
+        await storage.close()
+    assert zones == {1: "Asia/Tokyo", 2: None, 3: "Asia/Tokyo", -5: "Europe/Berlin"}
+    assert [tuple(r) for r in stored] == [(-5, "Europe/Berlin"), (1, None), (2, None), (3, None)]

@@ -12,7 +12,6 @@ import os
 import random
 import shutil
 import sqlite3
-import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,8 +19,9 @@ from pathlib import Path
 import pytest
 
 from bot.storage import Storage
-from tests.conftest import CONTENT, BotHarness
+from tests.conftest import BotHarness
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser
+from tests.support.run import run_env, start_run
 
 ADA = FakeUser(1001, "Ada", "en")
 EXIT_DATABASE = 3
@@ -40,22 +40,16 @@ async def run_bot(
     api: FakeBotAPI, database: Path, *, unprivileged: bool = False
 ) -> tuple[int, str]:
     """`interview-bot run` on `database` until it exits by itself; (status, stdout+stderr)."""
-    env = {
-        **os.environ,
-        "TELEGRAM_BOT_TOKEN": api.token,
-        "TELEGRAM_API_BASE_URL": api.base_url,
-        "DATABASE_PATH": str(database),
-        "CONTENT_DIR": str(CONTENT),
-        "LOG_LEVEL": "DEBUG",
-    }
+    env = run_env(api, database, LOG_LEVEL="DEBUG")
     prefix = list(AS_UNPRIVILEGED) if unprivileged else []
     if prefix == ["unavailable"]:
         pytest.skip("running as root without setpriv: file modes cannot be tested")
-    process = await asyncio.create_subprocess_exec(
-        *prefix, sys.executable, "-m", "bot", "run",
-        cwd=database.parent if database.parent.exists() else None, env=env,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-    )  # fmt: skip
+    process = await start_run(
+        env,
+        database.parent if database.parent.exists() else None,
+        prefix=prefix,
+        stderr=asyncio.subprocess.STDOUT,
+    )
     try:
         out, _ = await asyncio.wait_for(process.communicate(), 60)
     except TimeoutError:

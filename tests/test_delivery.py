@@ -49,6 +49,9 @@ def _wrapped(kind: type[TelegramError], cause: Exception) -> TelegramError:
                      id="chat-gone"),
         pytest.param(BadRequest("Bad Request: can't parse entities"), Outcome.REJECTED,
                      id="bad-markup"),
+        pytest.param(BadRequest("Message is not modified: specified new message content and "
+                                "reply markup are exactly the same"), Outcome.SENT,
+                     id="edit-unchanged"),
         pytest.param(NetworkError("Bad Gateway"), Outcome.RETRY, id="502"),
         pytest.param(_wrapped(NetworkError, httpx.ConnectError("refused")), Outcome.RETRY,
                      id="refused"),

@@ -9,6 +9,7 @@ import pytest
 from bot.handlers import groups
 from tests.conftest import BotHarness
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser
+from tests.support.wait import until
 from tests.test_group_flow import (
     ANA,
     BEN,
@@ -16,7 +17,6 @@ from tests.test_group_flow import (
     MEDIUM,
     STRONG,
     WEAK,
-    _until,
     open_beginner_q3,
     reactions,
 )
@@ -43,7 +43,7 @@ async def test_replies_from_bots_are_not_answers(bot: BotHarness, api: FakeBotAP
     )
     # Sentinel: a member's answer after the bot's reply is acknowledged.
     mine = api.message(ANA, MEDIUM, chat_id=GROUP, reply_to=question.message_id)
-    await _until(lambda: mine in reacted_to(api))
+    await until(lambda: mine in reacted_to(api), 5)
     assert relayed not in reacted_to(api)
     assert await bot.storage.answers_for(RELAY.id) == []
     (results,) = await bot.say(ANA, "/reveal", chat_id=GROUP)
@@ -56,16 +56,16 @@ async def test_an_edit_of_a_replaced_answer_gets_no_reaction(
 ) -> None:
     question = await open_beginner_q3(bot)
     first = api.message(ANA, WEAK, chat_id=GROUP, reply_to=question.message_id)
-    await _until(lambda: first in reacted_to(api))
+    await until(lambda: first in reacted_to(api), 5)
     second = api.message(ANA, MEDIUM, chat_id=GROUP, reply_to=question.message_id)
-    await _until(lambda: second in reacted_to(api))
+    await until(lambda: second in reacted_to(api), 5)
     api.message(ANA, STRONG, chat_id=GROUP, reply_to=question.message_id, edited_from=first)
     sentinel = api.message(BEN, WEAK, chat_id=GROUP, reply_to=question.message_id)
-    await _until(lambda: sentinel in reacted_to(api))
+    await until(lambda: sentinel in reacted_to(api), 5)
     # The edit was not stored (the later answer counts), so it is not acknowledged.
     assert reacted_to(api).count(first) == 1
     # The current answer's edit is stored and acknowledged again.
     api.message(ANA, STRONG, chat_id=GROUP, reply_to=question.message_id, edited_from=second)
-    await _until(lambda: reacted_to(api).count(second) == 2)
+    await until(lambda: reacted_to(api).count(second) == 2, 5)
     (results,) = await bot.say(ANA, "/reveal", chat_id=GROUP)
     assert "🥇 Ana — 100% (4/4)" in results.visible

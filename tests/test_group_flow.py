@@ -10,6 +10,7 @@ import pytest
 from bot.handlers import groups
 from tests.conftest import BotHarness
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser, Sent
+from tests.support.wait import until
 
 GROUP = -100300
 ANA, BEN, CAI, DEE = (
@@ -64,16 +65,8 @@ async def answer(bot: BotHarness, user: FakeUser, text: str, question: Sent, **k
         reply_to=question.message_id,
         **kw,  # type: ignore[arg-type]
     )
-    await _until(lambda: len(reactions(bot.api)) > before)
+    await until(lambda: len(reactions(bot.api)) > before, 5)
     return message_id
-
-
-async def _until(condition, seconds: float = 5.0) -> None:  # type: ignore[no-untyped-def]
-    for _ in range(int(seconds / 0.02)):
-        if condition():
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError("condition not reached")
 
 
 async def test_added_to_a_group_the_bot_introduces_itself(bot: BotHarness, api: FakeBotAPI) -> None:
@@ -99,7 +92,7 @@ async def test_round_with_several_members_answering_at_once(
         (DEE, MEDIUM + " preserve ordering"),
     ):
         api.message(user, text, chat_id=GROUP, reply_to=question.message_id)
-    await _until(lambda: len(reactions(api)) == before + 4)
+    await until(lambda: len(reactions(api)) == before + 4, 5)
     assert all("✍" in r.text for r in reactions(api))
     # Nothing is said in the group while the round is open: no spoilers, no flood.
     assert not [m for m in messages(api)[seen:] if "Reference answer" in m.visible]
@@ -120,7 +113,7 @@ async def test_latest_answer_counts_and_edits_replace_it(bot: BotHarness, api: F
     await answer(bot, ANA, MEDIUM, question)  # a second answer replaces the first
     before = len(reactions(api))
     api.message(BEN, STRONG, chat_id=GROUP, reply_to=question.message_id, edited_from=None)
-    await _until(lambda: len(reactions(api)) > before)
+    await until(lambda: len(reactions(api)) > before, 5)
     # Editing an older message does not bring an older answer back.
     api.message(
         ANA, WEAK + " edited", chat_id=GROUP, reply_to=question.message_id, edited_from=first
@@ -142,7 +135,7 @@ async def test_edit_of_the_current_answer_is_rescored(bot: BotHarness, api: Fake
     mine = await answer(bot, ANA, WEAK, question)
     before = len(reactions(api))
     api.message(ANA, STRONG, chat_id=GROUP, reply_to=question.message_id, edited_from=mine)
-    await _until(lambda: len(reactions(api)) > before)
+    await until(lambda: len(reactions(api)) > before, 5)
     (results,) = await bot.say(ANA, "/reveal", chat_id=GROUP)
     assert "🥇 Ana — 100% (4/4)" in results.visible
 

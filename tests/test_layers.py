@@ -1,8 +1,9 @@
 """The layers' import rules, read from the source with `ast` (no module is imported).
 
 Data flows one way (ARCHITECTURE.md): handlers call services, services call core, storage and
-delivery; background jobs call services. A handler importing another handler, a job importing
-a handler, or core importing telegram or aiosqlite is a use case or a rule in the wrong place.
+delivery; background jobs call services. A handler importing another handler or reaching
+storage itself, a job importing a handler, or core importing telegram or aiosqlite is a use
+case or a rule in the wrong place.
 """
 
 from __future__ import annotations
@@ -88,6 +89,51 @@ def test_jobs_and_services_import_no_handler() -> None:
 @pytest.mark.parametrize("library", ["telegram", "aiosqlite", "bot.storage", "bot.services"])
 def test_core_imports_no_io(library: str) -> None:
     assert broken("bot.core", lambda _me, name: within(name, library)) == []
+
+
+# What a handler may take from bot.storage: what a database error means (it reads no data).
+STORAGE_ERRORS = {"is_busy", "is_full"}
+# The update de-duplication (group -2) claims update_ids in storage itself: the transport's
+# guard, run before any context is loaded, one keyed insert with no rule to share.
+STORAGE_GUARD = {"bot.handlers.updates"}
+
+
+def storage_uses(source: str, filename: str = "") -> list[str]:
+    """Where `source` reaches storage: a `.storage` attribute, or an import from bot.storage
+    of anything but its error predicates."""
+    found: list[str] = []
+    for node in ast.walk(ast.parse(source, filename=filename)):
+        if isinstance(node, ast.Attribute) and node.attr == "storage":
+            found.append(f"line {node.lineno}: .storage")
+        elif isinstance(node, ast.Import):
+            found += [f"line {node.lineno}: import {a.name}" for a in node.names
+                      if within(a.name, "bot.storage")]  # fmt: skip
+        elif isinstance(node, ast.ImportFrom) and within(node.module or "", "bot.storage"):
+            names = {a.name for a in node.names}
+            if node.module != "bot.storage" or not names <= STORAGE_ERRORS:
+                found.append(f"line {node.lineno}: from {node.module} import {sorted(names)}")
+    return found
+
+
+def test_handlers_reach_storage_only_through_services() -> None:
+    """Handlers call a service method per action: no handler holds the storage object or
+    imports from bot.storage (but what a database error means, for the error handler)."""
+    assert {
+        module_name(path): uses
+        for path in modules("bot.handlers")
+        if module_name(path) not in STORAGE_GUARD
+        and (uses := storage_uses(path.read_text(encoding="utf-8"), path.name))
+    } == {}
+
+
+def test_the_storage_check_sees_each_way_of_reaching_it() -> None:
+    source = (
+        "from bot.storage import is_busy, is_full\n"
+        "from bot.storage import Storage\n"
+        "import bot.storage.users\n"
+        "async def f(svc):\n    await svc.storage.get_user(1)\n"
+    )
+    assert [use.split(":")[0] for use in storage_uses(source)] == ["line 2", "line 3", "line 5"]
 
 
 def test_sql_driver_only_in_storage() -> None:

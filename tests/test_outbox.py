@@ -22,6 +22,7 @@ from bot.core.schedule import DailySchedule, Days, next_occurrence
 from bot.handlers import groups
 from tests.conftest import BotHarness, FakeClock
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser, Sent
+from tests.support.wait import until
 from tests.test_daily_flow import dailies, subscribe
 
 ADA = FakeUser(2101, "Ada", "en")
@@ -218,7 +219,7 @@ async def test_rows_waiting_in_the_rate_limiter_are_not_in_flight(
     bot.clock.advance(minutes=30)
     api.hang()  # what reaches the server is recorded and never answered
     await bot.sender.tick()
-    await _until_true(lambda: api.hanging == 1)
+    await until(lambda: api.hanging == 1)
     # One request is out (1 a second); four wait their turn in the limiter.
     statuses = await bot.storage.outbox_statuses()
     assert statuses["sending"] == 1
@@ -240,14 +241,6 @@ async def test_rows_waiting_in_the_rate_limiter_are_not_in_flight(
         assert prompts_per_chat(api, chats) == [1] * len(chats)
     finally:
         await again.stop()
-
-
-async def _until_true(condition, seconds: float = 10.0) -> None:  # type: ignore[no-untyped-def]
-    for _ in range(int(seconds / 0.01)):
-        if condition():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError("condition never held")
 
 
 @pytest.mark.parametrize(
@@ -298,7 +291,7 @@ async def test_a_refused_connection_never_puts_a_row_in_flight(
     bot.clock.advance(minutes=30)
     await api.close_port()
     await bot.sender.tick()
-    await _until_true(lambda: bot.outbox.outcomes["sent"] == 0 and bot.outbox._failures_in_row >= 5)
+    await until(lambda: bot.outbox.outcomes["sent"] == 0 and bot.outbox._failures_in_row >= 5)
     await api.open_port()
     await bot.settle(timeout=30)
     await _sentinel(bot, ADA)

@@ -9,7 +9,6 @@ foreign key is checked to lead an index.
 
 from __future__ import annotations
 
-import asyncio
 import re
 import sqlite3
 from pathlib import Path
@@ -17,6 +16,7 @@ from pathlib import Path
 from bot.storage import Storage
 from tests.conftest import BotHarness, FakeClock
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser
+from tests.support.wait import until
 
 ADA = FakeUser(9101, "Ada")
 BEN = FakeUser(9102, "Ben")
@@ -47,14 +47,6 @@ def scanning(path: Path, statements: set[str]) -> dict[str, list[str]]:
     return {s: scans for s, scans in found.items() if scans}
 
 
-async def _until(condition, seconds: float = 10.0) -> None:  # type: ignore[no-untyped-def]
-    for _ in range(int(seconds / 0.02)):
-        if condition():
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError("condition not reached")
-
-
 async def settle(bot: BotHarness, user: FakeUser, chat_id: int | None = None) -> None:
     """Wait until every update sent so far in the chat was handled (updates of a chat are
     handled in order, so the reply to a later /help is the sentinel)."""
@@ -68,7 +60,7 @@ async def settle(bot: BotHarness, user: FakeUser, chat_id: int | None = None) ->
             marker in s.visible and s.method == "sendMessage" for s in bot.api.to(chat)[before:]
         )
 
-    await _until(answered)
+    await until(answered)
 
 
 async def user_session(bot: BotHarness, api: FakeBotAPI) -> None:

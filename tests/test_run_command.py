@@ -3,33 +3,20 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
-import socket
-import sys
 from pathlib import Path
 
 import aiohttp
 
-from tests.conftest import CONTENT
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser
+from tests.support.run import free_port, run_env, start_run
 
 NEW_USER = FakeUser(424242, "Neo", "en")
 
 
 async def test_the_bot_runs_answers_and_stops_cleanly(api: FakeBotAPI, tmp_path: Path) -> None:
-    env = {
-        **os.environ,
-        "TELEGRAM_BOT_TOKEN": api.token,
-        "TELEGRAM_API_BASE_URL": api.base_url,
-        "DATABASE_PATH": str(tmp_path / "data" / "bot.sqlite3"),
-        "CONTENT_DIR": str(CONTENT),
-        "LOG_LEVEL": "DEBUG",
-    }
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", "run",
-        cwd=tmp_path, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
+    env = run_env(api, tmp_path / "data" / "bot.sqlite3", LOG_LEVEL="DEBUG")
+    process = await start_run(env, tmp_path)
     try:
         api.message(NEW_USER, "/start")
         (welcome,) = await api.wait_for(NEW_USER.id, 1, timeout=30)
@@ -53,23 +40,17 @@ async def test_the_bot_runs_answers_and_stops_cleanly(api: FakeBotAPI, tmp_path:
 async def test_webhook_mode_takes_updates_only_with_the_secret(
     api: FakeBotAPI, tmp_path: Path
 ) -> None:
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}/telegram"
-    env = {
-        **os.environ,
-        "TELEGRAM_BOT_TOKEN": api.token,
-        "TELEGRAM_API_BASE_URL": api.base_url,
-        "DATABASE_PATH": str(tmp_path / "bot.sqlite3"),
-        "CONTENT_DIR": str(CONTENT),
-        "TELEGRAM_WEBHOOK_URL": url,
-        "WEBHOOK_LISTEN": "127.0.0.1",
-        "WEBHOOK_PORT": str(port),
-        "WEBHOOK_SECRET_TOKEN": "s3cret-Token_1",
-    }
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", "run",
-        cwd=tmp_path, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
+    env = run_env(
+        api,
+        tmp_path / "bot.sqlite3",
+        TELEGRAM_WEBHOOK_URL=url,
+        WEBHOOK_LISTEN="127.0.0.1",
+        WEBHOOK_PORT=str(port),
+        WEBHOOK_SECRET_TOKEN="s3cret-Token_1",
+    )
+    process = await start_run(env, tmp_path)
     update = {
         "update_id": 1,
         "message": {
@@ -99,10 +80,3 @@ async def test_webhook_mode_takes_updates_only_with_the_secret(
         process.send_signal(signal.SIGINT)
         _, stderr = await asyncio.wait_for(process.communicate(), 30)
     assert process.returncode == 0, stderr.decode()[-2000:]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port

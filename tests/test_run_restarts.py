@@ -9,10 +9,8 @@ server's record.
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import socket
-import sys
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -20,32 +18,28 @@ from pathlib import Path
 import pytest
 
 from bot.storage import Storage
-from tests.conftest import CONTENT
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser
+from tests.support.run import run_env, start_run
 from tests.support.seed import seed_due_subscribers
+from tests.support.wait import until
 
 CHATS = 2000
 CONCURRENCY = 16
+WAIT = 120.0  # seconds a step of a fan-out may take on a busy machine
 WATCHER = FakeUser(999_999, "Sentinel")
 
 
-def _env(api: FakeBotAPI, database: Path, **extra: str) -> dict[str, str]:
-    return {
-        **os.environ,
-        "TELEGRAM_BOT_TOKEN": api.token,
-        "TELEGRAM_API_BASE_URL": api.base_url,
-        "DATABASE_PATH": str(database),
-        "CONTENT_DIR": str(CONTENT),
-        "LOG_LEVEL": "INFO",
-        "RATE_LIMIT_PER_SECOND": "300",
-        "SEND_CONCURRENCY": str(CONCURRENCY),
-        "SCHEDULER_INTERVAL_SECONDS": "0.5",
-        "OUTBOX_POLL_SECONDS": "0.1",
-        "RETRY_BASE_SECONDS": "0.1",
-        "RETRY_MAX_SECONDS": "1",
-        "STOP_GRACE_SECONDS": "2",
-        **extra,
-    }
+# Fast retries and a quick stop, so a restart test takes seconds.
+FAST = {
+    "LOG_LEVEL": "INFO",
+    "RATE_LIMIT_PER_SECOND": "300",
+    "SEND_CONCURRENCY": str(CONCURRENCY),
+    "SCHEDULER_INTERVAL_SECONDS": "0.5",
+    "OUTBOX_POLL_SECONDS": "0.1",
+    "RETRY_BASE_SECONDS": "0.1",
+    "RETRY_MAX_SECONDS": "1",
+    "STOP_GRACE_SECONDS": "2",
+}
 
 
 async def _seed(database: Path, chats: int = CHATS) -> list[int]:
@@ -53,24 +47,11 @@ async def _seed(database: Path, chats: int = CHATS) -> list[int]:
 
 
 async def _start(api: FakeBotAPI, database: Path, **env: str) -> asyncio.subprocess.Process:
-    return await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", "run",
-        cwd=database.parent, env=_env(api, database, **env),
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
+    return await start_run(run_env(api, database, **{**FAST, **env}), database.parent)
 
 
 def _prompts(api: FakeBotAPI) -> Counter[int]:
     return Counter(s.chat_id for s in api.sent if s.method == "sendMessage" and s.chat_id > 50_000)
-
-
-async def _until(condition, what: str, seconds: float = 120.0) -> None:  # type: ignore[no-untyped-def]
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + seconds
-    while not condition():
-        if loop.time() > deadline:
-            raise AssertionError(f"gave up waiting: {what}")
-        await asyncio.sleep(0.02)
 
 
 async def _open_rows(database: Path) -> int:
@@ -84,7 +65,7 @@ async def _open_rows(database: Path) -> int:
 
 async def _finish(api: FakeBotAPI, process: asyncio.subprocess.Process, database: Path) -> str:
     """Wait until every chat had its prompt and nothing is left open; stop; the logs."""
-    await _until(lambda: len(_prompts(api)) == CHATS, "every chat prompted")
+    await until(lambda: len(_prompts(api)) == CHATS, WAIT, "every chat prompted")
     for _ in range(500):
         if await _open_rows(database) == 0:
             break
@@ -106,11 +87,11 @@ async def test_kill_9_mid_fan_out_then_a_restart_prompts_every_chat_once(
     chats = await _seed(database)
     first = await _start(api, database)
     try:
-        await _until(lambda: len(_prompts(api)) >= CHATS // 4, "a quarter of the fan-out")
+        await until(lambda: len(_prompts(api)) >= CHATS // 4, WAIT, "a quarter of the fan-out")
         # From now on requests reach the server but get no answer: every worker ends up with
         # one request out, the rest of the fan-out waits in the process. Then kill -9.
         api.hang()
-        await _until(lambda: api.hanging == CONCURRENCY, "every worker with a request out")
+        await until(lambda: api.hanging == CONCURRENCY, WAIT, "every worker with a request out")
         reached = len(_prompts(api))
         first.kill()
         await first.wait()
@@ -134,10 +115,10 @@ async def test_sigterm_mid_fan_out_hands_back_work_and_a_restart_finishes_it(
     database = tmp_path / "bot.sqlite3"
     chats = await _seed(database)
     first = await _start(api, database)
-    await _until(lambda: len(_prompts(api)) >= CHATS // 4, "a quarter of the fan-out")
+    await until(lambda: len(_prompts(api)) >= CHATS // 4, WAIT, "a quarter of the fan-out")
     if state in ("api-hanging", "api-refusing"):
         api.hang()
-        await _until(lambda: api.hanging == CONCURRENCY, "every worker with a request out")
+        await until(lambda: api.hanging == CONCURRENCY, WAIT, "every worker with a request out")
     if state == "api-refusing":
         # Telegram goes away with a request of every worker read and acted on: the closing
         # port drops their connections before the answers ("Server disconnected"). They may
@@ -193,7 +174,7 @@ async def test_a_second_instance_exits_at_once_without_sending(
     await _seed(database, chats=50)
     first = await _start(api, database)
     try:
-        await _until(lambda: len(_prompts(api)) == 50, "the first instance serving")
+        await until(lambda: len(_prompts(api)) == 50, WAIT, "the first instance serving")
         other = FakeBotAPI()  # the second instance's traffic, kept apart
         await other.start()
         try:
@@ -240,10 +221,10 @@ async def test_an_instance_that_loses_its_lease_stops_sending_and_exits(
     chats = await _seed(database)
     first = await _start(api, database, LEASE_SECONDS="1.5")  # renewed every 0.5 s
     try:
-        await _until(lambda: len(_prompts(api)) >= CHATS // 4, "a quarter of the fan-out")
+        await until(lambda: len(_prompts(api)) >= CHATS // 4, WAIT, "a quarter of the fan-out")
         # Every worker with a request out, more rows claimed and waiting in the process.
         api.hang()
-        await _until(lambda: api.hanging == CONCURRENCY, "every worker with a request out")
+        await until(lambda: api.hanging == CONCURRENCY, WAIT, "every worker with a request out")
         storage = Storage(database)
         await storage.open()
         try:

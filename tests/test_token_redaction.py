@@ -5,16 +5,14 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
-import os
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from bot.logs import REDACTED, configure_logging, redact
-from tests.conftest import CONTENT
 from tests.support.fake_bot_api import FakeBotAPI
+from tests.support.run import run_env, start_run
 
 # Shaped like a real token (bot id, colon, 35 url-safe characters).
 REAL_LOOKING = "7312345678:AAHf3-xYz_0123456789abcdefghijklmnOPQ"
@@ -34,19 +32,9 @@ async def test_a_rejected_token_is_not_printed(token: str, status: int, tmp_path
     api.fail(
         "getMe", status, times=100, description="Unauthorized" if status == 401 else "Not Found"
     )
-    env = {
-        **os.environ,
-        "TELEGRAM_BOT_TOKEN": token,
-        "TELEGRAM_API_BASE_URL": api.base_url,
-        "DATABASE_PATH": str(tmp_path / "bot.sqlite3"),
-        "CONTENT_DIR": str(CONTENT),
-        "LOG_LEVEL": "DEBUG",
-    }
+    env = run_env(api, tmp_path / "bot.sqlite3", LOG_LEVEL="DEBUG")
     try:
-        process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "bot", "run",
-            cwd=tmp_path, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        )  # fmt: skip
+        process = await start_run(env, tmp_path)
         stdout, stderr = await asyncio.wait_for(process.communicate(), 60)
     finally:
         await api.stop()

@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import CONTENT, BotHarness
+from tests.conftest import BotHarness
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser
-from tests.test_run_command import _free_port
+from tests.support.run import free_port, run_env, start_run
 
 SECRET = "s3cret-Token_1"
 NEO = FakeUser(424242, "Neo", "en")
@@ -78,22 +78,16 @@ def post_head(port: int, length: int | None, *, secret: str | None = SECRET) -> 
 
 @pytest.fixture
 async def webhook_bot(api: FakeBotAPI, tmp_path: Path) -> AsyncIterator[int]:
-    port = _free_port()
-    env = {
-        **os.environ,
-        "TELEGRAM_BOT_TOKEN": api.token,
-        "TELEGRAM_API_BASE_URL": api.base_url,
-        "DATABASE_PATH": str(tmp_path / "bot.sqlite3"),
-        "CONTENT_DIR": str(CONTENT),
-        "TELEGRAM_WEBHOOK_URL": f"http://127.0.0.1:{port}/telegram",
-        "WEBHOOK_LISTEN": "127.0.0.1",
-        "WEBHOOK_PORT": str(port),
-        "WEBHOOK_SECRET_TOKEN": SECRET,
-    }
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", "run",
-        cwd=tmp_path, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
+    port = free_port()
+    env = run_env(
+        api,
+        tmp_path / "bot.sqlite3",
+        TELEGRAM_WEBHOOK_URL=f"http://127.0.0.1:{port}/telegram",
+        WEBHOOK_LISTEN="127.0.0.1",
+        WEBHOOK_PORT=str(port),
+        WEBHOOK_SECRET_TOKEN=SECRET,
+    )
+    process = await start_run(env, tmp_path)
     try:
         for _ in range(200):  # until the health endpoint answers
             try:
@@ -192,4 +186,4 @@ async def test_health_command_asks_the_listener(webhook_bot: int, tmp_path: Path
         return await asyncio.wait_for(process.wait(), 60)
 
     assert await health(webhook_bot) == 0
-    assert await health(_free_port()) == 1  # nothing listening: unhealthy
+    assert await health(free_port()) == 1  # nothing listening: unhealthy

@@ -19,6 +19,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from bot.core.streaks import StreakState, at_risk
+from bot.core.timezones import zone_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +30,8 @@ class ReminderRule:
     default_zone: str = "UTC"
 
     def zone(self, user_zone: str | None) -> ZoneInfo:
-        return ZoneInfo(user_zone or self.default_zone)
+        """The user's clock (no chat: their zone, else the default), by `zone_of`."""
+        return ZoneInfo(zone_of(self.default_zone, user=user_zone))
 
     def instant(self, day: date, zone: ZoneInfo) -> datetime:
         """The UTC instant of the reminder hour on local `day`."""

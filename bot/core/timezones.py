@@ -167,11 +167,14 @@ def suggest_timezones(name: str, limit: int = 3) -> list[str]:
     return found[:limit]
 
 
-def zone_of(default: str, chat: ChatRecord | None = None, user: UserProfile | None = None) -> str:
+def zone_of(
+    default: str, chat: ChatRecord | None = None, user: UserProfile | str | None = None
+) -> str:
     """The one rule for whose clock applies: the chat's zone; for a private chat (or no chat)
-    the user's; else the bot's default."""
+    the user's (`user`: the user, or the zone stored for them); else the bot's default."""
     if chat is not None and chat.timezone:
         return chat.timezone
-    if user is not None and user.timezone and (chat is None or chat.kind == "private"):
-        return user.timezone
+    user_zone = user if user is None or isinstance(user, str) else user.timezone
+    if user_zone and (chat is None or chat.kind == "private"):
+        return user_zone
     return default

@@ -9,7 +9,6 @@ handler-side shortcuts taking a context.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -30,8 +29,6 @@ from bot import delivery
 from bot.core.models import UserProfile
 from bot.i18n import DEFAULT_LANGUAGE, Html, language_for, user_language
 from bot.services import Services
-
-log = logging.getLogger(__name__)
 
 SERVICES_KEY = "services"
 
@@ -103,16 +100,8 @@ async def current_user(update: Update, svc: Services) -> UserProfile | None:
     if tg is None:
         return None
     private = update.effective_chat is not None and update.effective_chat.type == "private"
-    user = await svc.storage.get_user(tg.id)
     client = language_for(tg.language_code) if tg.language_code else None
-    stale = (
-        user is None
-        or user.first_name != (tg.first_name or "")[:64]
-        or (client is not None and user.telegram_language != client)
-    )
-    if stale or (private and not (user.active and user.started)):  # type: ignore[union-attr]
-        user = await svc.storage.ensure_user(tg.id, tg.first_name or "", client, private=private)
-    return user
+    return await svc.chats.sender(tg.id, tg.first_name or "", client, private=private)
 
 
 class Turn(NamedTuple):
@@ -148,37 +137,43 @@ async def send(
         context.bot, chat_id, messages, keyboard, reply_to=reply_to
     )
     if result.outcome is delivery.Outcome.MIGRATED and result.new_chat_id is not None:
-        await delivery.settle(svc.storage, chat_id, result)
+        await delivery.settle(svc.chats, chat_id, result)
         chat_id = result.new_chat_id
         result = await delivery.send_messages(context.bot, chat_id, messages, keyboard)
-    await delivery.settle(svc.storage, chat_id, result)
+    await delivery.settle(svc.chats, chat_id, result)
     return result.message if result.ok else None
 
 
-async def set_keyboard(query: CallbackQuery, keyboard: InlineKeyboardMarkup | None) -> None:
+async def set_keyboard(
+    context: BotContext, query: CallbackQuery, keyboard: InlineKeyboardMarkup | None
+) -> None:
     """Change (None: remove) the buttons under the message a button was tapped on.
 
-    A second tap before the client caught up asks for the keyboard it already has; Telegram
-    answers 400 "message is not modified", which is the outcome we wanted anyway.
+    A second tap before the client caught up asks for the keyboard it already has: Telegram's
+    "message is not modified" is the outcome we wanted anyway (delivery counts it as done).
     """
-    try:
-        await query.edit_message_reply_markup(keyboard)
-    except BadRequest as exc:
-        if "not modified" not in exc.message.lower():
-            raise
-        log.debug("keyboard already as wanted: %s", exc)
+    message = query.message
+    if message is None:
+        return
+    result = await delivery.edit_keyboard(
+        context.bot, message.chat.id, message.message_id, keyboard
+    )
+    await delivery.settle(context.svc.chats, message.chat.id, result, "keyboard")
 
 
 async def edit_text(
-    query: CallbackQuery, text: Html, keyboard: InlineKeyboardMarkup | None = None
+    context: BotContext,
+    query: CallbackQuery,
+    text: Html,
+    keyboard: InlineKeyboardMarkup | None = None,
 ) -> None:
     """Redraw the message a button was tapped on; unchanged (a repeated tap) is fine."""
-    try:
-        await query.edit_message_text(text, reply_markup=keyboard)
-    except BadRequest as exc:
-        if "not modified" not in exc.message.lower():
-            raise
-        log.debug("message already as wanted: %s", exc)
+    message = query.message
+    if message is None:
+        return
+    chat_id = message.chat.id
+    result = await delivery.edit_text(context.bot, chat_id, message.message_id, text, keyboard)
+    await delivery.settle(context.svc.chats, chat_id, result, "edit")
 
 
 async def is_admin(update: Update, context: BotContext) -> bool:
@@ -220,5 +215,5 @@ async def _send_file(
     context: BotContext, chat_id: int, kind: str, file: InputFile, caption: Html
 ) -> bool:
     result = await delivery.send_file(context.bot, chat_id, kind, file, caption)
-    await delivery.settle(context.svc.storage, chat_id, result, kind)
+    await delivery.settle(context.svc.chats, chat_id, result, kind)
     return result.ok

@@ -9,13 +9,14 @@ from zoneinfo import ZoneInfo
 from telegram import Chat, Update
 
 from bot.core.models import ChatRecord, UserProfile
-from bot.core.schedule import parse_daily, parse_switch, parse_time
+from bot.core.schedule import DailyCommand, parse_daily, parse_switch, parse_time
 from bot.core.timezones import resolve_timezone, suggest_timezones, zone_label, zone_of
 from bot.handlers.common import BotContext, is_admin, send
 from bot.i18n import Html
 from bot.render import clock_time
 from bot.services import Services
-from bot.services.schedules import reschedule, save_schedule, zone_to_keep
+from bot.services.preferences import set_reminders
+from bot.services.schedules import reschedule, set_daily
 
 _ZH_WEEKDAYS = "一二三四五六日"
 
@@ -29,12 +30,7 @@ def _next_text(at: datetime, zone: str, lang: str) -> str:
 
 
 async def _chat_record(svc: Services, chat: Chat) -> ChatRecord:
-    record = await svc.storage.get_chat(chat.id)
-    if record is None or not record.active:
-        await svc.storage.ensure_chat(chat.id, chat.type, chat.title or chat.first_name or "")
-        record = await svc.storage.get_chat(chat.id)
-    assert record is not None
-    return record
+    return await svc.chats.record(chat.id, chat.type, chat.title or chat.first_name or "")
 
 
 async def daily(update: Update, context: BotContext) -> None:
@@ -64,15 +60,7 @@ async def daily(update: Update, context: BotContext) -> None:
             [Html(f"{_status(svc, record, user, lang)}\n{t(lang, 'daily_examples')}")],
         )
         return
-    zone = command.zone or zone_to_keep(svc, record, user)
-    at = command.at or record.daily_time
-    days = command.days or record.daily_days
-    enabled = record.daily_enabled if command.enabled is None else command.enabled
-    await save_schedule(svc, record, enabled=enabled, at=at, days=days, zone=zone)
-    if command.zone and chat.type == chat.PRIVATE and user is not None:
-        await svc.storage.update_user(user.user_id, timezone=command.zone)
-    updated = await svc.storage.get_chat(chat.id)
-    assert updated is not None
+    updated = await set_daily(svc, record, command)
     await send(context, chat.id, [_confirmation(svc, updated, user, lang)])
 
 
@@ -156,13 +144,8 @@ async def daily_button(update: Update, context: BotContext) -> None:
         await send(context, chat.id, [svc.strings(lang, "admins_only")])
         return
     record = await _chat_record(svc, chat)
-    zone = zone_to_keep(svc, record, user)
-    days = record.daily_days
     shown = parse_time((query.data or "").removeprefix("daily:on").lstrip(":"))
-    at = shown if shown is not None else record.daily_time
-    await save_schedule(svc, record, enabled=True, at=at, days=days, zone=zone)
-    updated = await svc.storage.get_chat(chat.id)
-    assert updated is not None
+    updated = await set_daily(svc, record, DailyCommand(enabled=True, at=shown))
     await send(context, chat.id, [_confirmation(svc, updated, user, lang)])
 
 
@@ -174,7 +157,7 @@ async def reminders(update: Update, context: BotContext) -> None:
     switch = parse_switch(" ".join(context.args or []))
     enabled = user.reminders if switch is None else switch
     if enabled != user.reminders:
-        await svc.storage.update_user(user.user_id, reminders=int(enabled))
+        await set_reminders(svc, user.user_id, enabled)
     await send(
         context, chat.id, [svc.strings(lang, "reminders_on" if enabled else "reminders_off")]
     )

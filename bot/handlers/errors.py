@@ -29,7 +29,7 @@ async def on_error(update: object, context: BotContext) -> None:
         and update.effective_chat
     ):
         log.info("chat %s is unreachable: %s", update.effective_chat.id, error)
-        await context.svc.storage.mark_unreachable(update.effective_chat.id)
+        await context.svc.chats.mark_unreachable(update.effective_chat.id)
         return
     where = ""
     if isinstance(update, Update):
@@ -52,7 +52,7 @@ async def on_error(update: object, context: BotContext) -> None:
         user_row = None
         if update.effective_user:
             with contextlib.suppress(Exception):  # reads may fail as the write did
-                user_row = await svc.storage.get_user(update.effective_user.id)
+                user_row = await svc.chats.user(update.effective_user.id)
         text = svc.strings(ui_language(user_row, update), key)
         try:
             await send(context, update.effective_chat.id, [text])

@@ -12,20 +12,28 @@ from __future__ import annotations
 import logging
 import time
 from collections import deque
-from zoneinfo import ZoneInfo
 
 from telegram import Bot, Update
 from telegram.constants import ReactionEmoji
 
 from bot import delivery
 from bot.core.levels import Level, parse_level, parse_quiz_args
-from bot.core.rounds import week_start
-from bot.core.timezones import zone_of
 from bot.handlers.common import BotContext, is_admin, send
 from bot.keyboards import chat_link_keyboard
 from bot.render import leaderboard_messages, level_name
 from bot.services import Services
-from bot.services.rounds import Answered, RoundReply, answer_round, close_round, open_round
+from bot.services.rounds import (
+    Answered,
+    Opening,
+    RoundReply,
+    answer_round,
+    close_now,
+    open_round_in,
+    quiz_round,
+    set_group_level,
+    set_round_length,
+    standings,
+)
 
 log = logging.getLogger(__name__)
 
@@ -60,29 +68,25 @@ async def quiz(update: Update, context: BotContext) -> None:
     if chat is None or message is None:
         return
     lang = context.lang
-    await svc.storage.ensure_chat(chat.id, chat.type, chat.title or "", lang)
-    open_ = await svc.storage.open_round_of(chat.id)
-    if open_ is not None:
-        await send(
-            context, chat.id, [svc.strings(lang, "round_open_already")], reply_to=open_.message_id
-        )
-        return
     wanted = parse_quiz_args(context.args or [], svc.library.packs)
-    if wanted.problem is not None:
-        first_pack = next(iter(svc.library.packs), "")
-        text = svc.strings(lang, wanted.problem, word=wanted.word[:40], pack=first_pack)
-        await send(context, chat.id, [text], reply_to=message.message_id)
-        return
-    level, pack = wanted.level, wanted.pack
     opener = update.effective_user.id if update.effective_user else None
-    # The question is for the whole group: in the group's language (replies to one person
-    # are in theirs).
-    asked = await open_round(context.bot, svc, chat.id, level=level, opened_by=opener, pack=pack)
-    if asked is None:
-        open_ = await svc.storage.open_round_of(chat.id)
-        key = "round_open_already" if open_ is not None else "no_questions"
-        name = level_name(svc.strings, lang, level or Level.BEGINNER)
-        await send(context, chat.id, [svc.strings(lang, key, level=name)])
+    quiz = await quiz_round(
+        context.bot, svc, chat.id, chat.type, chat.title or "", lang, wanted, opener
+    )
+    match quiz.opening:
+        case Opening.ALREADY_OPEN:
+            text = svc.strings(lang, "round_open_already")
+            await send(context, chat.id, [text], reply_to=quiz.open_message_id)
+        case Opening.NOT_ASKED:
+            assert wanted.problem is not None
+            first_pack = next(iter(svc.library.packs), "")
+            text = svc.strings(lang, wanted.problem, word=wanted.word[:40], pack=first_pack)
+            await send(context, chat.id, [text], reply_to=message.message_id)
+        case Opening.NO_QUESTION:
+            name = level_name(svc.strings, lang, wanted.level or Level.BEGINNER)
+            await send(context, chat.id, [svc.strings(lang, "no_questions", level=name)])
+        case Opening.OPENED:
+            pass
 
 
 async def answer(update: Update, context: BotContext) -> None:
@@ -137,7 +141,7 @@ async def _react(bot: Bot, svc: Services, chat_id: int, message_id: int) -> None
     if result.outcome is delivery.Outcome.REJECTED:  # reactions disabled in this group: fine
         log.debug("no reaction in %s: %s", chat_id, result.error)
     elif not result.ok:
-        await delivery.settle(svc.storage, chat_id, result, "reaction")
+        await delivery.settle(svc.chats, chat_id, result, "reaction")
 
 
 async def reveal(update: Update, context: BotContext) -> None:
@@ -147,7 +151,7 @@ async def reveal(update: Update, context: BotContext) -> None:
     if chat is None:
         return
     lang = context.lang
-    round_ = await svc.storage.open_round_of(chat.id)
+    round_ = await open_round_in(svc, chat.id)
     if round_ is None:
         await send(context, chat.id, [svc.strings(lang, "no_open_round")])
         return
@@ -155,8 +159,7 @@ async def reveal(update: Update, context: BotContext) -> None:
     if not opener and not await is_admin(update, context):
         await send(context, chat.id, [svc.strings(lang, "reveal_not_allowed")])
         return
-    record = await svc.storage.get_chat(chat.id)
-    await close_round(svc, round_, (record.language if record else None) or lang)
+    await close_now(svc, round_, lang)
 
 
 async def top(update: Update, context: BotContext) -> None:
@@ -166,16 +169,13 @@ async def top(update: Update, context: BotContext) -> None:
         return
     svc, _, chat, lang = turn
     t = svc.strings
-    record = await svc.storage.get_chat(chat.id)
-    zone = zone_of(svc.settings.default_timezone, record)
-    now = svc.practice.clock()
-    today = now.astimezone(ZoneInfo(zone)).date()
-    week = await svc.storage.leaderboard(chat.id, week_start(now, zone))
-    overall = await svc.storage.leaderboard(chat.id, None)
-    if not overall:
+    board = await standings(svc, chat.id)
+    if not board.overall:
         await send(context, chat.id, [t(lang, "top_empty")])
         return
-    await send(context, chat.id, leaderboard_messages(t, lang, week, overall, today))
+    await send(
+        context, chat.id, leaderboard_messages(t, lang, board.week, board.overall, board.today)
+    )
 
 
 async def group_level(update: Update, context: BotContext) -> None:
@@ -185,7 +185,7 @@ async def group_level(update: Update, context: BotContext) -> None:
     svc, _, chat, lang = turn
     word = " ".join(context.args or []).strip()
     if not word:  # what the level is and how to change it, with an example of this command
-        record = await svc.storage.get_chat(chat.id)
+        record = await svc.chats.find(chat.id)
         current = (record.level if record else None) or Level.BEGINNER
         name = level_name(svc.strings, lang, current)
         await send(context, chat.id, [svc.strings(lang, "group_level_current", level=name)])
@@ -197,8 +197,7 @@ async def group_level(update: Update, context: BotContext) -> None:
     if not await is_admin(update, context):
         await send(context, chat.id, [svc.strings(lang, "admins_only")])
         return
-    await svc.storage.ensure_chat(chat.id, chat.type, chat.title or "")
-    await svc.storage.set_chat_settings(chat.id, level=chosen)
+    await set_group_level(svc, chat.id, chat.type, chat.title or "", chosen)
     name = level_name(svc.strings, lang, chosen)
     await send(context, chat.id, [svc.strings(lang, "group_level_set", level=name)])
 
@@ -209,8 +208,8 @@ async def round_length(update: Update, context: BotContext) -> None:
         return
     svc, _, chat, lang = turn
     args = context.args or []
-    record = await svc.storage.get_chat(chat.id)
     if not args:
+        record = await svc.chats.find(chat.id)
         minutes = (record.round_minutes if record else None) or svc.settings.round_minutes
         await send(context, chat.id, [svc.strings(lang, "roundlength_current", minutes=minutes)])
         return
@@ -220,8 +219,7 @@ async def round_length(update: Update, context: BotContext) -> None:
     if not await is_admin(update, context):
         await send(context, chat.id, [svc.strings(lang, "admins_only")])
         return
-    await svc.storage.ensure_chat(chat.id, chat.type, chat.title or "")
-    await svc.storage.set_chat_settings(chat.id, round_minutes=int(args[0]))
+    await set_round_length(svc, chat.id, chat.type, chat.title or "", int(args[0]))
     await send(context, chat.id, [svc.strings(lang, "roundlength_set", minutes=int(args[0]))])
 
 
@@ -250,4 +248,4 @@ async def migrated(update: Update, context: BotContext) -> None:
     message = update.effective_message
     if message is None or message.migrate_to_chat_id is None:
         return
-    await context.svc.storage.migrate_chat(message.chat_id, message.migrate_to_chat_id)
+    await context.svc.chats.migrate_chat(message.chat_id, message.migrate_to_chat_id)

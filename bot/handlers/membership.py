@@ -18,17 +18,13 @@ async def my_chat_member(update: Update, context: BotContext) -> None:
     svc = context.svc
     chat = change.chat
     if change.new_chat_member.status in _GONE:
-        await svc.storage.mark_unreachable(chat.id)
+        await svc.chats.mark_unreachable(chat.id)
         return
     if change.old_chat_member.status in _GONE:
         # Unblocked, or added (back) to a group: reachable again.
         adder = change.from_user
         lang = language_for(adder.language_code if adder else None)
-        if chat.type == chat.PRIVATE and adder:
-            await svc.storage.ensure_user(adder.id, adder.first_name or "", lang)
-        await svc.storage.ensure_chat(chat.id, chat.type, chat.title or "", lang)
+        person = (adder.id, adder.first_name or "") if chat.type == chat.PRIVATE and adder else None
+        record = await svc.chats.came_back(chat.id, chat.type, chat.title or "", lang, person)
         if chat.type in (chat.GROUP, chat.SUPERGROUP):  # not channels: no rounds there
-            record = await svc.storage.get_chat(chat.id)
-            await introduce(
-                context.bot, svc, chat.id, chat.title or "", (record and record.language) or lang
-            )
+            await introduce(context.bot, svc, chat.id, chat.title or "", record.language or lang)

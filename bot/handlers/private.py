@@ -44,7 +44,7 @@ async def start(update: Update, context: BotContext) -> None:
         return
     svc, user, chat, lang = turn
     text = svc.strings(lang, "welcome", name=user.first_name or "👋")
-    record = await svc.storage.get_chat(chat.id)
+    record = await svc.chats.find(chat.id)
     # The time the user chose before (/daily 8:30pm, then /daily off) is the one offered back.
     daily_time = clock_time(record.daily_time if record is not None else DEFAULT_DAILY_TIME)
     keyboard = start_keyboard(svc.strings, lang, user.level, daily_time, context.bot.username)
@@ -265,7 +265,6 @@ async def stats(update: Update, context: BotContext) -> None:
 async def practice_button(update: Update, context: BotContext) -> None:
     """Buttons under questions and feedback: hint, show answer, skip, next."""
     query = update.callback_query
-    svc = context.svc
     user = context.user
     if query is None or user is None or query.message is None:
         return
@@ -276,7 +275,7 @@ async def practice_button(update: Update, context: BotContext) -> None:
     if action == "next":
         await ask(context, chat_id, user, lang, parse_level(value))
         return
-    if not await _still_open(query, svc, chat_id, value):
+    if not await _still_open(context, query, chat_id, value):
         return
     if action == "hint":
         await _hint(context, chat_id, lang)
@@ -286,11 +285,12 @@ async def practice_button(update: Update, context: BotContext) -> None:
         await _skip(context, chat_id, user, lang)
 
 
-async def _still_open(query: CallbackQuery, svc: Services, chat_id: int, question_id: str) -> bool:
-    state = await svc.storage.get_open_question(chat_id)
-    if state is None or state.question_id != question_id:
+async def _still_open(
+    context: BotContext, query: CallbackQuery, chat_id: int, question_id: str
+) -> bool:
+    if await context.svc.practice.open_question_id(chat_id) != question_id:
         # A button under an old question: do nothing to the current one.
-        await set_keyboard(query, None)
+        await set_keyboard(context, query, None)
         return False
     return True
 
@@ -354,7 +354,7 @@ async def rate_button(update: Update, context: BotContext) -> None:
             if not any(str(b.callback_data or "").startswith("rate:") for b in row)
         ]
         if len(rows) < len(markup.inline_keyboard):
-            await set_keyboard(query, InlineKeyboardMarkup(rows) if rows else None)
+            await set_keyboard(context, query, InlineKeyboardMarkup(rows) if rows else None)
 
 
 async def export(update: Update, context: BotContext) -> None:
@@ -363,7 +363,7 @@ async def export(update: Update, context: BotContext) -> None:
     if turn is None:
         return
     svc, user, chat, lang = turn
-    rows = await svc.storage.answers_for(user.user_id)
+    rows = await svc.practice.history(user.user_id)
     if not rows:
         await send(context, chat.id, [svc.strings(lang, "export_empty")])
         return

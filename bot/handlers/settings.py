@@ -8,7 +8,6 @@ from zoneinfo import ZoneInfo
 from telegram import InlineKeyboardMarkup, Update
 
 from bot.core.levels import Level, parse_level
-from bot.core.models import ChatRecord, UserProfile
 from bot.core.schedule import DEFAULT_DAILY_TIME
 from bot.core.timezones import resolve_timezone, suggest_timezones, zone_label, zone_of
 from bot.handlers.common import BotContext, edit_text, send
@@ -16,7 +15,15 @@ from bot.i18n import LANGUAGES, Html
 from bot.keyboards import forget_keyboard, level_keyboard, settings_keyboard
 from bot.render import clock_time, level_name
 from bot.services import Services
-from bot.services.schedules import move_zone, reschedule
+from bot.services.preferences import (
+    Preferences,
+    forget_user,
+    preferences,
+    set_language,
+    set_level,
+    set_reminders,
+)
+from bot.services.schedules import move_zone, switch_daily
 
 
 async def level(update: Update, context: BotContext) -> None:
@@ -39,7 +46,7 @@ async def level(update: Update, context: BotContext) -> None:
     if chosen is None:
         await send(context, chat.id, [t(lang, "level_bad", word=" ".join(args)[:40])])
         return
-    await svc.storage.update_user(user.user_id, level=chosen)
+    await set_level(svc, user.user_id, chosen)
     await send(context, chat.id, [t(lang, "level_set", level=level_name(t, lang, chosen))])
 
 
@@ -54,7 +61,7 @@ async def level_button(update: Update, context: BotContext) -> None:
     await query.answer()
     if chosen is None:
         return
-    await svc.storage.update_user(user.user_id, level=chosen)
+    await set_level(svc, user.user_id, chosen)
     name = level_name(svc.strings, lang, chosen)
     await send(context, query.message.chat.id, [svc.strings(lang, "level_set", level=name)])
 
@@ -85,7 +92,7 @@ async def timezone(update: Update, context: BotContext) -> None:
         lines.append(t(lang, "timezone_example"))
         await send(context, chat.id, [Html("\n".join(lines))])
         return
-    await move_zone(svc, user, chat.id, zone)
+    await move_zone(svc, user, zone)
     await send(
         context,
         chat.id,
@@ -117,7 +124,7 @@ async def language(update: Update, context: BotContext) -> None:
     if wanted not in LANGUAGES:
         await send(context, chat.id, [svc.strings(lang, "lang_bad")])
         return
-    await svc.storage.update_user(user.user_id, language=wanted)
+    await set_language(svc, user.user_id, wanted)
     await send(context, chat.id, [svc.strings(wanted, "lang_set")])
 
 
@@ -139,19 +146,20 @@ async def forget_button(update: Update, context: BotContext) -> None:
     lang = context.lang
     await query.answer()
     if query.data == "forget:yes":
-        await svc.storage.forget_user(update.effective_user.id)
-        await query.edit_message_text(svc.strings(lang, "forget_done"))
+        await forget_user(svc, update.effective_user.id)
+        await edit_text(context, query, svc.strings(lang, "forget_done"))
     else:
-        await query.edit_message_text(svc.strings(lang, "forget_cancelled"))
+        await edit_text(context, query, svc.strings(lang, "forget_cancelled"))
 
 
 # -- /settings: one screen with buttons ------------------------------------------------------
 
 
-async def _settings_view(
-    svc: Services, user: UserProfile, chat: ChatRecord | None, lang: str
+def _settings_view(
+    svc: Services, shown: Preferences, lang: str
 ) -> tuple[Html, InlineKeyboardMarkup]:
     t = svc.strings
+    user, chat = shown.user, shown.chat
     zone = zone_of(svc.settings.default_timezone, user=user)
     daily_on = chat is not None and chat.daily_enabled
     daily_time = clock_time(chat.daily_time if chat is not None else DEFAULT_DAILY_TIME)
@@ -183,7 +191,7 @@ async def settings_command(update: Update, context: BotContext) -> None:
     if turn is None:
         return
     svc, user, chat, lang = turn
-    text, keyboard = await _settings_view(svc, user, await svc.storage.get_chat(chat.id), lang)
+    text, keyboard = _settings_view(svc, await preferences(svc, user.user_id, chat.id), lang)
     await send(context, chat.id, [text], keyboard)
 
 
@@ -195,28 +203,20 @@ async def settings_button(update: Update, context: BotContext) -> None:
         return
     svc, user, chat, lang = turn
     what, _, value = (query.data or "").removeprefix("set:").partition(":")
-    record = await svc.storage.get_chat(chat.id)
     await query.answer()
     if what == "tz":  # a zone is typed, not tapped: say how
         await send(context, chat.id, [svc.strings(lang, "settings_timezone_prompt")])
         return
     if what == "level" and (chosen := parse_level(value)) is not None:
-        await svc.storage.update_user(user.user_id, level=chosen)
+        await set_level(svc, user.user_id, chosen)
     elif what == "lang" and value in LANGUAGES:
-        await svc.storage.update_user(user.user_id, language=value)
+        await set_language(svc, user.user_id, value)
         lang = value
     elif what == "rem" and value in ("on", "off"):
-        await svc.storage.update_user(user.user_id, reminders=int(value == "on"))
+        await set_reminders(svc, user.user_id, value == "on")
     elif what == "daily" and value in ("on", "off"):
-        if record is None:
-            await svc.storage.ensure_chat(chat.id, chat.type, chat.first_name or "")
-            record = await svc.storage.get_chat(chat.id)
-            assert record is not None
-        zone = zone_of(svc.settings.default_timezone, record, user)
-        await reschedule(svc, record, zone=zone, enabled=value == "on")
+        await switch_daily(svc, chat.id, chat.type, chat.first_name or "", value == "on")
     else:
         return
-    fresh = await svc.storage.get_user(user.user_id)
-    assert fresh is not None
-    text, keyboard = await _settings_view(svc, fresh, await svc.storage.get_chat(chat.id), lang)
-    await edit_text(query, text, keyboard)
+    text, keyboard = _settings_view(svc, await preferences(svc, user.user_id, chat.id), lang)
+    await edit_text(context, query, text, keyboard)

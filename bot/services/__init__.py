@@ -1,6 +1,8 @@
-"""The use cases: practice (ask, answer, hint, review), rounds (open, answer, close, rank) and
-schedules (the daily question). Handlers, the terminal and background jobs all call these;
-none of them imports telegram handlers, and SQL stays in `bot.storage`.
+"""The use cases: practice (ask, answer, hint, review), rounds (open, answer, close, rank, group
+settings, the leaderboard), schedules (the daily question, the time zone), preferences (a
+user's level, language, reminders, forgetting them) and chats (registering senders and chats,
+an unreachable chat, a migrated group). Handlers, the terminal and background jobs all call
+these; none of them imports telegram handlers, and SQL stays in `bot.storage`.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from dataclasses import dataclass, field
 from bot.config import Settings
 from bot.core.content import Library
 from bot.i18n import Strings
+from bot.services.chats import Chats
 from bot.services.practice import Practice
 from bot.storage import Storage
 
@@ -24,3 +27,7 @@ class Services:
     practice: Practice
     # Tells the outbox sender that rows were recorded (set by the application).
     notify_outbox: Callable[[], None] = field(default=lambda: None)
+    chats: Chats = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.chats = Chats(self.storage)

@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 
 from bot.core.content import Library, Question
 from bot.core.levels import Level
-from bot.core.models import AnswerRecord, UserProfile, UserStats
+from bot.core.models import AnswerRecord, StoredAnswer, UserProfile, UserStats
 from bot.core.outbox import Draft
 from bot.core.review import (
     LEVEL_UP_ANSWERS,
@@ -155,6 +155,15 @@ class Practice:
             await self.storage.close_question(chat_id)
             return None
         return question, state.hints
+
+    async def open_question_id(self, chat_id: int) -> str | None:
+        """The id of the chat's open question (a button under another one is stale)."""
+        state = await self.storage.get_open_question(chat_id)
+        return state.question_id if state is not None else None
+
+    async def history(self, user_id: int) -> list[StoredAnswer]:
+        """Every answer the user gave, for /export."""
+        return await self.storage.answers_for(user_id)
 
     async def hint(self, chat_id: int) -> tuple[str, int] | None:
         """Reveal the next concept (heaviest first); None when no question or no hints left."""

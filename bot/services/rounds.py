@@ -1,21 +1,23 @@
 """Group rounds: open one (a /quiz or the daily prompt), close it with its ranked results,
-introduce the bot to a group. Called by the group handlers and the daily scheduler alike.
+the leaderboard, a group's settings (level, round length), introduce the bot to a group.
+Called by the group handlers and the daily scheduler alike.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from enum import StrEnum
+from zoneinfo import ZoneInfo
 
 from telegram import Bot
 
 from bot import delivery
 from bot.core.answers import is_substantive
-from bot.core.levels import Level
-from bot.core.models import RoundAnswer, RoundRecord, UserProfile
+from bot.core.levels import Level, QuizArgs
+from bot.core.models import LeaderboardRow, RoundAnswer, RoundRecord, UserProfile
 from bot.core.outbox import Draft, Kind
-from bot.core.rounds import closes_at
+from bot.core.rounds import closes_at, week_start
 from bot.core.scoring import ScoreResult, is_answerable
 from bot.core.selection import pick_question
 from bot.core.streaks import StreakState
@@ -39,11 +41,7 @@ async def draft_round(
 
     Returns (round id, question id, the question message); the caller posts it.
     """
-    record = await svc.storage.get_chat(chat_id)
-    if record is None:
-        await svc.storage.ensure_chat(chat_id, "group")
-        record = await svc.storage.get_chat(chat_id)
-    assert record is not None
+    record = await svc.chats.find(chat_id) or await svc.chats.register(chat_id, "group")
     level = level or record.level or Level.BEGINNER
     pool = svc.library.pool(level, pack)
     question = pick_question(pool, await svc.storage.recent_questions(chat_id), svc.practice.rng)
@@ -96,10 +94,100 @@ async def open_round(
     result = await delivery.send_messages(bot, chat_id, [text])
     if not result.ok or result.first_message_id is None:
         await svc.storage.cancel_round(round_id)
-        await delivery.settle(svc.storage, chat_id, result, "round question")
+        await delivery.settle(svc.chats, chat_id, result, "round question")
         return question_id if result.outcome is delivery.Outcome.MAYBE_SENT else None
     await svc.storage.set_round_message(round_id, result.first_message_id)
     return question_id
+
+
+class Opening(StrEnum):
+    """What became of a /quiz in a group."""
+
+    OPENED = "opened"  # the question is posted
+    ALREADY_OPEN = "already-open"  # a round is open (`Quiz.open_message_id`: its question)
+    NOT_ASKED = "not-asked"  # the arguments name no level or pack: the caller says why
+    NO_QUESTION = "no-question"  # nothing fits the level (and pack)
+
+
+@dataclass(frozen=True, slots=True)
+class Quiz:
+    opening: Opening
+    # The open round's question, when a round was open before this /quiz asked for one.
+    open_message_id: int | None = None
+
+
+async def quiz_round(
+    bot: Bot,
+    svc: Services,
+    chat_id: int,
+    kind: str,
+    title: str,
+    lang: str,
+    wanted: QuizArgs,
+    opened_by: int | None,
+) -> Quiz:
+    """A /quiz in a group: register the group (its language, if unknown, is `lang`, the
+    asker's), then open a round unless one is open or the arguments make no sense."""
+    await svc.chats.register(chat_id, kind, title, lang)
+    open_ = await svc.storage.open_round_of(chat_id)
+    if open_ is not None:
+        return Quiz(Opening.ALREADY_OPEN, open_.message_id)
+    if wanted.problem is not None:
+        return Quiz(Opening.NOT_ASKED)
+    # The question is for the whole group: in the group's language (replies to one person
+    # are in theirs).
+    asked = await open_round(
+        bot, svc, chat_id, level=wanted.level, opened_by=opened_by, pack=wanted.pack
+    )
+    if asked is not None:
+        return Quiz(Opening.OPENED)
+    opened_meanwhile = await svc.storage.open_round_of(chat_id) is not None
+    return Quiz(Opening.ALREADY_OPEN if opened_meanwhile else Opening.NO_QUESTION)
+
+
+async def open_round_in(svc: Services, chat_id: int) -> RoundRecord | None:
+    """The group's open round, if any."""
+    return await svc.storage.open_round_of(chat_id)
+
+
+async def close_now(svc: Services, round_: RoundRecord, lang: str) -> bool:
+    """/reveal: close the round now, its results in the group's language (else `lang`)."""
+    record = await svc.chats.find(round_.chat_id)
+    return await close_round(svc, round_, (record.language if record else None) or lang)
+
+
+@dataclass(frozen=True, slots=True)
+class Standings:
+    """/top: this week's and all-time points, as of the group's local `today`."""
+
+    today: date
+    week: list[LeaderboardRow]
+    overall: list[LeaderboardRow]
+
+
+async def standings(svc: Services, chat_id: int) -> Standings:
+    """The group's leaderboard: this local week (in the group's zone) and all time."""
+    record = await svc.chats.find(chat_id)
+    zone = zone_of(svc.settings.default_timezone, record)
+    now = svc.practice.clock()
+    today = now.astimezone(ZoneInfo(zone)).date()
+    week = await svc.storage.leaderboard(chat_id, week_start(now, zone))
+    overall = await svc.storage.leaderboard(chat_id, None)
+    return Standings(today, week, overall)
+
+
+async def set_group_level(svc: Services, chat_id: int, kind: str, title: str, level: Level) -> None:
+    """The level the group's rounds ask at when none is named."""
+    await svc.chats.register(chat_id, kind, title)
+    await svc.storage.set_chat_settings(chat_id, level=level)
+
+
+async def set_round_length(
+    svc: Services, chat_id: int, kind: str, title: str, minutes: int
+) -> None:
+    """How long the group's /quiz rounds stay open."""
+    await svc.chats.register(chat_id, kind, title)
+    await svc.storage.set_chat_settings(chat_id, round_minutes=minutes)
 
 
 class Answered(StrEnum):
@@ -198,4 +286,4 @@ async def introduce(bot: Bot, svc: Services, chat_id: int, title: str, lang: str
     """A few lines when the bot is added to a group."""
     text = svc.strings(lang, "group_intro", title=title or "👋")
     result = await delivery.send_messages(bot, chat_id, [text])
-    await delivery.settle(svc.storage, chat_id, result, "introduction")
+    await delivery.settle(svc.chats, chat_id, result, "introduction")

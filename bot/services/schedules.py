@@ -5,11 +5,12 @@ prompt (a private question, or a group's round) that the scheduler records in th
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, time
 
 from bot.core.models import ChatRecord, UserProfile
 from bot.core.outbox import Draft, Kind
-from bot.core.schedule import DailySchedule, Days, next_occurrence
+from bot.core.schedule import DailyCommand, DailySchedule, Days, next_occurrence
 from bot.core.timezones import zone_of
 from bot.i18n import user_language
 from bot.keyboards import question_keyboard
@@ -32,29 +33,46 @@ async def save_schedule(
     zone: str | None,
 ) -> None:
     """Save the chat's daily question; its next occurrence moves with the time and zone
-    (`zone` None: the bot's default zone)."""
-    schedule = DailySchedule(at, days, zone or svc.settings.default_timezone)
+    (`zone` None: none of its own, so `zone_of` picks the default)."""
+    saved = replace(record, daily_time=at, daily_days=days, timezone=zone)
+    schedule = schedule_of(saved, svc.settings.default_timezone)
     next_due = next_occurrence(schedule, svc.practice.clock()) if enabled else None
     await svc.storage.set_schedule(
         record.chat_id, enabled=enabled, at=at, days=days, zone=zone, next_due=next_due
     )
 
 
-async def move_zone(svc: Services, user: UserProfile, chat_id: int, zone: str) -> None:
-    """The user's time zone changes, and the daily question of the chat moves with it:
-    08:30 stays 08:30 local."""
-    await svc.storage.update_user(user.user_id, timezone=zone)
-    record = await svc.storage.get_chat(chat_id)
-    if record is not None:
-        await reschedule(svc, record, zone=zone)
+async def move_zone(svc: Services, user: UserProfile, zone: str) -> None:
+    """The user's time zone changes, and the daily question of their private chat moves with
+    it (08:30 stays 08:30 local), in one transaction."""
+    record = await svc.storage.get_chat(user.user_id)
+    next_due = None
+    if record is not None and record.daily_enabled:
+        moved = schedule_of(replace(record, timezone=zone), svc.settings.default_timezone)
+        next_due = next_occurrence(moved, svc.practice.clock())
+    await svc.storage.move_zone(user.user_id, zone, next_due)
 
 
-def zone_to_keep(svc: Services, chat: ChatRecord, user: UserProfile | None) -> str | None:
-    """The zone a schedule change stores when none was named: a group keeps having none
-    until an admin names one, so its members are told their times are UTC."""
-    if chat.kind == "private":
-        return zone_of(svc.settings.default_timezone, chat, user)
-    return chat.timezone
+async def set_daily(svc: Services, record: ChatRecord, command: DailyCommand) -> ChatRecord:
+    """Apply a /daily change (or its start button) and return the chat as saved: what the
+    command leaves out stays as it was, the zone too (a group keeps having none until an
+    admin names one, so its members are told their times are UTC). A private chat's zone is
+    its user's: a zone named there is the user's new zone."""
+    zone = command.zone or record.timezone
+    at = command.at or record.daily_time
+    days = command.days or record.daily_days
+    enabled = record.daily_enabled if command.enabled is None else command.enabled
+    await save_schedule(svc, record, enabled=enabled, at=at, days=days, zone=zone)
+    updated = await svc.storage.get_chat(record.chat_id)
+    assert updated is not None
+    return updated
+
+
+async def switch_daily(svc: Services, chat_id: int, kind: str, title: str, enabled: bool) -> None:
+    """The settings screen's daily question on or off: same time, days and zone (a chat
+    never registered is registered first)."""
+    record = await svc.chats.find(chat_id) or await svc.chats.register(chat_id, kind, title)
+    await reschedule(svc, record, zone=record.timezone, enabled=enabled)
 
 
 async def reschedule(

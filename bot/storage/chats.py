@@ -12,8 +12,8 @@ from bot.core.models import (
     ChatKind,
     ChatRecord,
 )
-from bot.core.schedule import Days
-from bot.storage.database import Database, now_iso
+from bot.core.schedule import Days, Occurrence
+from bot.storage.database import Database, iso, now_iso
 
 # Tables whose rows follow a group to its new id when it becomes a supergroup.
 MIGRATING_TABLES = (
@@ -21,12 +21,23 @@ MIGRATING_TABLES = (
 )  # fmt: skip
 
 
+# A chat as the rest of the bot reads it. A group's zone is its own (chats.timezone); a private
+# chat's is its user's (users.timezone, the clock of their streak and reminders too), stored
+# once, there, and read through this join (chats.timezone stays NULL for private chats).
+CHAT_SELECT = (
+    "SELECT chats.*,"
+    " CASE chats.kind WHEN 'private' THEN users.timezone ELSE chats.timezone END AS zone"
+    " FROM chats LEFT JOIN users ON chats.kind = 'private' AND users.user_id = chats.chat_id"
+)
+
+
 def chat_from_row(row: aiosqlite.Row) -> ChatRecord:
+    """A row of `CHAT_SELECT` as a record."""
     return ChatRecord(
         chat_id=row["chat_id"],
         kind=ChatKind(row["kind"]),
         title=row["title"],
-        timezone=row["timezone"],
+        timezone=row["zone"],
         level=Level(row["level"]) if row["level"] else None,
         active=bool(row["active"]),
         daily_enabled=bool(row["daily_enabled"]),
@@ -36,6 +47,14 @@ def chat_from_row(row: aiosqlite.Row) -> ChatRecord:
         next_due_day=date.fromisoformat(row["next_due_day"]) if row["next_due_day"] else None,
         round_minutes=row["round_minutes"],
         language=row["language"],
+    )
+
+
+def next_due_update(chat_id: int, next_due: Occurrence) -> tuple[str, tuple[object, ...]]:
+    """The one statement that moves a chat on to its next occurrence (SQL and parameters)."""
+    return (
+        "UPDATE chats SET next_due_at = ?, next_due_day = ? WHERE chat_id = ?",
+        (iso(next_due.at), next_due.day.isoformat(), chat_id),
     )
 
 
@@ -53,7 +72,7 @@ class ChatsStore(Database):
         )
 
     async def get_chat(self, chat_id: int) -> ChatRecord | None:
-        row = await self._one("SELECT * FROM chats WHERE chat_id = ?", (chat_id,))
+        row = await self._one(CHAT_SELECT + " WHERE chats.chat_id = ?", (chat_id,))
         return chat_from_row(row) if row else None
 
     async def migrate_chat(self, old_id: int, new_id: int) -> None:

@@ -4,21 +4,12 @@ from __future__ import annotations
 
 from datetime import datetime, time
 
-from bot.core.models import (
-    ChatRecord,
-)
+from bot.core.models import ChatKind, ChatRecord
 from bot.core.outbox import Status
 from bot.core.schedule import Days, Occurrence
-from bot.storage.chats import chat_from_row
+from bot.storage.chats import CHAT_SELECT, chat_from_row, next_due_update
 from bot.storage.database import Database, iso
-
-
-def next_due_update(chat_id: int, next_due: Occurrence) -> tuple[str, tuple[object, ...]]:
-    """The one statement that moves a chat on to its next occurrence (SQL and parameters)."""
-    return (
-        "UPDATE chats SET next_due_at = ?, next_due_day = ? WHERE chat_id = ?",
-        (iso(next_due.at), next_due.day.isoformat(), chat_id),
-    )
+from bot.storage.reminders import set_zone
 
 
 class DailyStore(Database):
@@ -32,19 +23,31 @@ class DailyStore(Database):
         zone: str | None,
         next_due: Occurrence | None,
     ) -> None:
-        await self._write(
-            "UPDATE chats SET daily_enabled = ?, daily_time = ?, daily_days = ?, timezone = ?,"
-            " next_due_at = ?, next_due_day = ? WHERE chat_id = ?",
-            (
-                int(enabled),
-                at.strftime("%H:%M"),
-                days.value,
-                zone,
-                iso(next_due.at) if next_due else None,
-                next_due.day.isoformat() if next_due else None,
-                chat_id,
-            ),
-        )
+        """Save a chat's daily question and its next occurrence, in one transaction.
+
+        `zone` is the chat's zone (None: none of its own, the default applies). A group keeps
+        its own; a private chat's zone is its user's, so it is stored on the user (their
+        streak and reminders move with it), never twice.
+        """
+        async with self.transaction() as db:
+            async with db.execute("SELECT kind FROM chats WHERE chat_id = ?", (chat_id,)) as cur:
+                row = await cur.fetchone()
+            private = row is not None and row[0] == ChatKind.PRIVATE
+            await db.execute(
+                "UPDATE chats SET daily_enabled = ?, daily_time = ?, daily_days = ?,"
+                " timezone = ?, next_due_at = ?, next_due_day = ? WHERE chat_id = ?",
+                (
+                    int(enabled),
+                    at.strftime("%H:%M"),
+                    days.value,
+                    None if private else zone,
+                    iso(next_due.at) if next_due else None,
+                    next_due.day.isoformat() if next_due else None,
+                    chat_id,
+                ),
+            )
+            if private and zone is not None:
+                await set_zone(db, chat_id, zone, self.reminder_rule)
 
     async def due_chats(
         self, now: datetime, limit: int = 500, after: tuple[str, int] | None = None
@@ -56,8 +59,9 @@ class DailyStore(Database):
         """
         last_at, last_id = after or ("", 0)
         rows = await self._all(
-            "SELECT * FROM chats WHERE daily_enabled = 1 AND active = 1 AND next_due_at <= ?"
-            " AND (next_due_at, chat_id) > (?, ?) ORDER BY next_due_at, chat_id LIMIT ?",
+            CHAT_SELECT + " WHERE chats.daily_enabled = 1 AND chats.active = 1"
+            " AND chats.next_due_at <= ? AND (chats.next_due_at, chats.chat_id) > (?, ?)"
+            " ORDER BY chats.next_due_at, chats.chat_id LIMIT ?",
             (iso(now), last_at, last_id, limit),
         )
         return [chat_from_row(r) for r in rows]

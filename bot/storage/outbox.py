@@ -11,18 +11,15 @@ import json
 import os
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import aiosqlite
 
 from bot.core.outbox import Draft, Kind, Row, Status
 from bot.core.schedule import Occurrence
-from bot.storage.daily import next_due_update
-
-
-def _iso(instant: datetime) -> str:
-    return instant.astimezone(UTC).isoformat()
+from bot.storage.chats import next_due_update
+from bot.storage.database import iso
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,8 +65,8 @@ async def insert_draft(db: aiosqlite.Connection, draft: Draft, now: datetime) ->
             draft.dedup_key,
             draft.chat_id,
             json.dumps(payload, ensure_ascii=False),
-            _iso(now),
-            _iso(draft.deadline),
+            iso(now),
+            iso(draft.deadline),
             draft.local_day,
             draft.question_id,
             draft.round_id,
@@ -135,7 +132,7 @@ class OutboxStore:
                 "UPDATE outbox SET status = 'unknown', finished_at = ?,"
                 " last_error = 'the process stopped while its request was out'"
                 " WHERE status = 'sending' AND owner IS NOT ? RETURNING *",
-                (_iso(now), owner),
+                (iso(now), owner),
             ) as cur:
                 unknown = [_row(r) for r in await cur.fetchall()]
             requeued = await db.execute(
@@ -207,7 +204,7 @@ class OutboxStore:
             " parts_sent = CASE WHEN ? = 'sent'"
             " THEN json_array_length(payload, '$.messages') ELSE parts_sent END"
             " WHERE id = ? AND owner = ?",
-            (status.value, _iso(now), error and error[:500], message_id, status.value, row_id,
+            (status.value, iso(now), error and error[:500], message_id, status.value, row_id,
              owner),
         )  # fmt: skip
 
@@ -221,7 +218,7 @@ class OutboxStore:
                 "UPDATE outbox SET status = 'unknown', finished_at = ?,"
                 " last_error = 'stopped while its request was out'"
                 " WHERE status = 'sending' AND owner = ?",
-                (_iso(now), owner),
+                (iso(now), owner),
             )
             back = await db.execute(
                 "UPDATE outbox SET status = 'pending', owner = NULL"
@@ -263,14 +260,14 @@ class OutboxStore:
                 )
                 if holder.expires_at > now and not _stale(holder, pid, host):
                     return holder
-            since = r["since"] if r is not None and r["owner"] == owner else _iso(now)
+            since = r["since"] if r is not None and r["owner"] == owner else iso(now)
             await db.execute(
                 "INSERT INTO instance_lease (name, owner, pid, host, since, heartbeat_at,"
                 " expires_at) VALUES ('bot', ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET"
                 " owner = excluded.owner, pid = excluded.pid, host = excluded.host,"
                 " since = excluded.since, heartbeat_at = excluded.heartbeat_at,"
                 " expires_at = excluded.expires_at",
-                (owner, pid, host, since, _iso(now), _iso(now + ttl)),
+                (owner, pid, host, since, iso(now), iso(now + ttl)),
             )
         return None
 
@@ -279,7 +276,7 @@ class OutboxStore:
         changed = await self._write(
             "UPDATE instance_lease SET heartbeat_at = ?, expires_at = ?"
             " WHERE name = 'bot' AND owner = ?",
-            (_iso(now), _iso(now + ttl), owner),
+            (iso(now), iso(now + ttl), owner),
         )
         return changed > 0
 

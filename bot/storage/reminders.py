@@ -21,11 +21,8 @@ from bot.core.models import UserProfile
 from bot.core.outbox import Draft, Kind
 from bot.core.reminders import ReminderRule, first_reminder
 from bot.core.streaks import StreakState
+from bot.storage.database import iso
 from bot.storage.outbox import insert_draft
-
-
-def _iso(instant: datetime) -> str:
-    return instant.astimezone(UTC).isoformat()
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,8 +40,17 @@ class ReminderClaim:
     draft: Draft | None  # the reminder to record, or None (not at risk, not the hour yet)
 
 
-async def reset_reminder(db: aiosqlite.Connection, user_id: int, rule: ReminderRule) -> None:
-    """Recompute the user's reminder instant inside the caller's transaction."""
+@dataclass(frozen=True, slots=True)
+class StreakRow:
+    """What a user's reminder instant is computed from."""
+
+    streak: StreakState
+    zone: str | None  # the user's stored zone (None: the default)
+    reminders: bool
+
+
+async def read_streak(db: aiosqlite.Connection, user_id: int) -> StreakRow | None:
+    """The user's streak, zone and reminder setting, read inside the caller's transaction."""
     async with db.execute(
         "SELECT timezone, reminders, streak_current, streak_best, streak_last_day,"
         " streak_freezes FROM users WHERE user_id = ?",
@@ -52,18 +58,43 @@ async def reset_reminder(db: aiosqlite.Connection, user_id: int, rule: ReminderR
     ) as cur:
         row = await cur.fetchone()
     if row is None:
-        return
+        return None
+    last = row["streak_last_day"]
     streak = StreakState(
         current=row["streak_current"],
         best=row["streak_best"],
-        last_day=date.fromisoformat(row["streak_last_day"]) if row["streak_last_day"] else None,
+        last_day=date.fromisoformat(last) if last else None,
         freezes=row["streak_freezes"],
     )
-    at = first_reminder(streak, row["timezone"], rule) if row["reminders"] else None
+    return StreakRow(streak, row["timezone"], bool(row["reminders"]))
+
+
+def reminder_of(row: StreakRow, rule: ReminderRule) -> datetime | None:
+    """The reminder instant a user's streak row gives (None: reminders off or no streak)."""
+    return first_reminder(row.streak, row.zone, rule) if row.reminders else None
+
+
+async def reset_reminder(db: aiosqlite.Connection, user_id: int, rule: ReminderRule) -> None:
+    """Recompute the user's reminder instant inside the caller's transaction."""
+    row = await read_streak(db, user_id)
+    if row is None:
+        return
+    at = reminder_of(row, rule)
     await db.execute(
         "UPDATE users SET remind_at = ? WHERE user_id = ?",
-        (_iso(at) if at else None, user_id),
+        (iso(at) if at else None, user_id),
     )
+
+
+async def set_zone(db: aiosqlite.Connection, user_id: int, zone: str, rule: ReminderRule) -> None:
+    """Store the user's time zone inside the caller's transaction; their reminder instant
+    moves with it."""
+    cur = await db.execute(
+        "UPDATE users SET timezone = ? WHERE user_id = ? AND timezone IS NOT ?",
+        (zone, user_id, zone),
+    )
+    if cur.rowcount > 0:
+        await reset_reminder(db, user_id, rule)
 
 
 async def withdraw_reminders(db: aiosqlite.Connection, user_id: int, reason: str) -> None:
@@ -76,7 +107,7 @@ async def withdraw_reminders(db: aiosqlite.Connection, user_id: int, reason: str
     await db.execute(
         "UPDATE outbox SET status = 'expired', owner = NULL, finished_at = ?, last_error = ?"
         " WHERE chat_id = ? AND kind = ? AND status IN ('pending', 'claimed')",
-        (_iso(datetime.now(UTC)), reason, user_id, Kind.REMINDER.value),
+        (iso(datetime.now(UTC)), reason, user_id, Kind.REMINDER.value),
     )
 
 
@@ -105,7 +136,7 @@ class ReminderStore:
         rows = await self._all(
             "SELECT * FROM users WHERE remind_at IS NOT NULL AND remind_at <= ?"
             " AND (remind_at, user_id) > (?, ?) ORDER BY remind_at, user_id LIMIT ?",
-            (_iso(now), last_at, last_id, limit),
+            (iso(now), last_at, last_id, limit),
         )
         return [
             DueReminder(self._user(r), datetime.fromisoformat(r["remind_at"]), r["remind_at"])
@@ -128,7 +159,7 @@ class ReminderStore:
                     "UPDATE users SET remind_at = ? WHERE user_id = ? AND remind_at = ?"
                     " AND streak_last_day IS ?",
                     (
-                        _iso(c.next_at) if c.next_at else None,
+                        iso(c.next_at) if c.next_at else None,
                         c.due.user.user_id,
                         c.due.stamp,
                         streak.last_day.isoformat() if streak.last_day else None,
@@ -139,7 +170,7 @@ class ReminderStore:
                 cur = await db.execute(
                     "INSERT OR IGNORE INTO reminders_sent (user_id, local_day, sent_at)"
                     " VALUES (?, ?, ?)",
-                    (c.due.user.user_id, c.local_day, _iso(now)),
+                    (c.due.user.user_id, c.local_day, iso(now)),
                 )
                 if cur.rowcount > 0 and await insert_draft(db, c.draft, now):
                     recorded += 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import date
 from typing import Any
 
@@ -12,11 +13,18 @@ from bot.core.levels import Level
 from bot.core.models import (
     UserProfile,
 )
-from bot.core.reminders import first_reminder
+from bot.core.schedule import Occurrence
 from bot.core.streaks import StreakState
+from bot.storage.chats import next_due_update
 from bot.storage.database import Database, iso, now_iso
 from bot.storage.outbox import fail_open_rows
-from bot.storage.reminders import reset_reminder, withdraw_reminders
+from bot.storage.reminders import (
+    read_streak,
+    reminder_of,
+    reset_reminder,
+    set_zone,
+    withdraw_reminders,
+)
 
 _USER_FIELDS = {"first_name", "language", "timezone", "level", "pack", "reminders", "active"}
 
@@ -99,6 +107,16 @@ class UsersStore(Database):
             if "reminders" in fields and not fields["reminders"]:
                 await withdraw_reminders(db, user_id, "reminders turned off")
 
+    async def move_zone(self, user_id: int, zone: str, next_due: Occurrence | None) -> None:
+        """The user's time zone changes, in one transaction: their reminder instant moves,
+        and their private chat's next daily question (`next_due`, computed in the new zone;
+        None: no daily question there). The private chat has no zone of its own to move:
+        its zone is the user's (see `chats.CHAT_SELECT`)."""
+        async with self.transaction() as db:
+            await set_zone(db, user_id, zone, self.reminder_rule)
+            if next_due is not None:
+                await db.execute(*next_due_update(user_id, next_due))
+
     async def forget_user(self, user_id: int) -> None:
         """Delete everything stored about a user, private chat and group answers included.
 
@@ -135,24 +153,13 @@ class UsersStore(Database):
         user_id: int,
         update_streak: Callable[[StreakState], StreakState],
     ) -> StreakState:
-        async with db.execute(
-            "SELECT streak_current, streak_best, streak_last_day, streak_freezes,"
-            " timezone, reminders FROM users WHERE user_id = ?",
-            (user_id,),
-        ) as cur:
-            row = await cur.fetchone()
+        row = await read_streak(db, user_id)
         if row is None:
             raise LookupError(f"user {user_id} does not exist")
-        old = StreakState(
-            current=row[0],
-            best=row[1],
-            last_day=date.fromisoformat(row[2]) if row[2] else None,
-            freezes=row[3],
-        )
-        new = update_streak(old)
+        new = update_streak(row.streak)
         # An answer: the next reminder moves to the evening after it (bot/storage/reminders.py),
         # and one recorded but not yet sent is withdrawn.
-        remind_at = first_reminder(new, row[4], self.reminder_rule) if row[5] else None
+        remind_at = reminder_of(replace(row, streak=new), self.reminder_rule)
         await db.execute(
             "UPDATE users SET streak_current = ?, streak_best = ?, streak_last_day = ?,"
             " streak_freezes = ?, remind_at = ? WHERE user_id = ?",

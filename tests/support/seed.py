@@ -18,13 +18,13 @@ async def seed_due_subscribers(database: Path, chats: int) -> list[int]:
     try:
         async with storage.transaction() as db:
             await db.executemany(
-                "INSERT INTO users (user_id, first_name, language, created_at, started)"
-                " VALUES (?, 'u', 'en', ?, 1)",
+                "INSERT INTO users (user_id, first_name, language, timezone, created_at, started)"
+                " VALUES (?, 'u', 'en', 'UTC', ?, 1)",
                 [(i, now.isoformat()) for i in ids],
             )
             await db.executemany(
                 "INSERT INTO chats (chat_id, kind, created_at, daily_enabled, daily_time,"
-                " timezone, next_due_at, next_due_day) VALUES (?, 'private', ?, 1, ?, 'UTC', ?, ?)",
+                " next_due_at, next_due_day) VALUES (?, 'private', ?, 1, ?, ?, ?)",
                 [
                     (i, now.isoformat(), due.strftime("%H:%M"), due.isoformat(),
                      due.date().isoformat())

@@ -1,0 +1,48 @@
+"""A user's own settings: level, interface language, evening reminders, forgetting them, and
+what /settings shows. (The time zone and the daily question are `schedules`: they move the
+schedule with them.)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.core.levels import Level
+from bot.core.models import ChatRecord, UserProfile
+from bot.services import Services
+
+
+@dataclass(frozen=True, slots=True)
+class Preferences:
+    """What the settings screen shows: the user's settings and their chat's daily question."""
+
+    user: UserProfile
+    chat: ChatRecord | None  # None: no schedule was ever saved for the chat
+
+
+async def preferences(svc: Services, user_id: int, chat_id: int) -> Preferences:
+    """The user's settings as stored now, with the chat's daily question."""
+    user = await svc.storage.get_user(user_id)
+    assert user is not None  # the sender is stored before any handler runs
+    return Preferences(user, await svc.storage.get_chat(chat_id))
+
+
+async def set_level(svc: Services, user_id: int, level: Level) -> None:
+    """The level questions are asked at when none is named."""
+    await svc.storage.update_user(user_id, level=level)
+
+
+async def set_language(svc: Services, user_id: int, language: str) -> None:
+    """The interface language chosen with /lang (it wins over the client's)."""
+    await svc.storage.update_user(user_id, language=language)
+
+
+async def set_reminders(svc: Services, user_id: int, enabled: bool) -> None:
+    """Evening reminders on or off; the next reminder instant is computed again, and off
+    withdraws one recorded but not yet sent."""
+    await svc.storage.update_user(user_id, reminders=int(enabled))
+
+
+async def forget_user(svc: Services, user_id: int) -> None:
+    """Delete everything stored about the user (see `Storage.forget_user`)."""
+    await svc.storage.forget_user(user_id)

@@ -1,0 +1,47 @@
+"""The real `interview-bot run` as a subprocess against the fake Bot API server."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from tests.conftest import CONTENT
+from tests.support.fake_bot_api import FakeBotAPI
+
+
+def run_env(api: FakeBotAPI, database: Path, **extra: str) -> dict[str, str]:
+    """The environment of a bot talking to `api` on `database` (`extra` added or overriding)."""
+    return {
+        **os.environ,
+        "TELEGRAM_BOT_TOKEN": api.token,
+        "TELEGRAM_API_BASE_URL": api.base_url,
+        "DATABASE_PATH": str(database),
+        "CONTENT_DIR": str(CONTENT),
+        **extra,
+    }
+
+
+async def start_run(
+    env: dict[str, str],
+    cwd: Path | None,
+    *,
+    prefix: Sequence[str] = (),
+    stderr: int = asyncio.subprocess.PIPE,
+) -> asyncio.subprocess.Process:
+    """Start `interview-bot run` (under `prefix`, e.g. setpriv) with its output piped."""
+    return await asyncio.create_subprocess_exec(
+        *prefix, sys.executable, "-m", "bot", "run",
+        cwd=cwd, env=env, stdout=asyncio.subprocess.PIPE, stderr=stderr,
+    )  # fmt: skip
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on (for a webhook listener)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
