@@ -744,16 +744,16 @@ class _Reading:
         tokens, starts = self.tokens, self.starts
         if needle.startswith(" "):  # starts at a word: the token after the space
             first = bisect_right(starts, at + 1) - 1
-            begin = tokens.fstart[first]
+            begin = tokens.start_of(first)
         else:  # starts inside a CJK run, maybe not at its beginning
             first = bisect_right(starts, at) - 1
-            begin = tokens.fstart[first] + (at - starts[first])
+            begin = tokens.start_of(first) + (at - starts[first])
         stop = at + len(needle) - (1 if needle.endswith(" ") else 0)  # exclusive
         last = bisect_right(starts, stop - 1) - 1
         if needle.endswith(" "):
-            end = tokens.fend[last]
+            end = tokens.end_of(last)
         else:
-            end = tokens.fstart[last] + (stop - starts[last])
+            end = tokens.start_of(last) + (stop - starts[last])
         return begin, end
 
     def find(self, group: _Group) -> list[tuple[_Phrase, int, int]]:
@@ -858,7 +858,7 @@ class _Reading:
                 if edits < 0 or used > phrase.fuzzy_budget:
                     break
             else:
-                return self.tokens.fstart[i], self.tokens.fend[i + n - 1]
+                return self.tokens.start_of(i), self.tokens.end_of(i + n - 1)
         return None
 
     # -- reading what is said --------------------------------------------------------------

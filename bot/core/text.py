@@ -67,7 +67,6 @@ class Tokens:
     """
 
     __slots__ = (
-        "_fend",
         "_fstart",
         "_words",
         "cjk",
@@ -86,8 +85,7 @@ class Tokens:
         self.raw: list[str] = []
         self.stem: list[str] = []
         self._words: list[str] = []  # as found in `folded`, before lower-casing
-        self._fstart: list[int] | None = None
-        self._fend: list[int] | None = None
+        self._fstart: list[int] | None = None  # found on demand, a prefix at a time
         self.cjk: list[bool] = []
         self.cjk_runs: list[str] = []
         self.latin: list[str] = []  # the non-CJK tokens (raw), in order
@@ -100,33 +98,36 @@ class Tokens:
 
     @property
     def fstart(self) -> list[int]:
-        """Where each token starts in `folded` (found on first use: most answers need few)."""
-        if self._fstart is None:
-            self._place()
-        assert self._fstart is not None
-        return self._fstart
+        """Where each token starts in `folded` (found on first use)."""
+        if self._words:
+            self.start_of(len(self._words) - 1)
+        return self._fstart or []
 
     @property
     def fend(self) -> list[int]:
         """Where each token ends in `folded`."""
-        if self._fend is None:
-            self._place()
-        assert self._fend is not None
-        return self._fend
+        return [s + len(w) for s, w in zip(self.fstart, self._words, strict=True)]
 
-    def _place(self) -> None:
-        # Tokens are found left to right and every token character belongs to a token, so
-        # each one is the first occurrence of its text after the previous one.
-        find = self.folded.find
-        starts: list[int] = []
-        ends: list[int] = []
-        at = 0
-        for word in self._words:
-            at = find(word, at)
-            starts.append(at)
-            at += len(word)
-            ends.append(at)
-        self._fstart, self._fend = starts, ends
+    def start_of(self, index: int) -> int:
+        """Where token `index` starts in `folded`. Offsets are found on demand, as far as
+        asked: most answers need the place of a few named terms, not of every token."""
+        starts = self._fstart
+        if starts is None:
+            starts = self._fstart = []
+        if index >= len(starts):
+            # Tokens are found left to right and every token character belongs to a token,
+            # so each one is the first occurrence of its text after the previous one.
+            find, words = self.folded.find, self._words
+            at = starts[-1] + len(words[len(starts) - 1]) if starts else 0
+            for word in words[len(starts) : index + 1]:
+                at = find(word, at)
+                starts.append(at)
+                at += len(word)
+        return starts[index]
+
+    def end_of(self, index: int) -> int:
+        """Where token `index` ends in `folded`."""
+        return self.start_of(index) + len(self._words[index])
 
     def span(self, start: int, end: int) -> tuple[int, int]:
         """Normalised-text offsets -> offsets in the original text."""
