@@ -15,7 +15,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from bot.core.levels import Level, parse_level
-from bot.core.text import tokenize
+from bot.core.text import words_of
 
 # libyaml's safe loader when PyYAML has it: about 10x faster, and start-up reads every pack.
 YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -67,10 +67,11 @@ class Concept(BaseModel):
     def _matchable(self) -> Concept:
         parts = (*self.requires, *self.terms)
         for phrase in (*self.phrases, *self.subject, *(p for part in parts for p in part)):
-            tokens = tokenize(phrase)
-            if not tokens:
+            # The words only (start-up validates every phrase of every pack: no offsets).
+            words = words_of(phrase)
+            if not words:
                 raise ValueError(f"phrase {phrase!r} has no letters, digits or CJK characters")
-            if len(tokens) == 1 and len(tokens.raw[0]) == 1 and tokens.raw[0].isascii():
+            if len(words) == 1 and len(words[0]) == 1 and words[0].isascii():
                 raise ValueError(
                     f"phrase {phrase!r} is a single character and would match anywhere"
                 )

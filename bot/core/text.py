@@ -230,6 +230,11 @@ def tokenize(text: str) -> Tokens:
     return tokens
 
 
+def words_of(text: str) -> list[str]:
+    """The tokens of a text as `tokenize` finds them, without offsets, case or stems."""
+    return _TOKEN_RE.findall(_normalise(text)[0])
+
+
 def canonical(tokens: Tokens) -> str:
     """Join token stems as ' a b c ' so substring search respects token boundaries."""
     return " " + " ".join(tokens.stem) + " "
