@@ -74,6 +74,16 @@ def test_chinese_level_words_are_accepted() -> None:
             id="unmatchable-alias",
         ),
         pytest.param(
+            GOOD.replace("aliases: [quick storage]", "aliases: ['Ｘ']"),
+            "question demo-1: field concepts[0]: phrase 'Ｘ' is a single character",
+            id="one-character-alias",
+        ),
+        pytest.param(
+            GOOD.replace("aliases: [quick storage]", "aliases: ['(k)']"),
+            "question demo-1: field concepts[0]: phrase '(k)' is a single character",
+            id="one-letter-in-markup",
+        ),
+        pytest.param(
             GOOD.replace("weight", "x").replace("aliases: [quick storage]", "weight: -1"),
             "question demo-1: field concepts[0].weight",
             id="negative-weight",
