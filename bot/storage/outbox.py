@@ -32,6 +32,18 @@ class LeaseHolder:
     host: str
     since: datetime
     expires_at: datetime
+    heartbeat_at: datetime  # its last renewal: a running bot refreshes it every third of a lease
+
+
+def _holder(r: aiosqlite.Row) -> LeaseHolder:
+    return LeaseHolder(
+        r["owner"],
+        r["pid"],
+        r["host"],
+        datetime.fromisoformat(r["since"]),
+        datetime.fromisoformat(r["expires_at"]),
+        datetime.fromisoformat(r["heartbeat_at"]),
+    )
 
 
 def _row(r: aiosqlite.Row) -> Row:
@@ -254,13 +266,7 @@ class OutboxStore:
             async with db.execute("SELECT * FROM instance_lease WHERE name = 'bot'") as cur:
                 r = await cur.fetchone()
             if r is not None and r["owner"] != owner:
-                holder = LeaseHolder(
-                    r["owner"],
-                    r["pid"],
-                    r["host"],
-                    datetime.fromisoformat(r["since"]),
-                    datetime.fromisoformat(r["expires_at"]),
-                )
+                holder = _holder(r)
                 if holder.expires_at > now and not _stale(holder, pid, host):
                     return holder
             since = r["since"] if r is not None and r["owner"] == owner else _iso(now)
@@ -286,15 +292,7 @@ class OutboxStore:
     async def lease_holder(self) -> LeaseHolder | None:
         """Who holds the database now, if anyone."""
         r = await self._one("SELECT * FROM instance_lease WHERE name = 'bot'")
-        if r is None:
-            return None
-        return LeaseHolder(
-            r["owner"],
-            r["pid"],
-            r["host"],
-            datetime.fromisoformat(r["since"]),
-            datetime.fromisoformat(r["expires_at"]),
-        )
+        return None if r is None else _holder(r)
 
     async def release_lease(self, owner: str) -> None:
         await self._write("DELETE FROM instance_lease WHERE name = 'bot' AND owner = ?", (owner,))
