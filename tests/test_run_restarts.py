@@ -12,6 +12,7 @@ import asyncio
 import os
 import signal
 import socket
+import sqlite3
 import sys
 from collections import Counter
 from datetime import UTC, datetime, timedelta
@@ -287,3 +288,64 @@ async def test_an_instance_that_loses_its_lease_stops_sending_and_exits(
     await _finish(api, second, database)
     per_chat = _prompts(api)
     assert [per_chat[c] for c in chats] == [1] * len(chats)
+
+
+GROUP = -100_777
+ANA = FakeUser(700_001, "Ana")
+
+
+def _rankings(api: FakeBotAPI) -> list[str]:
+    return [s.visible for s in api.to(GROUP) if "Round closed" in s.visible]
+
+
+def _ranking_row(database: Path) -> tuple[str, str | None] | None:
+    with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
+        row = db.execute("SELECT status, last_error FROM outbox WHERE kind = 'ranking'").fetchone()
+    db.close()
+    return None if row is None else (row[0], row[1])
+
+
+async def test_kill_9_after_a_round_closed_before_its_ranking_was_posted_then_a_restart(
+    api: FakeBotAPI, tmp_path: Path
+) -> None:
+    """The round's close is recorded (with the ranking it owes); Telegram refuses the ranking
+    and the next attempt is far off; kill -9 then. The restart posts the ranking, once."""
+    database = tmp_path / "bot.sqlite3"
+    # A refused attempt is retried no sooner than 15 s later: the kill comes first.
+    first = await _start(api, database, RETRY_BASE_SECONDS="30", RETRY_MAX_SECONDS="60")
+    try:
+        api.my_chat_member(ANA, GROUP, "left", "member")  # the bot is added to the group
+        await api.wait_for(GROUP, 1, timeout=30)  # its introduction
+        api.message(ANA, "/quiz beginner", chat_id=GROUP)
+        question = (await api.wait_for(GROUP, 2))[1]
+        api.message(
+            ANA, "max_batch_size and preferred_batch_size", chat_id=GROUP,
+            reply_to=question.message_id,
+        )  # fmt: skip
+        await _until(
+            lambda: any(s.method == "setMessageReaction" for s in api.to(GROUP)), "the answer ✍"
+        )
+        api.fail("sendMessage", 502, chat_id=GROUP)  # the ranking's first attempt, refused
+        api.message(ANA, "/reveal", chat_id=GROUP)  # the opener closes the round
+        await _until(
+            lambda: _ranking_row(database) == ("claimed", "Bad Gateway"),
+            "the ranking recorded, refused once and waiting for its retry",
+        )
+        first.kill()
+        await first.wait()
+    finally:
+        if first.returncode is None:
+            first.kill()
+    assert _rankings(api) == []
+    second = await _start(api, database)
+    await _until(lambda: len(_rankings(api)) >= 1, "the ranking posted after the restart")
+    await _until(lambda: _ranking_row(database) == ("sent", None), "the ranking recorded sent")
+    # A later message to the group answered: nothing else was on its way there.
+    before = len(api.to(GROUP))
+    api.message(ANA, "/help", chat_id=GROUP)
+    await api.wait_for(GROUP, before + 1, timeout=30)
+    second.send_signal(signal.SIGTERM)
+    _, stderr = await asyncio.wait_for(second.communicate(), 10)
+    assert second.returncode == 0, stderr.decode()[-2000:]
+    (ranking,) = _rankings(api)
+    assert "🥇 Ana" in ranking
