@@ -1,15 +1,20 @@
-"""The wire log: which requests were written (bot/storage/wire.py).
+"""The wire log (which requests were written) and the lease's "surely still ours".
 
-After a crash it tells a row marked in flight whose request left from one that never did.
+The wire log tells, after a crash, a row marked in flight whose request left from one that
+never did (bot/storage/wire.py); the lease check keeps a stalled process from sending once
+another may have taken the database over (bot/jobs/lease.py).
 """
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 import bot.storage.wire
+from bot.jobs.lease import Lease
+from bot.storage import Storage
 from bot.storage.wire import WireLog, wire_log_path
 
 
@@ -58,3 +63,27 @@ def test_the_wire_log_keeps_only_what_is_still_out_when_it_grows(
     log.close()
     assert path.read_text() == "4 1\n17 1\n21 1\n22 1\n23 1\n"
     assert log.read() == {(4, 1), (17, 1), (21, 1), (22, 1), (23, 1)}
+
+
+async def test_the_lease_is_surely_held_only_until_it_could_have_run_out(
+    tmp_path: Path,
+) -> None:
+    now = [1000.0]
+    storage = Storage(tmp_path / "bot.sqlite3")
+    await storage.open()
+    try:
+        lease = Lease(storage, 30.0, "me", monotonic=lambda: now[0])
+        assert not lease.surely_held()  # not taken yet
+        await lease.take()
+        assert lease.surely_held()
+        now[0] += 28.9  # the 30 s lease less a second's margin for the clocks
+        assert lease.surely_held()
+        now[0] += 0.2
+        assert not lease.surely_held()  # another process may take it over now
+        # What another process sees: the expiry written counts from the taking.
+        holder = await storage.lease_holder()
+        assert holder is not None
+        assert holder.expires_at - holder.heartbeat_at == timedelta(seconds=30)
+        assert holder.heartbeat_at <= datetime.now(UTC)
+    finally:
+        await storage.close()
