@@ -17,7 +17,9 @@ error always means the same thing:
 It also tells the outbox sender the moment a request leaves the process (`on_wire`): httpx
 reports, through `trace_requests`, when the first byte of a request is about to be written
 (past the rate limiter's queue and past connecting), so a request that waits its turn, or
-whose connection is refused, was never in flight.
+whose connection is refused, was never in flight; and the socket write of the request's
+body calls the sender's `leaving` hook first, in the same synchronous step, so the sender's
+note that the request is out (its wire log) and the bytes leave together.
 """
 
 from __future__ import annotations
