@@ -22,8 +22,9 @@ RUN useradd --create-home --uid 10001 bot && mkdir -p /data && chown bot /data
 USER bot
 VOLUME ["/data"]
 
-# Polling: the database opens read-only and answers. Webhook mode (TELEGRAM_WEBHOOK_URL set):
-# the listener's GET /healthz answers 200.
+# Polling: the database opens read-only and answers, and the bot's heartbeat (its lease, renewed
+# every 10 s) is under 90 s old. Webhook mode (TELEGRAM_WEBHOOK_URL set): the listener's
+# GET /healthz answers 200.
 HEALTHCHECK --interval=60s --timeout=10s --start-period=30s --retries=3 \
     CMD ["interview-bot", "health"]
 

@@ -221,6 +221,7 @@ def build_application(
     app.bot_data[SERVICES_KEY] = svc
     outbox = OutboxSender(app.bot, storage, settings, clock, lease.owner)
     outbox.on_taken_over = lambda: _lost_lease(app)
+    outbox.may_send = lease.surely_held  # a request leaves only while the database is ours
     svc.notify_outbox = outbox.wake
     app.bot_data[OUTBOX_KEY] = outbox
     app.bot_data[LEASE_KEY] = lease

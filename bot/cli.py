@@ -364,11 +364,17 @@ def cmd_backup(args: argparse.Namespace) -> int:
     return 0
 
 
+HEARTBEAT_LEASES = 3  # a heartbeat older than this many lease periods: the bot is stuck
+
+
 def cmd_health(args: argparse.Namespace) -> int:
     """Exit 0 if the bot can serve (what the container's HEALTHCHECK runs).
 
     Webhook mode asks the running listener's /healthz; polling mode opens the database
-    read-only and queries it.
+    read-only, queries it, and reads the running bot's heartbeat (its lease, renewed every
+    third of LEASE_SECONDS): one older than a few lease periods means the bot is stuck (its
+    event loop or its database writes). No lease at all: no bot is running on the database
+    (before a start, after a stop), which says nothing against the file.
     """
     settings = _settings()
     if settings.telegram_webhook_url:
@@ -386,23 +392,43 @@ def cmd_health(args: argparse.Namespace) -> int:
             return 1
         print(f"ok: {url}" if healthy else f"unhealthy: {url}")
         return 0 if healthy else 1
-    from bot.storage import Storage
+    from datetime import UTC, datetime
 
-    if not settings.database_path.exists():
-        print(f"unhealthy: no database at {settings.database_path}", file=sys.stderr)
+    from bot.storage import Storage
+    from bot.storage.outbox import LeaseHolder
+
+    database = settings.database_path
+    if not database.exists():
+        print(f"unhealthy: no database at {database}", file=sys.stderr)
         return 1
 
-    async def check() -> bool:
-        storage = Storage(settings.database_path)
+    async def check() -> tuple[bool, LeaseHolder | None]:
+        storage = Storage(database)
         await storage.open_readonly()
         try:
-            return await storage.ping()
+            return await storage.ping(), await storage.lease_holder()
         finally:
             await storage.close()
 
-    healthy = asyncio.run(check())
-    print(f"ok: database {settings.database_path} answers" if healthy else "unhealthy")
-    return 0 if healthy else 1
+    answers, holder = asyncio.run(check())
+    if not answers:
+        print(f"unhealthy: database {database} does not answer", file=sys.stderr)
+        return 1
+    if holder is None:
+        print(f"ok: database {database} answers; no bot is running on it")
+        return 0
+    age = (datetime.now(UTC) - holder.heartbeat_at).total_seconds()
+    bot = f"the bot on {database} (pid {holder.pid} on {holder.host})"
+    if age > HEARTBEAT_LEASES * settings.lease_seconds:
+        print(
+            f"unhealthy: {bot} last renewed its lease {age:.0f} s ago; it renews every"
+            f" {settings.lease_seconds / 3:.3g} s (LEASE_SECONDS {settings.lease_seconds:g}):"
+            " stuck or gone",
+            file=sys.stderr,
+        )
+        return 1
+    print(f"ok: database {database} answers; {bot} renewed its lease {age:.1f} s ago")
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -18,7 +18,9 @@ error always means the same thing:
 It also tells the outbox sender the moment a request leaves the process (`on_wire`): httpx
 reports, through `trace_requests`, when the first byte of a request is about to be written
 (past the rate limiter's queue and past connecting), so a request that waits its turn, or
-whose connection is refused, was never in flight.
+whose connection is refused, was never in flight; and the socket write of the request's
+body calls the sender's `leaving` hook first, in the same synchronous step, so the sender's
+note that the request is out (its wire log) and the bytes leave together.
 """
 
 from __future__ import annotations
@@ -135,39 +137,95 @@ class Result:
 # -- the moment a request leaves, and whether it left whole ------------------------------------
 
 OnWire = Callable[[], Awaitable[None]]
-_on_wire: contextvars.ContextVar[OnWire | None] = contextvars.ContextVar("on_wire", default=None)
+Leaving = Callable[[], None]
+_Hooks = tuple[OnWire, Leaving | None]
+_on_wire: contextvars.ContextVar[_Hooks | None] = contextvars.ContextVar("on_wire", default=None)
+# The `leaving` hook armed for the task's next socket write (the request body's), if any.
+_armed: contextvars.ContextVar[list[Leaving | None] | None] = contextvars.ContextVar(
+    "armed", default=None
+)
 _WHOLE = "interview_bot.written_whole"
+# Whether the connections' socket writes can be hooked (see `_hook_writes`); if one cannot,
+# `leaving` runs at the trace step just before the body instead, a few dozen µs earlier.
+_writes_hooked = [True]
 
 
-def on_wire(hook: OnWire | None) -> contextvars.Token[OnWire | None]:
-    """Run `hook` when the next requests of this task leave the process (None: stop)."""
-    return _on_wire.set(hook)
+def on_wire(hook: OnWire, leaving: Leaving | None = None) -> contextvars.Token[_Hooks | None]:
+    """For the next requests of this task: await `hook` when a request starts to leave the
+    process, and call `leaving` (synchronous) right before its body is written."""
+    return _on_wire.set((hook, leaving))
 
 
-def reset_on_wire(token: contextvars.Token[OnWire | None]) -> None:
+def reset_on_wire(token: contextvars.Token[_Hooks | None]) -> None:
     _on_wire.reset(token)
+
+
+def _hook_writes(stream: object) -> bool:
+    """Make a new connection's socket writes call the task's armed `leaving` hook first.
+
+    `stream` is httpcore's stream of a connection just made (anyio's socket stream inside,
+    the asyncio transport inside that; with TLS, the encrypted bytes go through the same
+    transport). The hook then runs in the same synchronous step as the write of the
+    request body, so nothing at all runs between the two. False if the stream is not the
+    kind known here (another httpcore or anyio): the caller falls back.
+    """
+    transport = getattr(getattr(stream, "_stream", None), "_transport", None)
+    write = getattr(transport, "write", None)
+    if transport is None or not callable(write):
+        return False
+
+    def hooked(data: bytes) -> None:
+        armed = _armed.get()
+        if armed is not None and armed[0] is not None:
+            leaving, armed[0] = armed[0], None
+            leaving()  # may raise: then these bytes are not written
+        write(data)
+
+    try:
+        transport.write = hooked
+    except AttributeError:  # a transport that takes no attributes
+        return False
+    return True
 
 
 async def trace_requests(request: httpx.Request) -> None:
     """An httpx request hook: follow the request's steps through httpcore's `trace` extension.
 
     Just before the first byte is written (the connection made, the limiter passed), the
-    task's `on_wire` hook runs: the outbox marks the row in flight as late as it can, so a
-    crash leaves as few rows 'unknown' that never left as possible. When the body has been
-    written whole it is noted on the request: httpcore swallows a failed write (to read a
-    possible error answer), so a dropped connection looks the same whether the request left
-    or not, and this mark tells them apart.
+    task's `on_wire` hook runs: the outbox marks the row in flight as late as it can await a
+    database write. Then, with the headers out, its `leaving` hook is armed and runs inside
+    the socket write of the body, right before the bytes go to the kernel (a server acts on
+    a request only once it has the body): the outbox notes there, in the wire log, that the
+    request is out, with nothing run between that note and the write. When the body has
+    been written whole it is noted on the request: httpcore swallows a failed write (to read
+    a possible error answer), so a dropped connection looks the same whether the request
+    left or not, and this mark tells them apart.
     """
     whole: list[bool] = [False]
+    armed: list[Leaving | None] = [None]
+    _armed.set(armed)
     before = request.extensions.get("trace")
 
     async def trace(name: str, info: dict[str, Any]) -> None:
-        if name.endswith(".send_request_headers.started"):
-            hook = _on_wire.get()
-            if hook is not None:
-                await hook()
+        if name.endswith(".connect_tcp.complete"):
+            if not _hook_writes(info.get("return_value")):
+                _writes_hooked[0] = False
+        elif name.endswith(".send_request_headers.started"):
+            hooks = _on_wire.get()
+            if hooks is not None:
+                await hooks[0]()
+        elif name.endswith(".send_request_body.started"):
+            hooks = _on_wire.get()
+            if hooks is not None and hooks[1] is not None:
+                if _writes_hooked[0]:
+                    armed[0] = hooks[1]  # run by the body's socket write
+                else:
+                    hooks[1]()
         elif name.endswith(".send_request_body.complete"):
             whole[0] = True
+            if armed[0] is not None:  # no body bytes were written (an empty body)
+                leaving, armed[0] = armed[0], None
+                leaving()
         if before is not None:
             await before(name, info)
 

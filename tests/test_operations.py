@@ -5,16 +5,20 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import signal
 import sqlite3
 import subprocess
 import sys
-import threading
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 from bot.storage import Storage
 from tests.conftest import CONTENT, ROOT
+from tests.support.fake_bot_api import FakeBotAPI, FakeUser
+
+HEALTH_USER = FakeUser(616161, "Ops")
 
 
 def cli(*args: str, database: Path, **env: str) -> subprocess.CompletedProcess[str]:
@@ -45,31 +49,30 @@ def count_users(path: Path) -> int:
 
 
 def test_backup_of_a_live_database_is_a_consistent_copy(tmp_path: Path) -> None:
+    """The online backup reads the database as the bot sees it: committed rows that are still
+    only in the write-ahead log are in the copy (a copy of the main file would miss them), a
+    transaction the bot has open is not, and the backup does not wait for it."""
     database = tmp_path / "bot.sqlite3"
-    make_database(database, users=200)
-    stop = threading.Event()
-    written = [0]
-
-    def keep_writing() -> None:  # the bot answering users while cron takes the backup
-        db = sqlite3.connect(database, isolation_level=None, timeout=15)
-        db.execute("PRAGMA busy_timeout=15000")
-        while not stop.is_set():
-            db.execute(
-                "INSERT INTO users (user_id, first_name, created_at) VALUES (?, 'w', 'now')",
-                (30_000 + written[0],),
-            )
-            written[0] += 1
-        db.close()
-
-    writer = threading.Thread(target=keep_writing)
-    writer.start()
+    make_database(database, users=200)  # closed: all 200 are in the main file
+    bot = sqlite3.connect(database, isolation_level=None, timeout=15)
     try:
-        while written[0] < 50:
-            threading.Event().wait(0.01)
+        bot.execute("PRAGMA wal_autocheckpoint=0")  # what it commits stays in the WAL
+        for i in range(50):
+            bot.execute(
+                "INSERT INTO users (user_id, first_name, created_at) VALUES (?, 'w', 'now')",
+                (30_000 + i,),
+            )
+        bot.execute("BEGIN IMMEDIATE")  # the bot in the middle of an answer
+        for i in range(7):
+            bot.execute(
+                "INSERT INTO users (user_id, first_name, created_at) VALUES (?, 'u', 'now')",
+                (40_000 + i,),
+            )
+        assert Path(f"{database}-wal").stat().st_size > 0
         result = cli("backup", str(tmp_path / "copy.sqlite3"), database=database)
+        bot.execute("ROLLBACK")
     finally:
-        stop.set()
-        writer.join()
+        bot.close()
     assert result.returncode == 0, result.stderr
     assert re.match(
         rf"Backed up {re.escape(str(database))} to .*copy.sqlite3: \d+ pages", result.stdout
@@ -79,8 +82,7 @@ def test_backup_of_a_live_database_is_a_consistent_copy(tmp_path: Path) -> None:
         assert db.execute("PRAGMA quick_check").fetchall() == [("ok",)]
         assert db.execute("PRAGMA user_version").fetchone()[0] >= 5
     db.close()
-    copied = count_users(copy)
-    assert 200 + 50 <= copied <= 200 + written[0]  # a snapshot taken while writes went on
+    assert count_users(copy) == 200 + 50  # committed, from the WAL; the open transaction's not
     assert not (tmp_path / "copy.sqlite3.partial").exists()
 
 
@@ -139,6 +141,93 @@ def test_health_in_polling_mode_reads_the_database(tmp_path: Path) -> None:
     newer = cli("health", database=database)
     assert newer.returncode == 3 and "newer version" in newer.stderr
     assert not Path(f"{database}-journal").exists()
+
+
+def _write_lease(database: Path, heartbeat_age: float) -> None:
+    now = datetime.now(UTC)
+    beat = now - timedelta(seconds=heartbeat_age)
+    with sqlite3.connect(database) as db:
+        db.execute("DELETE FROM instance_lease")
+        db.execute(
+            "INSERT INTO instance_lease (name, owner, pid, host, since, heartbeat_at, expires_at)"
+            " VALUES ('bot', 'someone', 4242, 'box', ?, ?, ?)",
+            ((now - timedelta(hours=1)).isoformat(), beat.isoformat(), now.isoformat()),
+        )
+    db.close()
+
+
+def test_health_in_polling_mode_reads_the_running_bots_heartbeat(tmp_path: Path) -> None:
+    """Unhealthy once the bot's last lease renewal is more than three lease periods old."""
+    database = tmp_path / "bot.sqlite3"
+    make_database(database, users=1)
+    _write_lease(database, heartbeat_age=200)  # LEASE_SECONDS 100: stale after 300 s
+    fresh = cli("health", database=database, LEASE_SECONDS="100")
+    assert fresh.returncode == 0, fresh.stderr
+    # (the age is read when the command runs: its start-up adds a second or two)
+    assert re.search(r"\(pid 4242 on box\) renewed its lease 2\d\d\.\d s ago", fresh.stdout)
+    _write_lease(database, heartbeat_age=400)
+    stale = cli("health", database=database, LEASE_SECONDS="100")
+    assert stale.returncode == 1
+    assert stale.stderr.startswith(f"unhealthy: the bot on {database} (pid 4242 on box)")
+    assert re.search(r"last renewed its lease 4\d\d s ago; it renews every 33.3 s", stale.stderr)
+    assert stale.stderr.strip().endswith("(LEASE_SECONDS 100): stuck or gone")
+
+
+async def _health(database: Path, **env: str) -> tuple[int, str]:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", "health", cwd=database.parent,
+        env={**os.environ, "DATABASE_PATH": str(database), "CONTENT_DIR": str(CONTENT), **env},
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    out, err = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode is not None
+    return process.returncode, (out + err).decode()
+
+
+async def _health_until(database: Path, code: int, seconds: float = 60) -> str:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while True:
+        got, text = await _health(database, LEASE_SECONDS="1")
+        if got == code:
+            return text
+        assert loop.time() < deadline, f"health stayed {got}: {text}"
+
+
+async def test_health_fails_while_the_running_bot_is_stuck(api: FakeBotAPI, tmp_path: Path) -> None:
+    """The real `interview-bot run`, stopped (SIGSTOP: its event loop runs nothing, as when
+    it hangs), is reported unhealthy; resumed, healthy again."""
+    database = tmp_path / "bot.sqlite3"
+    env = {
+        **os.environ,
+        "TELEGRAM_BOT_TOKEN": api.token,
+        "TELEGRAM_API_BASE_URL": api.base_url,
+        "DATABASE_PATH": str(database),
+        "CONTENT_DIR": str(CONTENT),
+        "LEASE_SECONDS": "1",  # renewed every 1/3 s; a heartbeat older than 3 s is stale
+    }
+    bot = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", "run", cwd=tmp_path, env=env,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        api.message(HEALTH_USER, "/help")
+        await api.wait_for(HEALTH_USER.id, 1, timeout=30)  # it runs and serves
+        code, text = await _health(database, LEASE_SECONDS="1")
+        assert code == 0, text
+        assert f"pid {bot.pid} on" in text and "renewed its lease" in text
+        bot.send_signal(signal.SIGSTOP)
+        text = await _health_until(database, 1)
+        assert f"pid {bot.pid} on" in text and "stuck or gone" in text
+        bot.send_signal(signal.SIGCONT)
+        await _health_until(database, 0)
+        api.message(HEALTH_USER, "/help")
+        await api.wait_for(HEALTH_USER.id, 2, timeout=30)  # and it serves again
+    finally:
+        bot.send_signal(signal.SIGCONT)
+        bot.send_signal(signal.SIGTERM)
+        _, stderr = await asyncio.wait_for(bot.communicate(), 30)
+    assert bot.returncode == 0, stderr.decode()[-2000:]
 
 
 # -- the lock file ----------------------------------------------------------------------------

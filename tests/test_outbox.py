@@ -299,3 +299,68 @@ async def test_a_refused_connection_never_puts_a_row_in_flight(
     # Each row went out once: the refused tries were never marked as leaving.
     rows = await bot.storage._all("SELECT attempts FROM outbox WHERE chat_id > 35000")
     assert [r[0] for r in rows] == [1] * len(chats)
+
+
+class _Died(BaseException):
+    """The process dies at this instant (raised where nothing catches it)."""
+
+
+async def test_a_row_marked_in_flight_whose_body_never_left_is_sent_after_a_crash(
+    api: FakeBotAPI, bot_settings: Settings, library: Library, clock: FakeClock
+) -> None:
+    """The crash lands after the row's in-flight mark and the request's headers, right
+    before its body: nothing reached Telegram, so the next run sends it (it is not 'unknown')."""
+    bot = BotHarness(api, bot_settings, library, clock)
+    await bot.start()
+    chats = [36001, 36002]
+    for chat_id in chats:
+        await subscribe(bot, chat_id, "09:30")
+    bot.clock.advance(minutes=30)
+
+    def dies_before_the_body() -> bool:
+        raise _Died
+
+    bot.outbox.may_send = dies_before_the_body  # asked right before the body is written
+    try:
+        await bot.sender.tick()
+        dead = lambda: [t for t in bot.outbox._tasks if t.done()]  # noqa: E731
+        await until(lambda: len(dead()) == 2)  # the two workers that took a row
+        assert all(isinstance(t.exception(), _Died) for t in dead())
+        assert await bot.storage.outbox_statuses() == {"sending": 2}  # both marked in flight
+        outbox = bot.outbox  # the process is gone: nothing is handed back
+        for task in outbox._tasks:
+            task.cancel()
+        await asyncio.gather(*outbox._tasks, return_exceptions=True)
+        outbox._tasks, outbox.owner = [], "crashed"
+    finally:
+        await bot.stop()
+    assert prompts_per_chat(api, chats) == [0, 0]
+    again = BotHarness(api, bot_settings, library, clock)
+    await again.start()
+    try:
+        await again.settle()
+        assert await again.storage.outbox_statuses() == {"sent": 2}
+        await _sentinel(again, ADA)
+        assert prompts_per_chat(api, chats) == [1, 1]
+    finally:
+        await again.stop()
+
+
+async def test_a_request_leaves_only_while_the_lease_is_surely_held(
+    bot: BotHarness, api: FakeBotAPI, caplog: pytest.LogCaptureFixture
+) -> None:
+    """After a stall longer than the lease, another process may serve the database: until
+    the lease is renewed, requests are held back right before their body, and sent after."""
+    caplog.set_level(logging.INFO)
+    held = [False]
+    bot.outbox.may_send = lambda: held[0]
+    await subscribe(bot, 36101, "09:30")
+    bot.clock.advance(minutes=30)
+    await bot.sender.tick()
+    await until(lambda: caplog.text.count("held back: this process's lease may have") >= 2)
+    assert dailies(api, 36101) == []  # tried twice, never let out
+    held[0] = True  # renewed
+    await bot.settle()
+    await _sentinel(bot, ADA)
+    assert len(dailies(api, 36101)) == 1
+    assert await bot.storage.outbox_statuses() == {"sent": 1}

@@ -244,7 +244,7 @@ async def test_finished_outbox_rows_go_after_three_days_and_waiting_ones_stay(
         for row in rows:
             if row.id == ids[key]:
                 await storage.finish_outbox(row.id, "me", status, when)
-        await storage.release_outbox("me", when)  # the others go back to waiting
+        await storage.release_outbox("me", when, ())  # the others go back to waiting
 
     assert await storage.take_lease("me", 1, "here", NOW, timedelta(days=9)) is None  # may claim
     days = [NOW - timedelta(days=d) for d in range(6)]

@@ -13,6 +13,7 @@ import asyncio
 import logging
 import os
 import socket
+import time
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -60,33 +61,58 @@ def _now() -> datetime:
 
 
 class Lease:
-    def __init__(self, storage: Storage, seconds: float, owner: str | None = None) -> None:
+    def __init__(
+        self,
+        storage: Storage,
+        seconds: float,
+        owner: str | None = None,
+        *,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.storage = storage
         self.ttl = timedelta(seconds=seconds)
         self.owner = owner or uuid.uuid4().hex
         self.pid = os.getpid()
         self.host = socket.gethostname()
         self.lost: LeaseLost | None = None  # set once the lease was found taken or gone
+        self.monotonic = monotonic
+        self._held_until = 0.0  # monotonic time until which no other process can take over
 
     async def take(self) -> None:
         """Hold the database, or raise LeaseTaken naming the process that does."""
+        asked = self.monotonic()
         holder = await self.storage.take_lease(self.owner, self.pid, self.host, _now(), self.ttl)
         if holder is not None:
             raise LeaseTaken(holder, self.storage.path)
+        self._held(asked)
 
     async def keep(self, lost: Callable[[], None]) -> None:
         """Renew every third of the lease; call `lost` (once) if it was taken or is gone."""
         while True:
             await asyncio.sleep(self.ttl.total_seconds() / 3)
+            asked = self.monotonic()
             try:
                 held = await self.storage.renew_lease(self.owner, _now(), self.ttl)
             except Exception:
                 log.exception("could not renew the instance lease")
                 continue
             if not held:
+                self._held_until = 0.0
                 await self.lose()
                 lost()
                 return
+            self._held(asked)
+
+    def _held(self, asked: float) -> None:
+        # The expiry written counts from before the write; a margin for the clocks' reading.
+        margin = min(1.0, self.ttl.total_seconds() / 10)
+        self._held_until = asked + self.ttl.total_seconds() - margin
+
+    def surely_held(self) -> bool:
+        """No other process can have taken the database over yet (synchronous, cheap): the
+        last renewal has not run out. False in a stall longer than the lease, until the
+        next renewal says whether it is still ours."""
+        return self.monotonic() < self._held_until
 
     async def lose(self) -> None:
         """Note that the lease is no longer this process's, and say why (once)."""

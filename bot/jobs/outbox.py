@@ -3,12 +3,15 @@
 Rows come from storage (written before anything is sent), are claimed for this process
 (the lease holder), and go out through `bot.delivery` with bounded concurrency. A row is
 marked in flight only when its request leaves the process (the rate limiter says when), so
-work waiting its turn is never lost by a crash or a stop. Network errors, 5xx and 429 are
-retried with jittered exponential backoff until the row's deadline, not a fixed number of
-times. When many sends fail in a row, the sender stops sending for everyone and probes
-with one request at a time, backing off, so a wide outage does not burn every row's retries
-at once; the first success lets everything flow again. A timeout after the request left is
-the one ambiguous outcome: recorded as 'unknown', logged, never sent again.
+work waiting its turn is never lost by a crash or a stop; and just before the request's body
+is written, with no await in between, it is noted in the wire log (bot/storage/wire.py), so
+after a crash a row marked in flight whose request never left is sent, not lost. Network
+errors, 5xx and 429 are retried with jittered exponential backoff until the row's deadline,
+not a fixed number of times. When many sends fail in a row, the sender stops sending for
+everyone and probes with one request at a time, backing off, so a wide outage does not burn
+every row's retries at once; the first success lets everything flow again. A timeout after
+the request left is the one ambiguous outcome: recorded as 'unknown', logged, never sent
+again.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from bot.delivery import (
 )
 from bot.ratelimit import bulk_lane
 from bot.storage import Storage
+from bot.storage.wire import WireLog, wire_log_path
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +65,12 @@ class _Stopping(BaseException):
 class _Withdrawn(BaseException):
     """Raised instead of letting a request out whose row is no longer ours to send (a
     BaseException for the same reason as `_Stopping`)."""
+
+
+class _Held(BaseException):
+    """Raised instead of writing a request's body when its leaving cannot be made safe now:
+    the lease may have run out (another process could be serving the rows), or the wire log
+    cannot be written. Nothing was sent; the row is tried again later."""
 
 
 class OutboxSender:
@@ -106,15 +116,28 @@ class OutboxSender:
         self._resumed.set()
         # Called when a row turns out to be another process's: it took the database over.
         self.on_taken_over: Callable[[], None] = lambda: None
+        # Whether this process surely still holds the database (its lease has not run out):
+        # asked, synchronously, right before each request's body is written.
+        self.may_send: Callable[[], bool] = lambda: True
+        self.wire = WireLog(wire_log_path(storage.path))
 
     # -- lifecycle -----------------------------------------------------------------------------
 
     async def start(self) -> None:
         """Take over what a previous process left, then start delivering."""
-        requeued, unknown = await self.storage.recover_outbox(self.owner, self.clock())
-        if requeued:
-            log.info("%d messages left waiting by the previous run are queued again", requeued)
-        for row in unknown:
+        recovered = await self.storage.recover_outbox(self.owner, self.clock(), self.wire.read())
+        self.wire.start()  # the previous run's lines are settled now
+        if recovered.requeued:
+            log.info(
+                "%d messages left waiting by the previous run are queued again", recovered.requeued
+            )
+        if recovered.unsent:
+            log.info(
+                "%d messages the previous run was about to send (marked in flight, their request"
+                " never written) are queued again",
+                recovered.unsent,
+            )
+        for row in recovered.unknown:
             log.warning(
                 "%s message %d to chat %s may or may not have arrived (the previous run stopped"
                 " while sending it): not sent again",
@@ -150,14 +173,17 @@ class OutboxSender:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks = []
-        requeued, unknown = await self.storage.release_outbox(self.owner, self.clock())
+        released = await self.storage.release_outbox(
+            self.owner, self.clock(), set(self.wire.out.items())
+        )
+        self.wire.close()
         waiting = await self.storage.outbox_open_count()
         log.info(
             "outbox stopped: %d messages wait for the next run (%d handed back now); %d had"
             " their request out (recorded as unknown, not sent again)",
             waiting,
-            requeued,
-            unknown,
+            released.requeued + released.unsent,
+            len(released.unknown),
         )
 
     # -- feeding -------------------------------------------------------------------------------
@@ -223,11 +249,16 @@ class OutboxSender:
             except _Withdrawn:  # never left; the row was settled elsewhere
                 self.outcomes["withdrawn"] += 1
                 self._next_of_chat(row.chat_id)
+            except _Held as held:  # marked in flight, never written: back to waiting
+                log.warning("%s message %d to chat %s held back: %s",
+                            row.kind.value, row.id, row.chat_id, held)  # fmt: skip
+                await self._unmark(row, f"held back: {held}")
+                self._later_row(row, backoff(1, self.base, self.cap, self.rng))
             except Exception:  # one row's surprise must not stop the others
                 log.exception("delivering outbox row %d failed unexpectedly", row.id)
                 if row.settled:
                     pass  # its outcome is recorded; what failed came after
-                elif row.on_wire:
+                elif row.on_wire and row.id in self.wire.out:
                     # Its request left and what came of it was not recorded: it may have
                     # arrived, so it is not sent again.
                     await self._finish(row, Status.UNKNOWN, "failed after its request left")
@@ -236,6 +267,8 @@ class OutboxSender:
                         row.kind.value, row.id, row.chat_id,
                     )  # fmt: skip
                 else:
+                    if row.on_wire:  # marked in flight, but its request was never written
+                        await self._unmark(row, "failed before its request left")
                     self._later_row(row, self.cap)
             finally:
                 self._busy.discard(current)
@@ -262,14 +295,17 @@ class OutboxSender:
             log.info("%s message to chat %s expired unsent", row.kind.value, row.chat_id)
             return
 
+        attempt = 0
+
         async def on_the_wire() -> None:
+            nonlocal attempt
             if self._stopping:
                 raise _Stopping
             if not row.on_wire:
-                ours = await self._record(
+                marked = await self._record(
                     "its request leaving", lambda: storage.outbox_on_wire(row.id, owner)
                 )
-                if not ours:
+                if marked is None:
                     holder = await storage.lease_holder()
                     if holder is not None and holder.owner == owner:
                         raise _Withdrawn  # settled meanwhile (a reminder answered, ...)
@@ -284,15 +320,29 @@ class OutboxSender:
                     self.on_taken_over()
                     raise _Stopping
                 row.on_wire = True
+                attempt = marked
+
+        def leaving() -> None:
+            # Synchronous, right before the body's bytes are written: nothing else runs
+            # between this line in the wire log and the socket write.
+            if self._stopping:
+                raise _Stopping
+            if not self.may_send():
+                raise _Held("this process's lease may have run out")
+            try:
+                self.wire.written(row.id, attempt)
+            except OSError as exc:
+                raise _Held(f"the wire log cannot be written ({exc})") from None
 
         async def part_done(parts: int) -> None:
             await self._record(
                 "its progress", lambda: storage.outbox_progress(row.id, owner, parts)
             )
+            self.wire.settled(row.id)
             row.parts_sent = parts
             row.on_wire = False
 
-        token = on_wire(on_the_wire)
+        token = on_wire(on_the_wire, leaving)
         try:
             result = await send_messages(
                 self.bot,
@@ -317,6 +367,7 @@ class OutboxSender:
                     self._succeeded()  # Telegram answered: only this chat must wait
                 error = str(result.error)
                 await self._record("a retry", lambda: storage.outbox_retry(row.id, owner, error))
+                self.wire.settled(row.id)
                 row.on_wire = False
                 row.attempts += 1
                 delay = result.retry_after
@@ -351,6 +402,7 @@ class OutboxSender:
                 log.info("group %s moved to %s", row.chat_id, new_id)
                 await storage.migrate_chat(row.chat_id, new_id)
                 await self._record("its move", lambda: storage.outbox_moved(row.id, owner, new_id))
+                self.wire.settled(row.id)
                 self._next_of_chat(row.chat_id)
                 self._chat_current.add(new_id)
                 row.chat_id, row.on_wire = new_id, False
@@ -376,9 +428,15 @@ class OutboxSender:
                 row.id, self.owner, status, now, message_id=message_id, error=error
             ),
         )
+        self.wire.settled(row.id)
         row.settled = True
         self.outcomes[status.value] += 1
         self._next_of_chat(row.chat_id)
+
+    async def _unmark(self, row: Row, why: str) -> None:
+        """A row marked in flight whose request was never written: back to held (claimed)."""
+        await self._record("a retry", lambda: self.storage.outbox_retry(row.id, self.owner, why))
+        row.on_wire = False
 
     async def _record(self, what: str, write: Callable[[], Awaitable[T]]) -> T:
         """Run a write that records what happened on the wire, until the database takes it.

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Collection
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -29,6 +30,18 @@ class LeaseHolder:
     host: str
     since: datetime
     expires_at: datetime
+    heartbeat_at: datetime  # its last renewal: a running bot refreshes it every third of a lease
+
+
+def _holder(r: aiosqlite.Row) -> LeaseHolder:
+    return LeaseHolder(
+        r["owner"],
+        r["pid"],
+        r["host"],
+        datetime.fromisoformat(r["since"]),
+        datetime.fromisoformat(r["expires_at"]),
+        datetime.fromisoformat(r["heartbeat_at"]),
+    )
 
 
 def _row(r: aiosqlite.Row) -> Row:
@@ -73,6 +86,51 @@ async def insert_draft(db: aiosqlite.Connection, draft: Draft, now: datetime) ->
         ),
     )
     return cur.rowcount > 0
+
+
+@dataclass(frozen=True, slots=True)
+class Recovered:
+    """What settling another run's (or this run's) rows did."""
+
+    requeued: int  # claimed, never sent: queued again
+    unsent: int  # marked 'sending', but the request was never written: queued again
+    unknown: list[Row]  # the request was written: it may have arrived, not sent again
+
+
+async def _settle_sending(
+    db: aiosqlite.Connection,
+    owner: str,
+    mine: bool,
+    now: datetime,
+    written: Collection[tuple[int, int]] | None,
+    reason: str,
+) -> Recovered:
+    """Rows marked 'sending' (`owner`'s if `mine`, else everyone else's): 'unknown' if their
+    request was written (or nothing says it was not), else back in the queue. They are at
+    most the sender's concurrency: one statement each."""
+    async with db.execute(
+        "SELECT id, attempts FROM outbox WHERE status = 'sending' AND owner = ?"
+        if mine
+        else "SELECT id, attempts FROM outbox WHERE status = 'sending' AND owner IS NOT ?",
+        (owner,),
+    ) as cur:
+        sending = [(r[0], r[1]) for r in await cur.fetchall()]
+    unknown: list[Row] = []
+    unsent = 0
+    for row_id, attempt in sending:
+        if written is None or (row_id, attempt) in written:
+            async with db.execute(
+                "UPDATE outbox SET status = 'unknown', finished_at = ?, last_error = ?"
+                " WHERE id = ? RETURNING *",
+                (iso(now), reason, row_id),
+            ) as cur:
+                unknown += [_row(r) for r in await cur.fetchall()]
+        else:
+            await db.execute(
+                "UPDATE outbox SET status = 'pending', owner = NULL WHERE id = ?", (row_id,)
+            )
+            unsent += 1
+    return Recovered(0, unsent, sorted(unknown, key=lambda r: r.id))
 
 
 async def fail_open_rows(db: aiosqlite.Connection, chat_id: int, reason: str) -> None:
@@ -124,23 +182,23 @@ class OutboxStore:
 
     # -- delivering ----------------------------------------------------------------------------
 
-    async def recover_outbox(self, owner: str, now: datetime) -> tuple[int, list[Row]]:
-        """Take over after another process: its claims go back to the queue; rows it had on
-        the wire may have arrived and become 'unknown'. Returns (requeued, unknown rows)."""
+    async def recover_outbox(
+        self, owner: str, now: datetime, written: Collection[tuple[int, int]] | None
+    ) -> Recovered:
+        """Take over after another process: its claims go back to the queue. Its rows marked
+        'sending' whose request was written (`written`: (row id, attempt) pairs from the wire
+        log, bot/storage/wire.py) may have arrived and become 'unknown'; the others never
+        left and are queued again. `written` None (no wire log): all of them are 'unknown'."""
         async with self.transaction() as db:
-            async with db.execute(
-                "UPDATE outbox SET status = 'unknown', finished_at = ?,"
-                " last_error = 'the process stopped while its request was out'"
-                " WHERE status = 'sending' AND owner IS NOT ? RETURNING *",
-                (iso(now), owner),
-            ) as cur:
-                unknown = [_row(r) for r in await cur.fetchall()]
+            out = await _settle_sending(
+                db, owner, False, now, written, "the process stopped while its request was out"
+            )
             requeued = await db.execute(
                 "UPDATE outbox SET status = 'pending', owner = NULL"
                 " WHERE status = 'claimed' AND owner IS NOT ?",
                 (owner,),
             )
-            return requeued.rowcount, unknown
+            return Recovered(requeued.rowcount, out.unsent, out.unknown)
 
     async def claim_outbox(self, owner: str, limit: int) -> list[Row]:
         """Claim up to `limit` waiting rows, oldest first, for `owner`, if it holds the lease."""
@@ -157,16 +215,21 @@ class OutboxStore:
             rows = [_row(r) for r in await cur.fetchall()]
         return sorted(rows, key=lambda r: r.id)
 
-    async def outbox_on_wire(self, row_id: int, owner: str) -> bool:
-        """The row's request is leaving the process now; False if it must not: the row was
-        withdrawn meanwhile (a reminder whose user answered, a chat found unreachable), or
-        it is not `owner`'s any more (another process took the database over)."""
-        changed = await self._write(
-            "UPDATE outbox SET status = 'sending', attempts = attempts + 1"
-            " WHERE id = ? AND owner = ? AND status = 'claimed'",
-            (row_id, owner),
-        )
-        return changed > 0
+    async def outbox_on_wire(self, row_id: int, owner: str) -> int | None:
+        """The row's request is leaving the process now: its attempt number (counted from 1),
+        or None if it must not leave: the row was withdrawn meanwhile (a reminder whose user
+        answered, a chat found unreachable), or it is not `owner`'s any more (another
+        process took the database over)."""
+        async with (
+            self.transaction() as db,
+            db.execute(
+                "UPDATE outbox SET status = 'sending', attempts = attempts + 1"
+                " WHERE id = ? AND owner = ? AND status = 'claimed' RETURNING attempts",
+                (row_id, owner),
+            ) as cur,
+        ):
+            row = await cur.fetchone()
+        return None if row is None else int(row[0])
 
     async def outbox_progress(self, row_id: int, owner: str, parts_sent: int) -> None:
         """Telegram took the first `parts_sent` messages of a row that has more."""
@@ -208,24 +271,21 @@ class OutboxStore:
              owner),
         )  # fmt: skip
 
-    async def release_outbox(self, owner: str, now: datetime) -> tuple[int, int]:
-        """On stop: claims go back to the queue; rows whose request was out become 'unknown'.
-
-        Returns (requeued, unknown).
-        """
+    async def release_outbox(
+        self, owner: str, now: datetime, written: Collection[tuple[int, int]]
+    ) -> Recovered:
+        """On stop: claims go back to the queue; rows marked 'sending' whose request was
+        written (`written`, as for `recover_outbox`) become 'unknown', the others go back."""
         async with self.transaction() as db:
-            out = await db.execute(
-                "UPDATE outbox SET status = 'unknown', finished_at = ?,"
-                " last_error = 'stopped while its request was out'"
-                " WHERE status = 'sending' AND owner = ?",
-                (iso(now), owner),
+            out = await _settle_sending(
+                db, owner, True, now, written, "stopped while its request was out"
             )
             back = await db.execute(
                 "UPDATE outbox SET status = 'pending', owner = NULL"
                 " WHERE status = 'claimed' AND owner = ?",
                 (owner,),
             )
-            return back.rowcount, out.rowcount
+            return Recovered(back.rowcount, out.unsent, out.unknown)
 
     async def outbox_open_count(self) -> int:
         row = await self._one(
@@ -251,13 +311,7 @@ class OutboxStore:
             async with db.execute("SELECT * FROM instance_lease WHERE name = 'bot'") as cur:
                 r = await cur.fetchone()
             if r is not None and r["owner"] != owner:
-                holder = LeaseHolder(
-                    r["owner"],
-                    r["pid"],
-                    r["host"],
-                    datetime.fromisoformat(r["since"]),
-                    datetime.fromisoformat(r["expires_at"]),
-                )
+                holder = _holder(r)
                 if holder.expires_at > now and not _stale(holder, pid, host):
                     return holder
             since = r["since"] if r is not None and r["owner"] == owner else iso(now)
@@ -283,15 +337,7 @@ class OutboxStore:
     async def lease_holder(self) -> LeaseHolder | None:
         """Who holds the database now, if anyone."""
         r = await self._one("SELECT * FROM instance_lease WHERE name = 'bot'")
-        if r is None:
-            return None
-        return LeaseHolder(
-            r["owner"],
-            r["pid"],
-            r["host"],
-            datetime.fromisoformat(r["since"]),
-            datetime.fromisoformat(r["expires_at"]),
-        )
+        return None if r is None else _holder(r)
 
     async def release_lease(self, owner: str) -> None:
         await self._write("DELETE FROM instance_lease WHERE name = 'bot' AND owner = ?", (owner,))

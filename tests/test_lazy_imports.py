@@ -1,0 +1,90 @@
+"""What only some commands need is loaded by those commands, not by every `run` (issue 13).
+
+The Chinese segmenter and spacing (rjieba, pangu), Pillow (the /stats picture) and the
+content tools (importer, suggestions, glossary, evaluation, authoring checks) cost start-up
+time and memory; a running bot that nobody asked for a picture needs none of them. Each
+check runs in a fresh interpreter, since this test process has imported everything.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import CONTENT, ROOT
+from tests.support.fake_bot_api import FakeBotAPI, FakeUser
+
+USER = FakeUser(515151, "Lin", "en")
+
+# Written out, not taken from the code: what `run` must not load.
+NOT_FOR_RUN = ("rjieba", "pangu", "PIL")
+CONTENT_TOOLS = (
+    "bot.core.importer",
+    "bot.core.suggest",
+    "bot.core.glossary",
+    "bot.core.evaluation",
+    "bot.core.authoring",
+)
+
+
+def _unwanted(modules: list[str]) -> list[str]:
+    return sorted(
+        m for m in modules if m.split(".")[0] in NOT_FOR_RUN or m.startswith(CONTENT_TOOLS)
+    )
+
+
+def test_importing_the_command_and_the_bot_loads_none_of_them() -> None:
+    code = "import json, sys, bot.cli, bot.app; print(json.dumps(sorted(sys.modules)))"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True,
+        cwd=ROOT,
+    )  # fmt: skip
+    modules = json.loads(done.stdout)
+    assert "bot.app" in modules and "telegram" in modules  # the check looked at a real import
+    assert _unwanted(modules) == []
+
+
+async def test_a_running_bot_that_answered_a_user_loaded_none_of_them(
+    api: FakeBotAPI, tmp_path: Path
+) -> None:
+    """The real `interview-bot run` (argument parsing, the database check, the bot), after it
+    welcomed a user, asked a question and scored an answer; its modules are listed at exit."""
+    listing = tmp_path / "modules.json"
+    code = (
+        "import atexit, json, pathlib, sys\n"
+        f"out = pathlib.Path({str(listing)!r})\n"
+        "atexit.register(lambda: out.write_text(json.dumps(sorted(sys.modules))))\n"
+        "from bot.cli import main\n"
+        "raise SystemExit(main(['run']))\n"
+    )
+    env = {
+        **os.environ,
+        "TELEGRAM_BOT_TOKEN": api.token,
+        "TELEGRAM_API_BASE_URL": api.base_url,
+        "DATABASE_PATH": str(tmp_path / "bot.sqlite3"),
+        "CONTENT_DIR": str(CONTENT),
+    }
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", code, cwd=tmp_path, env=env,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        api.message(USER, "/start")
+        await api.wait_for(USER.id, 1, timeout=30)
+        api.message(USER, "/quiz beginner")
+        await api.wait_for(USER.id, 2)
+        api.message(USER, "max_batch_size and a preferred batch size with a queue delay")
+        sent = await api.wait_for(USER.id, 3)
+        assert "Score:" in sent[2].visible
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _, stderr = await asyncio.wait_for(process.communicate(), 30)
+    assert process.returncode == 0, stderr.decode()[-2000:]
+    modules = json.loads(listing.read_text())
+    assert "bot.handlers.private" in modules and "bot.core.scoring" in modules
+    assert _unwanted(modules) == []
