@@ -322,7 +322,8 @@ async def test_kill_9_after_a_round_closed_before_its_ranking_was_posted_then_a_
         api.fail("sendMessage", 502, chat_id=GROUP)  # the ranking's first attempt, refused
         api.message(ANA, "/reveal", chat_id=GROUP)  # the opener closes the round
         await until(
-            lambda: _ranking_row(database) == ("claimed", WAIT, "Bad Gateway"),
+            lambda: _ranking_row(database) == ("claimed", "Bad Gateway"),
+            WAIT,
             "the ranking recorded, refused once and waiting for its retry",
         )
         first.kill()
@@ -342,7 +343,9 @@ async def test_kill_9_after_a_round_closed_before_its_ranking_was_posted_then_a_
     _, stderr = await asyncio.wait_for(second.communicate(), 10)
     assert second.returncode == 0, stderr.decode()[-2000:]
     (ranking,) = _rankings(api)
-    assert "🥇 Ana" in ranking
+    # The round's question is drawn at random by the real process: whichever it was, Ana is
+    # ranked (a medal only if her answer happened to fit it).
+    assert "Ana" in ranking.split("📖")[0]
 
 
 async def test_kill_9_at_seeded_random_points_then_restarts_lose_and_double_nothing(
