@@ -70,6 +70,18 @@ def test_alias_inside_its_own_subjects_identifier() -> None:
     ]
 
 
+def test_a_key_term_two_claims_share_is_no_shared_alias() -> None:
+    # Each claim needs both of its terms: the shared one earns neither alone.
+    warnings = pack_warnings(
+        _pack(
+            Concept(label="target batch", terms=(("preferred_batch_size",), ("queue",))),
+            Concept(label="ordering", terms=(("preserve ordering",), ("queue",))),
+            answer="preferred_batch_size is taken from the queue; preserve ordering keeps it.",
+        )
+    )
+    assert warnings == []
+
+
 def test_concept_the_reference_does_not_state() -> None:
     warnings = pack_warnings(
         _pack(

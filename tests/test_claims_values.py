@@ -264,3 +264,57 @@ def test_a_denial_the_reference_says_in_its_own_phrase_agrees() -> None:
     assert statuses(question, "所以 GIL 只锁这个子进程，不会卡住 C++ core。") == {
         "不阻塞 C++ core": Status.COVERED
     }
+
+
+MODES = Question(
+    id="modes",
+    level=Level.INTERMEDIATE,
+    question="模型热更新有哪两种模式？生产推荐哪种？",
+    answer="Poll 模式周期性扫描仓库。Explicit 模式通过 API 控制加载。生产推荐 explicit 模式。",
+    concepts=(
+        Concept(
+            label="生产环境推荐 explicit",
+            aliases=("explicit",),
+            requires=(("推荐", "recommend", "recommended"),),
+        ),
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        pytest.param("Explicit mode is not recommended for production. Use poll.", id="is-not"),
+        pytest.param("Explicit mode isn't recommended in production.", id="isn't"),
+        pytest.param("Poll is recommended; explicit mode is not recommended.", id="second-clause"),
+    ],
+)
+def test_an_english_subject_of_a_denied_verb_is_denied(answer: str) -> None:
+    assert statuses(MODES, answer) == {"生产环境推荐 explicit": Status.NEGATED}
+
+
+def test_a_denial_further_on_in_the_clause_is_not_the_terms() -> None:
+    # "nothing changes" and "batches are not filling" deny what follows, not the term.
+    assert statuses(
+        MODES, "In production explicit mode is recommended: nothing loads by itself."
+    ) == {"生产环境推荐 explicit": Status.COVERED}
+
+
+PHASES = Question(
+    id="phases2",
+    level=Level.BEGINNER,
+    question="prefill 和 decode 阶段分别做什么？",
+    answer="预填充阶段并行处理整个 prompt，瓶颈在算力。生成阶段每步出一个 token，瓶颈在显存带宽。",
+    concepts=(
+        Concept(label="Prefill 瓶颈在算力", subject=("prefill", "预填充阶段"), aliases=("算力",)),
+        Concept(
+            label="Decode 瓶颈在显存带宽", subject=("decode", "生成阶段"), aliases=("显存带宽",)
+        ),
+    ),
+)
+
+
+def test_a_verb_left_of_a_siblings_name_is_no_short_name() -> None:
+    # 生成 is what is left of 生成阶段, but it is a verb: "生成 KV cache" is said of prefill.
+    answer = "Prefill 一次处理整个 prompt，生成 KV cache，瓶颈在算力；decode 瓶颈在显存带宽。"
+    assert set(statuses(PHASES, answer).values()) == {Status.COVERED}

@@ -48,7 +48,10 @@ def question_warnings(question: Question) -> list[str]:
         for phrase in _phrases(concept):
             if not tokenize(phrase):
                 continue
-            if not concept.requires:  # with required parts, a shared alias earns nothing alone
+            # With required parts, or as one of two key terms, a shared phrase earns nothing
+            # alone.
+            alone = phrase in concept.phrases or len(concept.terms) < 2
+            if not concept.requires and alone:
                 owners.setdefault(needle(phrase), []).append(concept.label)
                 written.setdefault(needle(phrase), phrase)
             if phrase != concept.label and needle(phrase) in asked:

@@ -38,6 +38,12 @@ _A_NOT_A_RE = re.compile(r"([\u4e00-\u9fff])不\1")
 _NEGATING_WORD_RE = re.compile(r"\binstead\b|\brather\b", re.IGNORECASE)
 # How far after a term (characters) a negator still denies it: "X is not", "X 并不".
 _NEGATION_REACH = 10
+# A term as the subject of a denied English verb: "<term> (mode) is not", "… isn't".
+_DENIED_VERB_RE = re.compile(
+    r"(?:\s+[A-Za-z]+)?\s+(?:(?:is|are|was|were|does|do|did|has|have|had|should|must|can|could"
+    r"|will|would|may|might)\s+(?:not|never)\b|[A-Za-z]+n[’']t\b)",
+    re.IGNORECASE,
+)
 
 # Negators, with the words that merely contain them listed out (不同 "different", 无状态
 # "stateless", 是否 "whether" are not denials). "not only" / 不仅 add, they do not deny.
@@ -234,8 +240,14 @@ class Layout:
                 # A-不-A asks, it does not deny: 是不是, 能不能, 要不要.
                 text = _A_NOT_A_RE.sub("   ", text)
                 split = end - c_start
-                found = _NEGATION_RE.search(text[: start - c_start]) is not None or (
-                    _NEGATION_RE.search(text[split : split + _NEGATION_REACH]) is not None
+                after = text[split:]
+                # Close after it: ten characters ("ensemble 不支持", "X is not"), or the term as
+                # an English subject of a denied verb ("explicit mode is not recommended",
+                # "X isn't"), not a denial further on ("X means batches are not filling").
+                found = (
+                    _NEGATION_RE.search(text[: start - c_start]) is not None
+                    or _NEGATION_RE.search(after[:_NEGATION_REACH]) is not None
+                    or _DENIED_VERB_RE.match(after) is not None
                 )
             self._negated[start] = found
         return found

@@ -596,8 +596,20 @@ _CLAUSE_OPENING_RE = re.compile(
 )
 
 
-# Word parts and function words: what is left of `intra-layer` or `post-training` names nothing.
-_NOT_NAMES = _STOP_WORDS | {"intra", "inter", "post", "multi", "non", "self", "over", "under"}
+# Word parts, function words, common adjectives and verbs: what is left of `intra-layer`,
+# `post-training`, `small model` or `maximum batch size` names nothing.
+_NOT_NAMES = _STOP_WORDS | frozenset(
+    """intra inter post multi non self over under small smaller smallest large larger largest
+    big bigger main cheap cheaper fast faster slow slower high higher low lower maximum minimum
+    max min default new old first last other single multiple simple full half total overall
+    good better best basic general common normal special""".split()
+)
+# The same for Chinese: adjectives (…的) and verbs that name a phase or a kind (生成阶段,
+# 计算密集) without naming a thing.
+_NOT_CJK_NAMES = frozenset(
+    """生成 计算 处理 执行 运行 推理 训练 加载 调度 读取 写入 大的 小的 新的 旧的 快的 慢的
+    高的 低的 主要 默认 普通 简单 单个 多个 全部 部分""".split()
+)
 
 
 def _short_forms(question: Question) -> dict[tuple[str, ...], tuple[str, ...]]:
@@ -605,8 +617,10 @@ def _short_forms(question: Question) -> dict[tuple[str, ...], tuple[str, ...]]:
     its siblings share are dropped (`readiness probe` / `liveness probe` are said
     `readiness` / `liveness`; `静态批处理` / `连续批处理` are said `静态` / `连续`).
 
-    A short form that the question or the reference answer uses on its own, outside the full
-    names, would be ambiguous there, and is not used.
+    What is left must be a name: not a word the siblings' names use too, nor one the question
+    uses outside the full names (`nvidia` in "NVIDIA Dynamo-Triton 和 NVIDIA Dynamo"), nor a
+    common adjective or verb (`small` of small model, `生成` of 生成阶段 would turn every
+    "small batch" or "生成 KV cache" into a subject).
     """
     keyed: dict[tuple[str, ...], tuple[str, ...]] = {}
     for concept in question.concepts:
@@ -616,6 +630,11 @@ def _short_forms(question: Question) -> dict[tuple[str, ...], tuple[str, ...]]:
         return {}
     words = {k: {w for p in v for w in tokenize(p).latin if w.isalpha()} for k, v in keyed.items()}
     runs = {k: [r for p in v for r in tokenize(p).cjk_runs] for k, v in keyed.items()}
+    # The question with every subject's full names taken out: a short form still found in
+    # it is used there for more than one subject (`NVIDIA Dynamo-Triton 和 NVIDIA Dynamo`).
+    rest = canonical(tokenize(question.question))
+    for name in sorted((n for v in keyed.values() for n in v), key=len, reverse=True):
+        rest = rest.replace(canonical(tokenize(name)).strip(), " ")
     out: dict[tuple[str, ...], tuple[str, ...]] = {}
     for key, names in keyed.items():
         others_words = set().union(*(w for k, w in words.items() if k != key))
@@ -631,8 +650,14 @@ def _short_forms(question: Question) -> dict[tuple[str, ...], tuple[str, ...]]:
                         run[-1 - common] == other[-1 - common]
                     ):
                         common += 1
-                    if common and len(run) - common >= 2:
-                        forms.append(run[: len(run) - common])
+                    short = run[: len(run) - common]
+                    if (
+                        common
+                        and len(short) >= 2
+                        and short not in _NOT_CJK_NAMES
+                        and not short.endswith("的")
+                    ):
+                        forms.append(short)
             elif tokens.latin and not tokens.cjk_runs:
                 # The head noun siblings share is the last word: `readiness probe`.
                 latin = tokens.latin
@@ -643,10 +668,17 @@ def _short_forms(question: Question) -> dict[tuple[str, ...], tuple[str, ...]]:
                 if (
                     0 < cut < len(latin)
                     and len(kept) <= 2
-                    and all(len(w) >= 4 and w.isalpha() and w not in _NOT_NAMES for w in kept)
+                    and all(
+                        len(w) >= 4
+                        and w.isalpha()
+                        and w not in _NOT_NAMES
+                        # a word the siblings' names use tells them apart from nothing
+                        and w not in others_words
+                        for w in kept
+                    )
                 ):
                     forms.append(" ".join(kept))
-        usable = list(dict.fromkeys(forms))
+        usable = [f for f in dict.fromkeys(forms) if canonical(tokenize(f)).strip() not in rest]
         if usable:
             out[key] = tuple(usable)
     return out
