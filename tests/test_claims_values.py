@@ -202,6 +202,22 @@ def test_a_name_given_another_ones_meaning_is_a_swap() -> None:
     assert 0 < listed.score < 1
 
 
+def test_one_name_given_the_others_meaning_is_wrong_for_both() -> None:
+    # Only one sentence, and only max_batch_size named: the answer says nothing true of
+    # max_batch_size, and puts max_queue_delay's meaning on the wrong parameter.
+    result = score_answer(KNOBS, "max_batch_size 是请求最多能等多久。")
+    assert result.covered == []
+    wrong = {h.label: h for h in result.contradicted}
+    assert set(wrong) == {KNOBS.concepts[0].label, KNOBS.concepts[1].label}
+    assert {h.status for h in wrong.values()} == {Status.MISATTRIBUTED}
+    # The note on max_batch_size names the meaning it was mixed up with.
+    assert wrong[KNOBS.concepts[0].label].said_of == KNOBS.concepts[1].label
+    assert result.score == 0
+    # Said of its own meaning, the same name is covered: the rule is about the swap.
+    right = score_answer(KNOBS, "max_batch_size 是单次推理的最大 batch。")
+    assert [h.label for h in right.covered] == [KNOBS.concepts[0].label]
+
+
 def test_a_gloss_belongs_to_the_name_before_it() -> None:
     answer = "主要有 max_queue_delay_microseconds（请求最多等多久）、max_batch_size（最大 batch）。"
     assert set(statuses(KNOBS, answer).values()) == {Status.COVERED}

@@ -191,6 +191,10 @@ class ConceptHit:
     # Share of the concept's weight earned: 1 when stated; less when only listed, or when
     # only some of a claim's key terms were stated.
     credit: float = 1.0
+    # Internal: which subject (index) a MISATTRIBUTED place was said of, and whether a
+    # credited hit only named its own subject (stated nothing of it).
+    said_of_subject: int = -1
+    named_only: bool = False
 
     @property
     def partial(self) -> bool:
@@ -1007,7 +1011,7 @@ class _Reading:
         if negative is None:
             negative = item.negative
         for phrase, start, end in found:
-            status, said_of = Status.COVERED, ""
+            status, said_of, said_of_subject = Status.COVERED, "", -1
             if item.requires and not all(
                 self._in_sentence(group, start, item.subject) for group in item.requires
             ):
@@ -1026,6 +1030,7 @@ class _Reading:
             other = bound is not None and bound[2] != item.subject
             if bound is not None and other and not opposite:
                 status, said_of = Status.MISATTRIBUTED, self.folded[bound[0] : bound[1]]
+                said_of_subject = bound[2]
             elif (
                 (not negative and self.negated(start, end))
                 or self.turned_back(start, end, direction)
@@ -1054,6 +1059,7 @@ class _Reading:
                     credit=self.compiled.list_credit
                     if status is Status.LISTED
                     else float(status is Status.COVERED),
+                    said_of_subject=said_of_subject,
                 )
                 if contradicts and wrong is None:
                     wrong = hit
@@ -1067,6 +1073,8 @@ class _Reading:
         # and gives it another parameter's meaning.
         if wrong is not None and not stated:
             return wrong
+        if best is not None and not stated and best.credit > 0 and item.subject >= 0:
+            return replace(best, named_only=True)
         return best
 
     def _own_name(self, item: _CompiledConcept, start: int, end: int) -> bool:
@@ -1174,6 +1182,27 @@ def score_answer(question: Question, text: str) -> ScoreResult:
             ),
         )
         for item, places, term_places in zip(compiled.concepts, found, found_terms, strict=True)
+    ]
+    # A subject given another claim's meaning ("max_batch_size 是请求最多等多久") is said
+    # wrongly too, when the answer only named it otherwise.
+    given = {
+        h.said_of_subject: item
+        for item, h in hits
+        if h is not None and h.status is Status.MISATTRIBUTED and h.said_of_subject >= 0
+    }
+    hits = [
+        (
+            item,
+            replace(
+                hit,
+                status=Status.MISATTRIBUTED,
+                credit=0.0,
+                said_of=given[item.subject].concept.label,
+            )
+            if hit is not None and hit.named_only and item.subject in given
+            else hit,
+        )
+        for item, hit in hits
     ]
     for item, hit in hits:
         if hit is None or hit.credit == 0:
