@@ -334,3 +334,30 @@ def test_a_verb_left_of_a_siblings_name_is_no_short_name() -> None:
     # 生成 is what is left of 生成阶段, but it is a verb: "生成 KV cache" is said of prefill.
     answer = "Prefill 一次处理整个 prompt，生成 KV cache，瓶颈在算力；decode 瓶颈在显存带宽。"
     assert set(statuses(PHASES, answer).values()) == {Status.COVERED}
+
+
+FORMATS = Question(
+    id="formats",
+    level=Level.BEGINNER,
+    question="INT8 和 FP8 有什么区别？",
+    answer="INT8 是均匀的整数网格；FP8 有指数位，动态范围更大。",
+    concepts=(
+        Concept(label="INT8 均匀网格", subject=("INT8",), aliases=("均匀",)),
+        Concept(label="FP8 动态范围大", subject=("FP8",), aliases=("动态范围",)),
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        pytest.param("FP8 有指数位，动态范围比 INT8 大。", id="bi"),
+        pytest.param("FP8 有指数位，动态范围相对于 INT8 更大。", id="xiangduiyu"),
+        pytest.param("INT8 相比 FP8 更均匀，FP8 有指数位。", id="xiangbi"),
+    ],
+)
+def test_what_a_claim_is_compared_with_is_not_what_it_is_said_of(answer: str) -> None:
+    # The comparand (比 INT8) is nearer to the term than the clause's topic, and no swap.
+    found = statuses(FORMATS, answer)
+    assert Status.MISATTRIBUTED not in found.values()
+    assert Status.COVERED in found.values()

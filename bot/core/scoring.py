@@ -598,6 +598,13 @@ _CLAUSE_OPENING_RE = re.compile(
     r"[\s\W]*(?:(?:而|但|但是|对于|对|至于|其中|and|but|while|whereas|so|for|with|the|a|an)\s*)*",
     re.IGNORECASE,
 )
+# What a comparison is measured against is not what it is said of: `动态范围比 INT8 大` says
+# the dynamic range of the clause's topic is larger, not INT8's.
+_COMPARAND_BEFORE_RE = re.compile(
+    r"(?:比|相比|相比于|相较于|相对于|不如|than|compared (?:to|with)|vs\.?|versus)\s*$",
+    re.IGNORECASE,
+)
+_COMPARAND_AFTER_RE = re.compile(r"\s*(?:相比|相比较|比较|比起来|来说更)")
 
 
 # Word parts, function words, common adjectives and verbs: what is left of `intra-layer`,
@@ -941,7 +948,11 @@ class _Reading:
         layout = self.layout
         c_start, c_end = layout.clause_span(start)
         s_start, _ = layout.sentence_span(layout.sentence(start))
-        in_clause = [m for m in mentions if c_start <= m[0] and m[1] <= c_end]
+        in_clause = [
+            m
+            for m in mentions
+            if c_start <= m[0] and m[1] <= c_end and not self._comparand(m[0], m[1])
+        ]
         if in_clause:
             # Topic first: the nearest subject before it in its clause ("X（gloss）、Y（…）"
             # glosses X), else the nearest after it.
@@ -961,6 +972,14 @@ class _Reading:
         topics = [m for m in mentions if self._opens_clause(m[0])]
         before = [m for m in topics if s_start <= m[0] and m[1] <= start]
         return before[-1] if before else None
+
+    def _comparand(self, start: int, end: int) -> bool:
+        """Whether the subject named at [start, end) is what something is compared with."""
+        folded = self.folded
+        return (
+            _COMPARAND_BEFORE_RE.search(folded, max(0, start - 12), start) is not None
+            or _COMPARAND_AFTER_RE.match(folded, end) is not None
+        )
 
     def _opens_clause(self, pos: int) -> bool:
         c_start, _ = self.layout.clause_span(pos)
