@@ -214,6 +214,12 @@ def test_one_word_alias_does_not_match_inside_an_identifier(q: QuestionGetter) -
         pytest.param("   is what keeps   busy", True, id="en-copula"),
         pytest.param("   in the middle,   ,   ", False, id="en-fragment"),
         pytest.param("Lower   , add GPUs", True, id="en-imperative"),
+        # The trial's English bank: verbs no list had, and any verb after a pronoun.
+        pytest.param("prefill scans   , decode shifts   ", True, id="en-verbs"),
+        pytest.param("it sets   ", True, id="en-pronoun-before-an-ambiguous-verb"),
+        pytest.param("it mostly drives   ", True, id="en-pronoun-subject"),
+        pytest.param("   usually wins", True, id="en-frequency-adverb"),
+        pytest.param("   sets,   ", False, id="en-noun-list-stays-a-list"),
     ],
 )
 def test_what_counts_as_saying_something(text: str, says: bool) -> None:

@@ -101,6 +101,8 @@ _ZH_PREDICATE_RE = re.compile(_with_first_chars(_ZH_PREDICATE_PATTERN))
 _EN_PREDICATES = frozenset(
     # Auxiliaries, copulas, connectives, and verbs in forms that are rarely nouns: "group",
     # "cache", "load" or "limits" name things in a term list as often as they say anything.
+    # Subject pronouns and adverbs of frequency only come with a verb ("it scans", "they
+    # usually shift"), whatever the verb is.
     """
     is are was were be been being am isn aren wasn weren do does did doesn don didn done can
     could will would should must may might shall has have had need needs needed lets let
@@ -109,7 +111,12 @@ _EN_PREDICATES = frozenset(
     becomes became stays goes went comes came gets got puts turns fills waits causes caused
     leads affects supports provides requires required combines combined merges merged sends
     runs ran serves manages exposes moves stores holds frees saves lowers raises boosts hurts
-    wastes matters happens splits reads writes loads means meant
+    wastes matters happens splits reads writes loads means meant scans shifts compares
+    rolls drains evicts replaces triggers retries verifies accepts rejects proposes generates
+    computes predicts measures tracks skips ensures guarantees enables disables decreases
+    grows shrinks fits fails breaks copies transfers passes hides overlaps stalls spreads
+    assigns picks chooses
+    it they we you he she otherwise usually often always typically sometimes
     because since so if when while whereas although though unless until after before by via
     through into onto than instead rather therefore thus hence which who whose whom that
     where why how what also only just already still then even both either each per
