@@ -186,7 +186,9 @@ def score_summary(
         lines.extend(_hit_line(t, lang, hit) for hit in result.contradicted)
         wrong = {h.label for h in result.contradicted}
         lines.extend(f"❌ {esc(c.label)}" for c in result.missed if c.label not in wrong)
-    else:
+    elif all(hit.credit >= 1 for hit in result.covered):
+        # Only full credit for every concept is "all covered": one listed or partly stated
+        # concept is still ◐ above, and the score says so.
         lines.append(t(lang, "all_covered"))
     if hints:
         lines.append(t(lang, "hints_used", count=hints))
