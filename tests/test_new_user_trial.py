@@ -3,8 +3,10 @@ Bot API server: each test is what the user saw, with the expected text written b
 
 from __future__ import annotations
 
+import pytest
+
 from tests.conftest import BotHarness
-from tests.support.fake_bot_api import FakeUser
+from tests.support.fake_bot_api import FakeBotAPI, FakeUser
 
 ADA = FakeUser(1001, "Ada", "en")
 LI = FakeUser(1002, "李雷", "zh-hans")
@@ -41,3 +43,22 @@ async def test_every_concept_stated_is_celebrated(bot: BotHarness) -> None:
     text = "\n".join(m.visible for m in feedback)
     assert "Score: 100%" in text
     assert "You covered every key concept. 🎉" in text
+
+
+# -- /help lists every command the menus offer ------------------------------------------------
+
+GROUP = -100700
+
+
+@pytest.mark.parametrize(("user", "code"), [(ADA, None), (LI, "zh")])
+async def test_help_lists_every_command_of_the_menus(
+    bot: BotHarness, api: FakeBotAPI, user: FakeUser, code: str | None
+) -> None:
+    (private,) = await bot.say(user, "/help")
+    for command in api.menu("all_private_chats", code):
+        assert f"/{command}" in private.visible, command
+    assert "/settings" in private.visible
+    (group,) = await bot.say(user, "/help", chat_id=GROUP)
+    menus = api.menu("all_group_chats", code) + api.menu("all_chat_administrators", code)
+    for command in menus:
+        assert f"/{command}" in group.visible, command
