@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import BotHarness
-from tests.support.fake_bot_api import FakeBotAPI, FakeUser
+from tests.support.fake_bot_api import FakeBotAPI, FakeUser, Sent
 
 ADA = FakeUser(1001, "Ada", "en")
 LI = FakeUser(1002, "李雷", "zh-hans")
@@ -62,3 +62,79 @@ async def test_help_lists_every_command_of_the_menus(
     menus = api.menu("all_group_chats", code) + api.menu("all_chat_administrators", code)
     for command in menus:
         assert f"/{command}" in group.visible, command
+
+
+# -- "Next" tapped twice, buttons under a closed question --------------------------------------
+
+
+def _qid(message: Sent) -> str:
+    return next(d for _, d in message.buttons if d.startswith("hint:")).split(":", 1)[1]
+
+
+def _questions(messages: list[Sent]) -> list[Sent]:
+    return [m for m in messages if any(d.startswith("hint:") for _, d in m.buttons)]
+
+
+async def _feedback(bot: BotHarness, user: FakeUser, text: str) -> Sent:
+    """Answer; the feedback's last message (the one with the rating and Next buttons)."""
+    before = len(bot.api.to(user.id))
+    bot.api.message(user, text)
+    for _ in range(20):
+        sent = bot.api.to(user.id)[before:]
+        if sent and any(d.startswith("next:") for _, d in sent[-1].buttons):
+            return sent[-1]
+        await bot.api.wait_for(user.id, before + len(sent) + 1)
+    raise AssertionError("no complete feedback")
+
+
+@pytest.mark.parametrize(("user", "toast"), [(ADA, "already have an open question"), (LI, "已经有")])
+async def test_next_tapped_twice_serves_one_question(
+    bot: BotHarness, api: FakeBotAPI, user: FakeUser, toast: str
+) -> None:
+    await bot.say(user, "/start q_triton-q3", expect=2)
+    feedback = await _feedback(bot, user, Q3_STATED)
+    before = len(api.to(user.id))
+    answered = len(api.callback_answers)
+    api.callback(user, "next:beginner", feedback)
+    api.callback(user, "next:beginner", feedback)  # the double tap
+    earlier = await bot.sentinel(user)
+    new = earlier[before:]
+    assert len(_questions(new)) == 1
+    assert not any("previous question is closed" in m.visible for m in new)
+    assert not any("上一题已关闭" in m.visible for m in new)
+    assert len(api.callback_answers) == answered + 2  # both spinners stopped
+    assert api.callback_answers[answered] == ""
+    assert toast in api.callback_answers[answered + 1]
+    # The question served stays the open one.
+    open_now = await bot.storage.get_open_question(user.id)
+    assert open_now is not None and open_now.question_id == _qid(_questions(new)[0])
+
+
+@pytest.mark.parametrize("action", ["hint", "show", "skip"])
+async def test_buttons_under_a_skipped_question_leave_the_new_one_alone(
+    bot: BotHarness, api: FakeBotAPI, action: str
+) -> None:
+    (old,) = await bot.say(ADA, "/quiz beginner")
+    _, new = await bot.say(ADA, "/skip", expect=2)
+    assert _qid(new) != _qid(old)
+    answered = len(api.callback_answers)
+    (edit,) = await bot.press(ADA, old, f"{action}:{_qid(old)}")
+    assert edit.method == "editMessageReplyMarkup" and edit.buttons == []  # stale buttons go
+    assert "That question is closed" in api.callback_answers[answered]
+    earlier = await bot.sentinel(ADA)
+    assert earlier[-1] is edit or earlier[-1].message_id == edit.message_id
+    open_now = await bot.storage.get_open_question(ADA.id)
+    assert open_now is not None and open_now.question_id == _qid(new) and open_now.hints == 0
+
+
+async def test_buttons_under_an_answered_question_say_it_is_closed(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    _, question = await bot.say(LI, "/start q_triton-q3", expect=2)
+    await _feedback(bot, LI, Q3_STATED)
+    answered = len(api.callback_answers)
+    (edit,) = await bot.press(LI, question, "skip:triton-q3")
+    assert edit.buttons == []
+    assert "这道题已经结束" in api.callback_answers[answered]
+    earlier = await bot.sentinel(LI)
+    assert not any("已跳过" in m.visible or "没有待回答" in m.visible for m in earlier)
