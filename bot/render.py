@@ -8,6 +8,7 @@ on its own, so no message ever cuts a tag or an entity in half.
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 from datetime import date, datetime, time, timedelta
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
@@ -388,3 +389,19 @@ def stats_caption(t: Strings, lang: str, p: Progress) -> Html:
         best=p.streak.best,
         levels=level_text or "—",
     )
+
+
+def unknown_zone(
+    t: Strings, lang: str | None, wanted: str, choices: Sequence[str], suggestions: Sequence[str]
+) -> Html:
+    """What a zone nobody can tell apart (`CST`) or nobody knows gets: the choices, or close
+    matches and an example."""
+    if choices:
+        return t(
+            lang, "timezone_ambiguous", zone=wanted, choices=", ".join(choices), first=choices[0]
+        )
+    lines = [t(lang, "timezone_bad", zone=wanted)]
+    if suggestions:
+        lines.append(t(lang, "timezone_suggest", suggestions=", ".join(suggestions)))
+    lines.append(t(lang, "timezone_example"))
+    return Html("\n".join(lines))

@@ -87,7 +87,9 @@ async def _feedback(bot: BotHarness, user: FakeUser, text: str) -> Sent:
     raise AssertionError("no complete feedback")
 
 
-@pytest.mark.parametrize(("user", "toast"), [(ADA, "already have an open question"), (LI, "已经有")])
+@pytest.mark.parametrize(
+    ("user", "toast"), [(ADA, "already have an open question"), (LI, "已经有")]
+)
 async def test_next_tapped_twice_serves_one_question(
     bot: BotHarness, api: FakeBotAPI, user: FakeUser, toast: str
 ) -> None:
@@ -138,3 +140,46 @@ async def test_buttons_under_an_answered_question_say_it_is_closed(
     assert "这道题已经结束" in api.callback_answers[answered]
     earlier = await bot.sentinel(LI)
     assert not any("已跳过" in m.visible or "没有待回答" in m.visible for m in earlier)
+
+
+# -- /timezone: abbreviations and Chinese city names with 市 -----------------------------------
+
+
+# The clock reads Monday 2026-03-02 09:00 UTC (winter time in Europe and North America).
+@pytest.mark.parametrize(
+    ("written", "zone", "local"),
+    [
+        ("JST", "Asia/Tokyo", "18:00"),
+        ("KST", "Asia/Seoul", "18:00"),
+        ("IST", "Asia/Kolkata", "14:30"),
+        ("PST", "America/Los_Angeles", "01:00"),
+        ("pdt", "America/Los_Angeles", "01:00"),
+        ("EST", "America/New_York", "04:00"),
+        ("CET", "Europe/Berlin", "10:00"),
+        ("BST", "Europe/London", "09:00"),
+        ("SGT", "Asia/Singapore", "17:00"),
+        ("HKT", "Asia/Hong_Kong", "17:00"),
+        ("上海市", "Asia/Shanghai", "17:00"),
+        ("北京市", "Asia/Shanghai", "17:00"),
+    ],
+)
+async def test_timezone_abbreviations_and_city_names_resolve(
+    bot: BotHarness, written: str, zone: str, local: str
+) -> None:
+    (reply,) = await bot.say(ADA, f"/timezone {written}")
+    assert f"Time zone set to {zone} (local time {local})" in reply.visible
+    user = await bot.storage.get_user(ADA.id)
+    assert user is not None and user.timezone == zone
+
+
+async def test_cst_is_ambiguous_and_asks(bot: BotHarness) -> None:
+    (reply,) = await bot.say(ADA, "/timezone CST")
+    assert "“CST” can mean more than one time zone" in reply.visible
+    assert "Asia/Shanghai" in reply.visible and "America/Chicago" in reply.visible
+    assert "/timezone Asia/Shanghai" in reply.visible
+    user = await bot.storage.get_user(ADA.id)
+    assert user is not None and user.timezone is None  # nothing was changed
+    (reply,) = await bot.say(LI, "/timezone cst")
+    assert "“cst”可以指不止一个时区" in reply.visible
+    (reply,) = await bot.say(LI, "/daily 08:30 CST")
+    assert "可以指不止一个时区" in reply.visible

@@ -14,7 +14,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from enum import StrEnum
 from zoneinfo import ZoneInfo
 
-from bot.core.timezones import resolve_timezone
+from bot.core.timezones import ambiguous_timezone, resolve_timezone
 
 DEFAULT_DAILY_TIME = time(9, 0)  # a chat's daily time before it chose one (and /start's offer)
 
@@ -134,7 +134,7 @@ class DailyCommand:
     at: time | None = None
     zone: str | None = None
     days: Days | None = None
-    problem: str | None = None  # "time" | "zone" | "words"
+    problem: str | None = None  # "time" | "zone" | "ambiguous_zone" | "words"
     bad_value: str = ""
 
 
@@ -170,6 +170,8 @@ def parse_daily(args: list[str]) -> DailyCommand:
             days = Days.EVERY_DAY
         elif (found_zone := resolve_timezone(word)) is not None:
             zone = found_zone
+        elif ambiguous_timezone(word):
+            return DailyCommand(problem="ambiguous_zone", bad_value=word)
         else:
             return DailyCommand(problem="zone", bad_value=word)
     return DailyCommand(enabled=True, at=at, zone=zone, days=days)
