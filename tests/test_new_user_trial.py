@@ -183,3 +183,36 @@ async def test_cst_is_ambiguous_and_asks(bot: BotHarness) -> None:
     assert "“cst”可以指不止一个时区" in reply.visible
     (reply,) = await bot.say(LI, "/daily 08:30 CST")
     assert "可以指不止一个时区" in reply.visible
+
+
+# -- /daily as people type it ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("user", "written", "shown"),
+    [
+        (LI, "工作日 早上8点", "✅ 每日一题时间：工作日 08:00"),
+        (LI, "早上 8点", "✅ 每日一题时间：每天 08:00"),
+        (LI, "每天 晚上9点", "✅ 每日一题时间：每天 21:00"),
+        (LI, "晚上12点", "✅ 每日一题时间：每天 00:00"),
+        (LI, "中午12点", "✅ 每日一题时间：每天 12:00"),
+        (LI, "周一到周五 8:30", "✅ 每日一题时间：工作日 08:30"),
+        (ADA, "weekdays 8:30", "✅ Daily question at 08:30 on weekdays"),
+        (ADA, "every day 7am", "✅ Daily question at 07:00 every day"),
+        (ADA, "mon-fri 8", "✅ Daily question at 08:00 on weekdays"),
+    ],
+)
+async def test_daily_time_and_days_in_either_order(
+    bot: BotHarness, user: FakeUser, written: str, shown: str
+) -> None:
+    (reply,) = await bot.say(user, f"/daily {written}")
+    assert reply.visible.startswith(shown), reply.visible
+
+
+async def test_daily_24_hour_time_with_pm_is_a_bad_time_not_a_zone(bot: BotHarness) -> None:
+    (reply,) = await bot.say(ADA, "/daily 20:30 pm")
+    assert "I couldn't read the time “20:30 pm”" in reply.visible
+    assert "I don't know the time zone" not in reply.visible
+    assert "Examples:\n/daily 08:30 — every day at 08:30" in reply.visible
+    chat = await bot.storage.get_chat(ADA.id)
+    assert chat is None or not chat.daily_enabled
