@@ -3,9 +3,15 @@ Bot API server: each test is what the user saw, with the expected text written b
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from pathlib import Path
+
 import pytest
 
-from tests.conftest import BotHarness
+from bot.config import Settings
+from bot.core.content import Library, load_library
+from bot.core.levels import Level
+from tests.conftest import CONTENT, BotHarness, FakeClock
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser, Sent
 
 ADA = FakeUser(1001, "Ada", "en")
@@ -216,3 +222,92 @@ async def test_daily_24_hour_time_with_pm_is_a_bad_time_not_a_zone(bot: BotHarne
     assert "Examples:\n/daily 08:30 — every day at 08:30" in reply.visible
     chat = await bot.storage.get_chat(ADA.id)
     assert chat is None or not chat.daily_enabled
+
+
+# -- draft packs are not asked; an English pack first for English users ---------------------
+
+
+def _english_pack(pack_id: str, title: str, *, draft: bool) -> str:
+    head = f"id: {pack_id}\ntitle: {title}\nlanguage: en\n" + ("draft: true\n" if draft else "")
+    questions = "".join(
+        f"""  - id: {pack_id}-q{n}
+    level: beginner
+    question: "{title}, question {n}: what does a load balancer do?"
+    answer: It spreads requests over several servers.
+    concepts:
+      - label: spreads requests over servers
+        aliases: [spreads requests, distributes requests]
+"""
+        for n in (1, 2)
+    )
+    return f"{head}questions:\n{questions}"
+
+
+@pytest.fixture
+async def mixed_bot(
+    api: FakeBotAPI, bot_settings: Settings, tmp_path: Path, clock: FakeClock
+) -> AsyncIterator[BotHarness]:
+    """A bank with the Chinese Triton pack, an English pack and an English draft pack."""
+    folder = tmp_path / "content"
+    folder.mkdir()
+    for name in ("triton.yaml", "strings", "glossary", "fonts"):
+        (folder / name).symlink_to(CONTENT / name)
+    (folder / "basics.yaml").write_text(_english_pack("basics", "Basics", draft=False))
+    (folder / "unreviewed.yaml").write_text(_english_pack("unreviewed", "Unreviewed", draft=True))
+    settings = bot_settings.model_copy(update={"content_dir": folder})
+    harness = BotHarness(api, settings, load_library([folder]), clock)
+    await harness.start()
+    yield harness
+    await harness.stop()
+
+
+async def _asked_in_a_row(bot: BotHarness, user: FakeUser, count: int) -> list[Sent]:
+    (first,) = await bot.say(user, "/quiz beginner")
+    asked = [first]
+    for _ in range(count - 1):
+        _, question = await bot.say(user, "/skip", expect=2)
+        asked.append(question)
+    return asked
+
+
+async def test_english_users_get_the_english_pack_first_and_never_a_draft(
+    mixed_bot: BotHarness, flow_library: Library
+) -> None:
+    beginner = [q.id for q in flow_library.pool(Level.BEGINNER)]  # the Triton pack's
+    asked = await _asked_in_a_row(mixed_bot, ADA, len(beginner) + 4)
+    ids = [_qid(m) for m in asked]
+    assert not any(i.startswith("unreviewed") for i in ids)
+    assert sorted(ids[:2]) == ["basics-q1", "basics-q2"]
+    assert sorted(ids[2 : 2 + len(beginner)]) == sorted(beginner)
+    # Everything was asked (and skipped): the longest-ago ones come back, never a draft.
+    assert ids[2 + len(beginner) :] == ids[:2]
+    assert "This question bank is in Chinese" in asked[2].visible
+    assert "This question bank is in" not in asked[0].visible
+
+
+async def test_chinese_users_get_the_chinese_pack_first_and_never_a_draft(
+    mixed_bot: BotHarness, flow_library: Library
+) -> None:
+    beginner = [q.id for q in flow_library.pool(Level.BEGINNER)]  # the Triton pack's
+    asked = await _asked_in_a_row(mixed_bot, LI, len(beginner) + 2)
+    ids = [_qid(m) for m in asked]
+    assert sorted(ids[: len(beginner)]) == sorted(beginner)
+    assert sorted(ids[len(beginner) :]) == ["basics-q1", "basics-q2"]
+
+
+async def test_the_daily_prompt_is_english_for_english_users_and_never_a_draft(
+    mixed_bot: BotHarness, api: FakeBotAPI, clock: FakeClock
+) -> None:
+    await mixed_bot.say(ADA, "/daily 09:30")
+    clock.advance(minutes=31, days=-1)
+    seen = []
+    for _ in range(3):
+        clock.advance(days=1)
+        await mixed_bot.tick()
+        prompt = api.to(ADA.id)[-1]
+        assert "Daily question" in prompt.visible
+        seen.append(_qid(prompt))
+        await mixed_bot.say(ADA, "/skip", expect=2)  # and /skip's question is asked too
+        seen.append(_qid(api.to(ADA.id)[-1]))
+    assert not any(i.startswith("unreviewed") for i in seen)
+    assert seen[0].startswith("basics")

@@ -75,7 +75,7 @@ async def ask(
 ) -> None:
     """Open a new question in a private chat and send it."""
     svc = context.svc
-    asked = await svc.practice.ask(chat_id, user, level, pack)
+    asked = await svc.practice.ask(chat_id, user, level, pack, lang)
     if asked is None:
         chosen = level or user.level or Level.BEGINNER
         name = level_name(svc.strings, lang, chosen)
