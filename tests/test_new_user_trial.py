@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from bot.cli import main
 from bot.config import Settings
-from bot.core.content import Library, load_library
+from bot.core.content import Library, PackError, load_library
 from bot.core.levels import Level
 from tests.conftest import CONTENT, BotHarness, FakeClock
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser, Sent
@@ -311,3 +312,23 @@ async def test_the_daily_prompt_is_english_for_english_users_and_never_a_draft(
         seen.append(_qid(api.to(ADA.id)[-1]))
     assert not any(i.startswith("unreviewed") for i in seen)
     assert seen[0].startswith("basics")
+
+
+# -- CONTENT_DIR pointing at a relative folder that is not there ----------------------------
+
+
+def test_a_missing_relative_content_dir_is_named_by_its_absolute_path(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)  # no stray .env
+    monkeypatch.setenv("CONTENT_DIR", "nowhere/content")
+    monkeypatch.setenv("DATABASE_PATH", str(tmp_path / "bot.sqlite3"))
+    assert main(["content", "check"]) == 1
+    said = capsys.readouterr().err
+    assert f"nowhere/content: does not exist (looked at {tmp_path}/nowhere/content)" in said
+    assert "cannot read file" not in said
+    with pytest.raises(PackError) as raised:  # what `run` stops with, as "Content error: …"
+        load_library([Path("nowhere/content")])
+    assert str(raised.value) == (
+        f"nowhere/content: does not exist (looked at {tmp_path}/nowhere/content)"
+    )

@@ -257,9 +257,22 @@ class Library:
         return self.packs[self.pack_of[question_id]].language.split("-")[0].lower()
 
 
+def missing_paths(paths: Iterable[Path]) -> list[str]:
+    """A problem for each of `paths` that is not there, naming the absolute path looked at
+    (a relative CONTENT_DIR is read from the working directory, which may not be the one
+    meant)."""
+    return [
+        f"{path}: does not exist (looked at {path.absolute()})"
+        for path in paths
+        if not path.exists()
+    ]
+
+
 def load_library(paths: Iterable[Path]) -> Library:
     """Load every pack under `paths`; collect all problems and raise them together."""
     paths = list(paths)
+    if missing := missing_paths(paths):
+        raise PackError(missing)
     packs: list[Pack] = []
     problems: list[str] = []
     files = pack_files(paths)
