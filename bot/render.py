@@ -368,7 +368,7 @@ def stats_messages(t: Strings, lang: str, p: Progress) -> list[Html]:
                 )
             )
     if p.weak:
-        lines.append(t(lang, "stats_weak", concepts="; ".join(p.weak)))
+        lines.append(t(lang, "stats_weak", concepts=t(lang, "weak_separator").join(p.weak)))
     if p.level_up is not None:
         lines.append(level_up_line(t, lang, p.level, p.level_up, p.level_average))
     if p.at_risk:
@@ -378,7 +378,7 @@ def stats_messages(t: Strings, lang: str, p: Progress) -> list[Html]:
 
 def stats_caption(t: Strings, lang: str, p: Progress) -> Html:
     """The /stats picture's caption: answers, streaks, the average per level."""
-    level_text = ", ".join(
+    level_text = t(lang, "list_separator").join(
         f"{level_name(t, lang, row.level)} {percent(row.average)}%" for row in p.summary.by_level
     )
     return t(
@@ -398,10 +398,16 @@ def unknown_zone(
     matches and an example."""
     if choices:
         return t(
-            lang, "timezone_ambiguous", zone=wanted, choices=", ".join(choices), first=choices[0]
+            lang,
+            "timezone_ambiguous",
+            zone=wanted,
+            choices=t(lang, "list_separator").join(choices),
+            first=choices[0],
         )
     lines = [t(lang, "timezone_bad", zone=wanted)]
     if suggestions:
-        lines.append(t(lang, "timezone_suggest", suggestions=", ".join(suggestions)))
+        lines.append(
+            t(lang, "timezone_suggest", suggestions=t(lang, "list_separator").join(suggestions))
+        )
     lines.append(t(lang, "timezone_example"))
     return Html("\n".join(lines))

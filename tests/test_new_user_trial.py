@@ -332,3 +332,26 @@ def test_a_missing_relative_content_dir_is_named_by_its_absolute_path(
     assert str(raised.value) == (
         f"nowhere/content: does not exist (looked at {tmp_path}/nowhere/content)"
     )
+
+
+# -- wording: plurals, Chinese punctuation ---------------------------------------------------
+
+
+async def test_round_length_of_one_minute_is_singular(bot: BotHarness, api: FakeBotAPI) -> None:
+    api.admins[GROUP] = {ADA.id}
+    (reply,) = await bot.say(ADA, "/roundlength 1", chat_id=GROUP)
+    assert "Rounds now close after 1 minute." in reply.visible
+    (reply,) = await bot.say(ADA, "/roundlength", chat_id=GROUP)
+    assert "Rounds close after 1 minute." in reply.visible
+    await bot.say(ADA, "/roundlength 15", chat_id=GROUP)
+    (reply,) = await bot.say(ADA, "/roundlength", chat_id=GROUP)
+    assert "Rounds close after 15 minutes." in reply.visible
+
+
+async def test_chinese_lists_use_chinese_punctuation(mixed_bot: BotHarness) -> None:
+    (reply,) = await mixed_bot.say(LI, "/quiz 专家")
+    assert "可用题库：basics（英文）、triton（中文）。" in reply.visible  # and no draft pack
+    (reply,) = await mixed_bot.say(LI, "/timezone CST")
+    assert "Asia/Shanghai、America/Chicago" in reply.visible
+    (reply,) = await mixed_bot.say(ADA, "/quiz wizard")
+    assert "Packs: basics (English), triton (Chinese)." in reply.visible

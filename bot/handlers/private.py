@@ -135,9 +135,18 @@ async def quiz(update: Update, context: BotContext) -> None:
     wanted = parse_quiz_args(context.args or [], svc.library.packs)
     if (problem := wanted.problem) is not None:
         word = wanted.word
-        packs = ", ".join(
-            f"{pid} ({_language_name(svc, lang, pack.language)})"
-            for pid, pack in svc.library.packs.items()
+        # Each item is escaped HTML already, and so is the separator.
+        packs = Html(
+            svc.strings(lang, "list_separator").join(
+                svc.strings(
+                    lang,
+                    "pack_with_language",
+                    pack=pid,
+                    language=_language_name(svc, lang, pack.language),
+                )
+                for pid, pack in svc.library.packs.items()
+                if not pack.draft  # a draft pack is not asked
+            )
         )
         first_pack = next(iter(svc.library.packs))
         text = svc.strings(lang, problem, word=word[:40], packs=packs, pack=first_pack)
