@@ -21,6 +21,7 @@ from bot.core.content import (
     PackError,
     load_library,
     load_pack,
+    missing_paths,
     pack_files,
     parse_pack,
 )
@@ -67,6 +68,9 @@ def cmd_content_check(args: argparse.Namespace) -> int:
 
     settings = _settings()
     paths = [Path(p) for p in args.paths] or [settings.content_dir]
+    if missing := missing_paths(paths):
+        print("\n".join(missing), file=sys.stderr)
+        return 1
     files = pack_files(paths)
     if not files:
         print(f"No pack files (*.yaml) in {', '.join(map(str, paths))}", file=sys.stderr)

@@ -8,6 +8,7 @@ on its own, so no message ever cuts a tag or an entity in half.
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 from datetime import date, datetime, time, timedelta
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
@@ -186,7 +187,9 @@ def score_summary(
         lines.extend(_hit_line(t, lang, hit) for hit in result.contradicted)
         wrong = {h.label for h in result.contradicted}
         lines.extend(f"❌ {esc(c.label)}" for c in result.missed if c.label not in wrong)
-    else:
+    elif all(hit.credit >= 1 for hit in result.covered):
+        # Only full credit for every concept is "all covered": one listed or partly stated
+        # concept is still ◐ above, and the score says so.
         lines.append(t(lang, "all_covered"))
     if hints:
         lines.append(t(lang, "hints_used", count=hints))
@@ -365,7 +368,7 @@ def stats_messages(t: Strings, lang: str, p: Progress) -> list[Html]:
                 )
             )
     if p.weak:
-        lines.append(t(lang, "stats_weak", concepts="; ".join(p.weak)))
+        lines.append(t(lang, "stats_weak", concepts=t(lang, "weak_separator").join(p.weak)))
     if p.level_up is not None:
         lines.append(level_up_line(t, lang, p.level, p.level_up, p.level_average))
     if p.at_risk:
@@ -375,7 +378,7 @@ def stats_messages(t: Strings, lang: str, p: Progress) -> list[Html]:
 
 def stats_caption(t: Strings, lang: str, p: Progress) -> Html:
     """The /stats picture's caption: answers, streaks, the average per level."""
-    level_text = ", ".join(
+    level_text = t(lang, "list_separator").join(
         f"{level_name(t, lang, row.level)} {percent(row.average)}%" for row in p.summary.by_level
     )
     return t(
@@ -386,3 +389,25 @@ def stats_caption(t: Strings, lang: str, p: Progress) -> Html:
         best=p.streak.best,
         levels=level_text or "—",
     )
+
+
+def unknown_zone(
+    t: Strings, lang: str | None, wanted: str, choices: Sequence[str], suggestions: Sequence[str]
+) -> Html:
+    """What a zone nobody can tell apart (`CST`) or nobody knows gets: the choices, or close
+    matches and an example."""
+    if choices:
+        return t(
+            lang,
+            "timezone_ambiguous",
+            zone=wanted,
+            choices=t(lang, "list_separator").join(choices),
+            first=choices[0],
+        )
+    lines = [t(lang, "timezone_bad", zone=wanted)]
+    if suggestions:
+        lines.append(
+            t(lang, "timezone_suggest", suggestions=t(lang, "list_separator").join(suggestions))
+        )
+    lines.append(t(lang, "timezone_example"))
+    return Html("\n".join(lines))

@@ -112,7 +112,7 @@ class _Session:
         self.show()
         chat = TERMINAL_USER
         while True:
-            asked = await self.practice.ask(chat, user, level, pack)
+            asked = await self.practice.ask(chat, user, level, pack, self.lang)
             if asked is None:
                 self.say("term_no_questions")
                 return 1

@@ -239,19 +239,40 @@ class Library:
         return self.questions.get(question_id)
 
     def pool(self, level: Level | None = None, pack: str | None = None) -> list[Question]:
-        """Questions at a level (or any), in one pack (or all), in file order."""
+        """Questions at a level (or any), in one pack (or all), in file order.
+
+        A draft pack (`draft: true`: the importer's concepts, not yet reviewed) is never in
+        the pool: it is loaded and checked, but not asked.
+        """
         return [
             q
             for pid, p in self.packs.items()
-            if pack is None or pid == pack
+            if (pack is None or pid == pack) and not p.draft
             for q in p.questions
             if level is None or q.level == level
         ]
+
+    def language_of(self, question_id: str) -> str:
+        """The base language of a question's pack (`zh` for `zh-Hans`)."""
+        return self.packs[self.pack_of[question_id]].language.split("-")[0].lower()
+
+
+def missing_paths(paths: Iterable[Path]) -> list[str]:
+    """A problem for each of `paths` that is not there, naming the absolute path looked at
+    (a relative CONTENT_DIR is read from the working directory, which may not be the one
+    meant)."""
+    return [
+        f"{path}: does not exist (looked at {path.absolute()})"
+        for path in paths
+        if not path.exists()
+    ]
 
 
 def load_library(paths: Iterable[Path]) -> Library:
     """Load every pack under `paths`; collect all problems and raise them together."""
     paths = list(paths)
+    if missing := missing_paths(paths):
+        raise PackError(missing)
     packs: list[Pack] = []
     problems: list[str] = []
     files = pack_files(paths)

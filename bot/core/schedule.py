@@ -14,7 +14,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from enum import StrEnum
 from zoneinfo import ZoneInfo
 
-from bot.core.timezones import resolve_timezone
+from bot.core.timezones import ambiguous_timezone, resolve_timezone
 
 DEFAULT_DAILY_TIME = time(9, 0)  # a chat's daily time before it chose one (and /start's offer)
 
@@ -82,12 +82,15 @@ def resume_after(occurrence_at: datetime, now: datetime, grace: timedelta) -> da
 _TIME_RE = re.compile(
     r"^(?P<h>\d{1,2})(?:[:.：](?P<m>\d{2}))?\s*(?P<ampm>am|pm|a\.m\.|p\.m\.)?$", re.IGNORECASE
 )
+_DAY_PERIODS = ("凌晨", "早上", "早晨", "上午", "中午", "下午", "傍晚", "晚上")
 _CN_TIME_RE = re.compile(
-    r"^(?P<ampm>上午|早上|下午|晚上)?(?P<h>\d{1,2})点(?:(?P<m>\d{1,2})分?|(?P<half>半))?$"
+    rf"^(?P<ampm>{'|'.join(_DAY_PERIODS)})?(?P<h>\d{{1,2}})[点點时](?:(?P<m>\d{{1,2}})分?|(?P<half>半))?$"
 )
 OFF_WORDS = frozenset({"off", "stop", "disable", "关闭", "关"})
 ON_WORDS = frozenset({"on", "start", "enable", "开启", "开", "打开"})
-_WEEKDAYS = {"weekdays", "weekday", "workdays", "工作日"}
+_WEEKDAYS = {
+    "weekdays", "weekday", "workdays", "mon-fri", "工作日", "周一到周五", "周一至周五", "周一~周五",
+}  # fmt: skip
 _EVERY_DAY = {"every day", "everyday", "daily", "all", "每天", "每日"}
 
 
@@ -116,8 +119,13 @@ def parse_time(text: str) -> time | None:
     elif m := _CN_TIME_RE.match(text):
         hour = int(m.group("h"))
         minute = 30 if m.group("half") else int(m.group("m") or 0)
-        if m.group("ampm") in ("下午", "晚上") and hour < 12:
+        period = m.group("ampm")
+        if period in ("下午", "傍晚", "晚上") and hour < 12:
             hour += 12
+        elif period in ("晚上", "凌晨") and hour == 12:
+            hour = 0  # 晚上12点 is midnight
+        elif period == "中午" and hour < 11:
+            hour += 12  # 中午1点 is 13:00; 中午12点 stays noon
     else:
         return None
     if not (0 <= hour <= 23 and 0 <= minute <= 59):
@@ -134,8 +142,19 @@ class DailyCommand:
     at: time | None = None
     zone: str | None = None
     days: Days | None = None
-    problem: str | None = None  # "time" | "zone" | "words"
+    problem: str | None = None  # "time" | "zone" | "ambiguous_zone" | "words"
     bad_value: str = ""
+
+
+def _joined_day_periods(words: list[str]) -> list[str]:
+    """`早上 8点` typed with a space is one time, as `早上8点` is."""
+    out: list[str] = []
+    for word in words:
+        if out and out[-1] in _DAY_PERIODS and word[:1].isdigit():
+            out[-1] += word
+        else:
+            out.append(word)
+    return out
 
 
 def parse_daily(args: list[str]) -> DailyCommand:
@@ -150,26 +169,37 @@ def parse_daily(args: list[str]) -> DailyCommand:
         return DailyCommand(days=Days.WEEKDAYS, enabled=True)
     if joined in _EVERY_DAY:
         return DailyCommand(days=Days.EVERY_DAY, enabled=True)
-    # A time, maybe followed by am/pm, a zone and a day set, in that order.
-    rest = list(words)
-    at = None
-    for take in (2, 1):
-        if len(rest) >= take and (found := parse_time(" ".join(rest[:take]))) is not None:
-            at, rest = found, rest[take:]
-            break
-    if at is None:
-        looks_like_time = bool(re.match(r"^[\d:.：]+\s*(am|pm)?$|点", words[0], re.IGNORECASE))
-        return DailyCommand(problem="time" if looks_like_time else "words", bad_value=words[0])
-    zone = None
+    # A day set anywhere (工作日 8点 as well as 8点 工作日), a time, then maybe a zone.
     days = None
-    for word in rest:
+    rest = []
+    for word in _joined_day_periods(words):
         lowered = word.lower()
         if lowered in _WEEKDAYS:
             days = Days.WEEKDAYS
         elif lowered in _EVERY_DAY or lowered in {"every", "day"}:
             days = Days.EVERY_DAY
-        elif (found_zone := resolve_timezone(word)) is not None:
+        else:
+            rest.append(word)
+    at = None
+    for take in (2, 1):
+        if len(rest) >= take and (found := parse_time(" ".join(rest[:take]))) is not None:
+            at, rest = found, rest[take:]
+            break
+    if at is not None and rest and rest[0].lower().replace(".", "") in ("am", "pm"):
+        # "20:30 pm": a time, but not one with am/pm (it is not "pm" the zone)
+        return DailyCommand(problem="time", bad_value=" ".join(words[:2]))
+    if at is None:
+        if not rest:  # only day words: "weekdays every day"
+            return DailyCommand(days=days, enabled=True)
+        first = rest[0]
+        looks_like_time = bool(re.match(r"^[\d:.：]+\s*(am|pm)?$|点", first, re.IGNORECASE))
+        return DailyCommand(problem="time" if looks_like_time else "words", bad_value=first)
+    zone = None
+    for word in rest:
+        if (found_zone := resolve_timezone(word)) is not None:
             zone = found_zone
+        elif ambiguous_timezone(word):
+            return DailyCommand(problem="ambiguous_zone", bad_value=word)
         else:
             return DailyCommand(problem="zone", bad_value=word)
     return DailyCommand(enabled=True, at=at, zone=zone, days=days)

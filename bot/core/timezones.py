@@ -115,6 +115,32 @@ _COMMON_NAMES = {
 }  # fmt: skip
 
 
+# Abbreviations people write for the zone they live in; each names one zone (the one most
+# people writing it mean), or, when it is used for several, the choices to ask about.
+_ABBREVIATIONS = {
+    **dict.fromkeys(["jst"], "Asia/Tokyo"),
+    **dict.fromkeys(["kst"], "Asia/Seoul"),
+    **dict.fromkeys(["ist"], "Asia/Kolkata"),
+    **dict.fromkeys(["sgt"], "Asia/Singapore"),
+    **dict.fromkeys(["hkt"], "Asia/Hong_Kong"),
+    **dict.fromkeys(["pst", "pdt", "pt"], "America/Los_Angeles"),
+    **dict.fromkeys(["mst", "mdt"], "America/Denver"),
+    **dict.fromkeys(["est", "edt", "et"], "America/New_York"),
+    **dict.fromkeys(["cet", "cest"], "Europe/Berlin"),
+    **dict.fromkeys(["bst"], "Europe/London"),
+    **dict.fromkeys(["aest", "aedt"], "Australia/Sydney"),
+}  # fmt: skip
+_AMBIGUOUS = {
+    # China Standard Time, US Central (standard), Cuba: ask.
+    "cst": ("Asia/Shanghai", "America/Chicago"),
+}
+
+
+def ambiguous_timezone(name: str) -> tuple[str, ...]:
+    """The zones an abbreviation used for several may mean (`CST`), else ()."""
+    return _AMBIGUOUS.get(name.strip().casefold(), ())
+
+
 def resolve_timezone(name: str) -> str | None:
     """Return the canonical IANA name for `name` (any case, spaces for underscores) or None.
 
@@ -129,8 +155,12 @@ def resolve_timezone(name: str) -> str | None:
         return "UTC"
     if (offset := parse_offset(name)) is not None:
         return offset
-    if key in _COMMON_NAMES:
-        return _COMMON_NAMES[key]
+    if key in _ABBREVIATIONS:
+        return _ABBREVIATIONS[key]
+    # 上海市, 北京市: the city with its "city" suffix.
+    plain = key.removesuffix("市") if len(key) > 1 else key
+    if plain in _COMMON_NAMES:
+        return _COMMON_NAMES[plain]
     zones = _zones()
     if key in zones:
         return zones[key]

@@ -10,10 +10,16 @@ from telegram import Chat, Update
 
 from bot.core.models import ChatRecord, UserProfile
 from bot.core.schedule import DailyCommand, parse_daily, parse_switch, parse_time
-from bot.core.timezones import resolve_timezone, suggest_timezones, zone_label, zone_of
+from bot.core.timezones import (
+    ambiguous_timezone,
+    resolve_timezone,
+    suggest_timezones,
+    zone_label,
+    zone_of,
+)
 from bot.handlers.common import BotContext, is_admin, send
 from bot.i18n import Html
-from bot.render import clock_time
+from bot.render import clock_time, unknown_zone
 from bot.services import Services
 from bot.services.preferences import set_reminders
 from bot.services.schedules import reschedule, set_daily
@@ -43,6 +49,10 @@ async def daily(update: Update, context: BotContext) -> None:
     t = svc.strings
     command = parse_daily(list(context.args or []))
     if command.problem is not None:
+        if command.problem == "ambiguous_zone":
+            choices = ambiguous_timezone(command.bad_value)
+            await send(context, chat.id, [unknown_zone(t, lang, command.bad_value, choices, [])])
+            return
         key = {"time": "daily_bad_time", "zone": "daily_bad_zone"}.get(
             command.problem, "daily_bad_words"
         )
@@ -112,11 +122,9 @@ async def group_timezone(update: Update, context: BotContext) -> None:
         return
     chosen = resolve_timezone(wanted)
     if chosen is None:
-        lines = [t(lang, "timezone_bad", zone=wanted[:60])]
-        if suggestions := suggest_timezones(wanted[:60]):
-            lines.append(t(lang, "timezone_suggest", suggestions=", ".join(suggestions)))
-        lines.append(t(lang, "timezone_example"))
-        await send(context, chat.id, [Html("\n".join(lines))])
+        choices = ambiguous_timezone(wanted)
+        suggestions = [] if choices else suggest_timezones(wanted[:60])
+        await send(context, chat.id, [unknown_zone(t, lang, wanted[:60], choices, suggestions)])
         return
     if not await is_admin(update, context):
         await send(context, chat.id, [t(lang, "admins_only")])

@@ -75,7 +75,7 @@ async def ask(
 ) -> None:
     """Open a new question in a private chat and send it."""
     svc = context.svc
-    asked = await svc.practice.ask(chat_id, user, level, pack)
+    asked = await svc.practice.ask(chat_id, user, level, pack, lang)
     if asked is None:
         chosen = level or user.level or Level.BEGINNER
         name = level_name(svc.strings, lang, chosen)
@@ -135,9 +135,18 @@ async def quiz(update: Update, context: BotContext) -> None:
     wanted = parse_quiz_args(context.args or [], svc.library.packs)
     if (problem := wanted.problem) is not None:
         word = wanted.word
-        packs = ", ".join(
-            f"{pid} ({_language_name(svc, lang, pack.language)})"
-            for pid, pack in svc.library.packs.items()
+        # Each item is escaped HTML already, and so is the separator.
+        packs = Html(
+            svc.strings(lang, "list_separator").join(
+                svc.strings(
+                    lang,
+                    "pack_with_language",
+                    pack=pid,
+                    language=_language_name(svc, lang, pack.language),
+                )
+                for pid, pack in svc.library.packs.items()
+                if not pack.draft  # a draft pack is not asked
+            )
         )
         first_pack = next(iter(svc.library.packs))
         text = svc.strings(lang, problem, word=word[:40], packs=packs, pack=first_pack)
@@ -271,12 +280,18 @@ async def practice_button(update: Update, context: BotContext) -> None:
     chat_id = query.message.chat.id
     lang = context.lang
     action, _, value = (query.data or "").partition(":")
-    await query.answer()
     if action == "next":
+        # Next sits under a closed question (feedback, a reveal). With a question open since
+        # (the first of a double tap, /quiz, the daily one), it would replace that: it waits.
+        if await _open_id(context, chat_id) is not None:
+            await query.answer(context.svc.strings(lang, "next_already_open"))
+            return
+        await query.answer()
         await ask(context, chat_id, user, lang, parse_level(value))
         return
     if not await _still_open(context, query, chat_id, value):
         return
+    await query.answer()
     if action == "hint":
         await _hint(context, chat_id, lang)
     elif action == "show":
@@ -288,11 +303,18 @@ async def practice_button(update: Update, context: BotContext) -> None:
 async def _still_open(
     context: BotContext, query: CallbackQuery, chat_id: int, question_id: str
 ) -> bool:
-    if await context.svc.practice.open_question_id(chat_id) != question_id:
-        # A button under an old question: do nothing to the current one.
+    if await _open_id(context, chat_id) != question_id:
+        # A button under an old question (answered, skipped, replaced): do nothing to the
+        # current one, say so, and take the stale buttons away.
+        await query.answer(context.svc.strings(context.lang, "button_question_closed"))
         await set_keyboard(context, query, None)
         return False
     return True
+
+
+async def _open_id(context: BotContext, chat_id: int) -> str | None:
+    """The id of the chat's open question, if any."""
+    return await context.svc.practice.open_question_id(chat_id)
 
 
 async def not_text(update: Update, context: BotContext) -> None:

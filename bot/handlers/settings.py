@@ -9,11 +9,17 @@ from telegram import InlineKeyboardMarkup, Update
 
 from bot.core.levels import Level, parse_level
 from bot.core.schedule import DEFAULT_DAILY_TIME
-from bot.core.timezones import resolve_timezone, suggest_timezones, zone_label, zone_of
+from bot.core.timezones import (
+    ambiguous_timezone,
+    resolve_timezone,
+    suggest_timezones,
+    zone_label,
+    zone_of,
+)
 from bot.handlers.common import BotContext, edit_text, send
 from bot.i18n import LANGUAGES, Html
 from bot.keyboards import forget_keyboard, level_keyboard, settings_keyboard
-from bot.render import clock_time, level_name
+from bot.render import clock_time, level_name, unknown_zone
 from bot.services import Services
 from bot.services.preferences import (
     Preferences,
@@ -85,12 +91,9 @@ async def timezone(update: Update, context: BotContext) -> None:
         return
     zone = resolve_timezone(wanted)
     if zone is None:
-        lines = [t(lang, "timezone_bad", zone=wanted[:60])]
-        suggestions = suggest_timezones(wanted[:60])
-        if suggestions:
-            lines.append(t(lang, "timezone_suggest", suggestions=", ".join(suggestions)))
-        lines.append(t(lang, "timezone_example"))
-        await send(context, chat.id, [Html("\n".join(lines))])
+        choices = ambiguous_timezone(wanted)
+        suggestions = [] if choices else suggest_timezones(wanted[:60])
+        await send(context, chat.id, [unknown_zone(t, lang, wanted[:60], choices, suggestions)])
         return
     await move_zone(svc, user, zone)
     await send(

@@ -100,19 +100,25 @@ class Practice:
         return self.clock().astimezone(self.zone(user))
 
     async def ask(
-        self, chat_id: int, user: UserProfile, level: Level | None, pack: str | None
+        self,
+        chat_id: int,
+        user: UserProfile,
+        level: Level | None,
+        pack: str | None,
+        lang: str | None = None,
     ) -> Asked | None:
         """Open the next question for the chat and log it.
 
         Without an explicit level, a due review comes first (most overdue), then a question
         never answered at the user's level; with a level, a question at that level. Either
-        way nothing is repeated while unasked questions remain.
+        way nothing is repeated while unasked questions remain. With packs in several
+        languages, those in `lang` (the user's interface language) come first.
         """
         question = None if level else await self._due_review(user, pack)
         exhausted = False
         if question is None:
             wanted = level or user.level or Level.BEGINNER
-            question, exhausted = await self._fresh(chat_id, user, wanted, pack)
+            question, exhausted = await self._fresh(chat_id, user, wanted, pack, lang)
         if question is None:
             return None
         return await self.ask_question(chat_id, user, question, exhausted=exhausted)
@@ -134,16 +140,28 @@ class Practice:
         return None
 
     async def _fresh(
-        self, chat_id: int, user: UserProfile, level: Level, pack: str | None
+        self, chat_id: int, user: UserProfile, level: Level, pack: str | None, lang: str | None
     ) -> tuple[Question | None, bool]:
-        """A question not answered yet at `level`; else a repeat, with True (all answered)."""
+        """A question not answered yet at `level`; else a repeat, with True (all answered).
+
+        Questions in `lang` first, among the unanswered and among the repeats alike.
+        """
         pool = self.library.pool(level, pack or user.pack)
         if not pool and pack is None and user.pack:
             pool = self.library.pool(level)  # the saved pack has no such level: use all
         answered = await self.storage.answered_questions(user.user_id)
         unseen = [q for q in pool if q.id not in answered]
         recent = await self.storage.recent_questions(chat_id)
-        return pick_question(unseen or pool, recent, self.rng), bool(pool) and not unseen
+        choices = unseen or pool
+        # Questions in the user's language first, as long as one was not asked lately (one
+        # skipped comes back after the others, not at once).
+        asked_lately = set(recent)
+        own = [
+            q
+            for q in choices
+            if self.library.language_of(q.id) == lang and q.id not in asked_lately
+        ]
+        return pick_question(own or choices, recent, self.rng), bool(pool) and not unseen
 
     async def open_question(self, chat_id: int) -> tuple[Question, int] | None:
         """The chat's open question and hints used, if it is still in the library."""

@@ -106,7 +106,7 @@ async def draft_daily_prompt(
     if user is None:
         return None
     lang = user_language(user)
-    asked = await svc.practice.ask(chat_id, user, None, None)
+    asked = await svc.practice.ask(chat_id, user, None, None, lang)
     if asked is None:
         return None
     q = asked.question

@@ -1,0 +1,357 @@
+"""Rough edges a new-user trial found (in Chinese and English), end to end through the fake
+Bot API server: each test is what the user saw, with the expected text written by hand."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from bot.config import Settings
+from bot.core.content import Library, PackError, load_library
+from bot.core.levels import Level
+from tests.conftest import CONTENT, BotHarness, FakeClock
+from tests.support.fake_bot_api import FakeBotAPI, FakeUser, Sent
+
+ADA = FakeUser(1001, "Ada", "en")
+LI = FakeUser(1002, "李雷", "zh-hans")
+
+
+# -- "You covered every key concept" only for full credit ------------------------------------
+
+Q3_LISTED = "preferred_batch_size, max_queue_delay_microseconds, max_batch_size, preserve_ordering"
+Q3_STATED = (
+    "preferred_batch_size 是希望组成的 batch 大小；max_queue_delay_microseconds 是请求最多排队"
+    "等待多久；max_batch_size 是单次最大 batch；preserve_ordering 保证返回顺序。"
+)
+
+
+async def test_every_concept_only_listed_is_not_called_every_concept_covered(
+    bot: BotHarness,
+) -> None:
+    await bot.say(ADA, "/start q_triton-q3", expect=2)
+    feedback = await bot.say(ADA, Q3_LISTED)
+    text = "\n".join(m.visible for m in feedback)
+    # All four named in a bare list: partial credit (60% each), not a full score.
+    assert "Score: 60%" in text
+    assert "listed without explaining" in text
+    assert "You covered every key concept" not in text
+    await bot.say(LI, "/start q_triton-q3", expect=2)
+    feedback = await bot.say(LI, Q3_LISTED)
+    text = "\n".join(m.visible for m in feedback)
+    assert "得分：60%" in text and "所有关键概念都答到了" not in text
+
+
+async def test_every_concept_stated_is_celebrated(bot: BotHarness) -> None:
+    await bot.say(ADA, "/start q_triton-q3", expect=2)
+    feedback = await bot.say(ADA, Q3_STATED)
+    text = "\n".join(m.visible for m in feedback)
+    assert "Score: 100%" in text
+    assert "You covered every key concept. 🎉" in text
+
+
+# -- /help lists every command the menus offer ------------------------------------------------
+
+GROUP = -100700
+
+
+@pytest.mark.parametrize(("user", "code"), [(ADA, None), (LI, "zh")])
+async def test_help_lists_every_command_of_the_menus(
+    bot: BotHarness, api: FakeBotAPI, user: FakeUser, code: str | None
+) -> None:
+    (private,) = await bot.say(user, "/help")
+    for command in api.menu("all_private_chats", code):
+        assert f"/{command}" in private.visible, command
+    assert "/settings" in private.visible
+    (group,) = await bot.say(user, "/help", chat_id=GROUP)
+    menus = api.menu("all_group_chats", code) + api.menu("all_chat_administrators", code)
+    for command in menus:
+        assert f"/{command}" in group.visible, command
+
+
+# -- "Next" tapped twice, buttons under a closed question --------------------------------------
+
+
+def _qid(message: Sent) -> str:
+    return next(d for _, d in message.buttons if d.startswith("hint:")).split(":", 1)[1]
+
+
+def _questions(messages: list[Sent]) -> list[Sent]:
+    return [m for m in messages if any(d.startswith("hint:") for _, d in m.buttons)]
+
+
+async def _feedback(bot: BotHarness, user: FakeUser, text: str) -> Sent:
+    """Answer; the feedback's last message (the one with the rating and Next buttons)."""
+    before = len(bot.api.to(user.id))
+    bot.api.message(user, text)
+    for _ in range(20):
+        sent = bot.api.to(user.id)[before:]
+        if sent and any(d.startswith("next:") for _, d in sent[-1].buttons):
+            return sent[-1]
+        await bot.api.wait_for(user.id, before + len(sent) + 1)
+    raise AssertionError("no complete feedback")
+
+
+@pytest.mark.parametrize(
+    ("user", "toast"), [(ADA, "already have an open question"), (LI, "已经有")]
+)
+async def test_next_tapped_twice_serves_one_question(
+    bot: BotHarness, api: FakeBotAPI, user: FakeUser, toast: str
+) -> None:
+    await bot.say(user, "/start q_triton-q3", expect=2)
+    feedback = await _feedback(bot, user, Q3_STATED)
+    before = len(api.to(user.id))
+    answered = len(api.callback_answers)
+    api.callback(user, "next:beginner", feedback)
+    api.callback(user, "next:beginner", feedback)  # the double tap
+    earlier = await bot.sentinel(user)
+    new = earlier[before:]
+    assert len(_questions(new)) == 1
+    assert not any("previous question is closed" in m.visible for m in new)
+    assert not any("上一题已关闭" in m.visible for m in new)
+    assert len(api.callback_answers) == answered + 2  # both spinners stopped
+    assert api.callback_answers[answered] == ""
+    assert toast in api.callback_answers[answered + 1]
+    # The question served stays the open one.
+    open_now = await bot.storage.get_open_question(user.id)
+    assert open_now is not None and open_now.question_id == _qid(_questions(new)[0])
+
+
+@pytest.mark.parametrize("action", ["hint", "show", "skip"])
+async def test_buttons_under_a_skipped_question_leave_the_new_one_alone(
+    bot: BotHarness, api: FakeBotAPI, action: str
+) -> None:
+    (old,) = await bot.say(ADA, "/quiz beginner")
+    _, new = await bot.say(ADA, "/skip", expect=2)
+    assert _qid(new) != _qid(old)
+    answered = len(api.callback_answers)
+    (edit,) = await bot.press(ADA, old, f"{action}:{_qid(old)}")
+    assert edit.method == "editMessageReplyMarkup" and edit.buttons == []  # stale buttons go
+    assert "That question is closed" in api.callback_answers[answered]
+    earlier = await bot.sentinel(ADA)
+    assert earlier[-1] is edit or earlier[-1].message_id == edit.message_id
+    open_now = await bot.storage.get_open_question(ADA.id)
+    assert open_now is not None and open_now.question_id == _qid(new) and open_now.hints == 0
+
+
+async def test_buttons_under_an_answered_question_say_it_is_closed(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    _, question = await bot.say(LI, "/start q_triton-q3", expect=2)
+    await _feedback(bot, LI, Q3_STATED)
+    answered = len(api.callback_answers)
+    (edit,) = await bot.press(LI, question, "skip:triton-q3")
+    assert edit.buttons == []
+    assert "这道题已经结束" in api.callback_answers[answered]
+    earlier = await bot.sentinel(LI)
+    assert not any("已跳过" in m.visible or "没有待回答" in m.visible for m in earlier)
+
+
+# -- /timezone: abbreviations and Chinese city names with 市 -----------------------------------
+
+
+# The clock reads Monday 2026-03-02 09:00 UTC (winter time in Europe and North America).
+@pytest.mark.parametrize(
+    ("written", "zone", "local"),
+    [
+        ("JST", "Asia/Tokyo", "18:00"),
+        ("KST", "Asia/Seoul", "18:00"),
+        ("IST", "Asia/Kolkata", "14:30"),
+        ("PST", "America/Los_Angeles", "01:00"),
+        ("pdt", "America/Los_Angeles", "01:00"),
+        ("EST", "America/New_York", "04:00"),
+        ("CET", "Europe/Berlin", "10:00"),
+        ("BST", "Europe/London", "09:00"),
+        ("SGT", "Asia/Singapore", "17:00"),
+        ("HKT", "Asia/Hong_Kong", "17:00"),
+        ("上海市", "Asia/Shanghai", "17:00"),
+        ("北京市", "Asia/Shanghai", "17:00"),
+    ],
+)
+async def test_timezone_abbreviations_and_city_names_resolve(
+    bot: BotHarness, written: str, zone: str, local: str
+) -> None:
+    (reply,) = await bot.say(ADA, f"/timezone {written}")
+    assert f"Time zone set to {zone} (local time {local})" in reply.visible
+    user = await bot.storage.get_user(ADA.id)
+    assert user is not None and user.timezone == zone
+
+
+async def test_cst_is_ambiguous_and_asks(bot: BotHarness) -> None:
+    (reply,) = await bot.say(ADA, "/timezone CST")
+    assert "“CST” can mean more than one time zone" in reply.visible
+    assert "Asia/Shanghai" in reply.visible and "America/Chicago" in reply.visible
+    assert "/timezone Asia/Shanghai" in reply.visible
+    user = await bot.storage.get_user(ADA.id)
+    assert user is not None and user.timezone is None  # nothing was changed
+    (reply,) = await bot.say(LI, "/timezone cst")
+    assert "“cst”可以指不止一个时区" in reply.visible
+    (reply,) = await bot.say(LI, "/daily 08:30 CST")
+    assert "可以指不止一个时区" in reply.visible
+
+
+# -- /daily as people type it ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("user", "written", "shown"),
+    [
+        (LI, "工作日 早上8点", "✅ 每日一题时间：工作日 08:00"),
+        (LI, "早上 8点", "✅ 每日一题时间：每天 08:00"),
+        (LI, "每天 晚上9点", "✅ 每日一题时间：每天 21:00"),
+        (LI, "晚上12点", "✅ 每日一题时间：每天 00:00"),
+        (LI, "中午12点", "✅ 每日一题时间：每天 12:00"),
+        (LI, "周一到周五 8:30", "✅ 每日一题时间：工作日 08:30"),
+        (ADA, "weekdays 8:30", "✅ Daily question at 08:30 on weekdays"),
+        (ADA, "every day 7am", "✅ Daily question at 07:00 every day"),
+        (ADA, "mon-fri 8", "✅ Daily question at 08:00 on weekdays"),
+    ],
+)
+async def test_daily_time_and_days_in_either_order(
+    bot: BotHarness, user: FakeUser, written: str, shown: str
+) -> None:
+    (reply,) = await bot.say(user, f"/daily {written}")
+    assert reply.visible.startswith(shown), reply.visible
+
+
+async def test_daily_24_hour_time_with_pm_is_a_bad_time_not_a_zone(bot: BotHarness) -> None:
+    (reply,) = await bot.say(ADA, "/daily 20:30 pm")
+    assert "I couldn't read the time “20:30 pm”" in reply.visible
+    assert "I don't know the time zone" not in reply.visible
+    assert "Examples:\n/daily 08:30 — every day at 08:30" in reply.visible
+    chat = await bot.storage.get_chat(ADA.id)
+    assert chat is None or not chat.daily_enabled
+
+
+# -- draft packs are not asked; an English pack first for English users ---------------------
+
+
+def _english_pack(pack_id: str, title: str, *, draft: bool) -> str:
+    head = f"id: {pack_id}\ntitle: {title}\nlanguage: en\n" + ("draft: true\n" if draft else "")
+    questions = "".join(
+        f"""  - id: {pack_id}-q{n}
+    level: beginner
+    question: "{title}, question {n}: what does a load balancer do?"
+    answer: It spreads requests over several servers.
+    concepts:
+      - label: spreads requests over servers
+        aliases: [spreads requests, distributes requests]
+"""
+        for n in (1, 2)
+    )
+    return f"{head}questions:\n{questions}"
+
+
+@pytest.fixture
+async def mixed_bot(
+    api: FakeBotAPI, bot_settings: Settings, tmp_path: Path, clock: FakeClock
+) -> AsyncIterator[BotHarness]:
+    """A bank with the Chinese Triton pack, an English pack and an English draft pack."""
+    folder = tmp_path / "content"
+    folder.mkdir()
+    for name in ("triton.yaml", "strings", "glossary", "fonts"):
+        (folder / name).symlink_to(CONTENT / name)
+    (folder / "basics.yaml").write_text(_english_pack("basics", "Basics", draft=False))
+    (folder / "unreviewed.yaml").write_text(_english_pack("unreviewed", "Unreviewed", draft=True))
+    settings = bot_settings.model_copy(update={"content_dir": folder})
+    harness = BotHarness(api, settings, load_library([folder]), clock)
+    await harness.start()
+    yield harness
+    await harness.stop()
+
+
+async def _asked_in_a_row(bot: BotHarness, user: FakeUser, count: int) -> list[Sent]:
+    (first,) = await bot.say(user, "/quiz beginner")
+    asked = [first]
+    for _ in range(count - 1):
+        _, question = await bot.say(user, "/skip", expect=2)
+        asked.append(question)
+    return asked
+
+
+async def test_english_users_get_the_english_pack_first_and_never_a_draft(
+    mixed_bot: BotHarness, flow_library: Library
+) -> None:
+    beginner = [q.id for q in flow_library.pool(Level.BEGINNER)]  # the Triton pack's
+    asked = await _asked_in_a_row(mixed_bot, ADA, len(beginner) + 4)
+    ids = [_qid(m) for m in asked]
+    assert not any(i.startswith("unreviewed") for i in ids)
+    assert sorted(ids[:2]) == ["basics-q1", "basics-q2"]
+    assert sorted(ids[2 : 2 + len(beginner)]) == sorted(beginner)
+    # Everything was asked (and skipped): the longest-ago ones come back, never a draft.
+    assert ids[2 + len(beginner) :] == ids[:2]
+    assert "This question bank is in Chinese" in asked[2].visible
+    assert "This question bank is in" not in asked[0].visible
+
+
+async def test_chinese_users_get_the_chinese_pack_first_and_never_a_draft(
+    mixed_bot: BotHarness, flow_library: Library
+) -> None:
+    beginner = [q.id for q in flow_library.pool(Level.BEGINNER)]  # the Triton pack's
+    asked = await _asked_in_a_row(mixed_bot, LI, len(beginner) + 2)
+    ids = [_qid(m) for m in asked]
+    assert sorted(ids[: len(beginner)]) == sorted(beginner)
+    assert sorted(ids[len(beginner) :]) == ["basics-q1", "basics-q2"]
+
+
+async def test_the_daily_prompt_is_english_for_english_users_and_never_a_draft(
+    mixed_bot: BotHarness, api: FakeBotAPI, clock: FakeClock
+) -> None:
+    await mixed_bot.say(ADA, "/daily 09:30")
+    clock.advance(minutes=31, days=-1)
+    seen = []
+    for _ in range(3):
+        clock.advance(days=1)
+        await mixed_bot.tick()
+        prompt = api.to(ADA.id)[-1]
+        assert "Daily question" in prompt.visible
+        seen.append(_qid(prompt))
+        await mixed_bot.say(ADA, "/skip", expect=2)  # and /skip's question is asked too
+        seen.append(_qid(api.to(ADA.id)[-1]))
+    assert not any(i.startswith("unreviewed") for i in seen)
+    assert seen[0].startswith("basics")
+
+
+# -- CONTENT_DIR pointing at a relative folder that is not there ----------------------------
+
+
+def test_a_missing_relative_content_dir_is_named_by_its_absolute_path(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)  # no stray .env
+    monkeypatch.setenv("CONTENT_DIR", "nowhere/content")
+    monkeypatch.setenv("DATABASE_PATH", str(tmp_path / "bot.sqlite3"))
+    assert main(["content", "check"]) == 1
+    said = capsys.readouterr().err
+    assert f"nowhere/content: does not exist (looked at {tmp_path}/nowhere/content)" in said
+    assert "cannot read file" not in said
+    with pytest.raises(PackError) as raised:  # what `run` stops with, as "Content error: …"
+        load_library([Path("nowhere/content")])
+    assert str(raised.value) == (
+        f"nowhere/content: does not exist (looked at {tmp_path}/nowhere/content)"
+    )
+
+
+# -- wording: plurals, Chinese punctuation ---------------------------------------------------
+
+
+async def test_round_length_of_one_minute_is_singular(bot: BotHarness, api: FakeBotAPI) -> None:
+    api.admins[GROUP] = {ADA.id}
+    (reply,) = await bot.say(ADA, "/roundlength 1", chat_id=GROUP)
+    assert "Rounds now close after 1 minute." in reply.visible
+    (reply,) = await bot.say(ADA, "/roundlength", chat_id=GROUP)
+    assert "Rounds close after 1 minute." in reply.visible
+    await bot.say(ADA, "/roundlength 15", chat_id=GROUP)
+    (reply,) = await bot.say(ADA, "/roundlength", chat_id=GROUP)
+    assert "Rounds close after 15 minutes." in reply.visible
+
+
+async def test_chinese_lists_use_chinese_punctuation(mixed_bot: BotHarness) -> None:
+    (reply,) = await mixed_bot.say(LI, "/quiz 专家")
+    assert "可用题库：basics（英文）、triton（中文）。" in reply.visible  # and no draft pack
+    (reply,) = await mixed_bot.say(LI, "/timezone CST")
+    assert "Asia/Shanghai、America/Chicago" in reply.visible
+    (reply,) = await mixed_bot.say(ADA, "/quiz wizard")
+    assert "Packs: basics (English), triton (Chinese)." in reply.visible
