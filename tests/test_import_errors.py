@@ -117,3 +117,88 @@ def test_headerless_anki_text_still_imports(
     assert "question: What is a covering index?" in written
     assert "answer: An index with every column the query reads." in written
     assert "Databases" not in written
+
+
+# -- B: files that are not UTF-8 text --------------------------------------------------------
+
+BANK = (
+    "## 什么是 B-tree 索引？\n- 平衡树，键有序存放在页里。\n\n"
+    "## What is an ETag?\nA validator of a response.\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("data", "encoding"),
+    [
+        pytest.param(BANK.encode("utf-16"), "UTF-16", id="utf-16-bom"),
+        pytest.param(BANK.encode("utf-16-le"), "UTF-16", id="utf-16-no-bom"),
+        pytest.param(BANK.encode("gb18030"), "GB18030", id="gb18030"),
+        pytest.param(BANK.encode("gbk"), "GB18030", id="gbk"),
+    ],
+)
+def test_utf16_and_gb18030_documents_are_read_and_said_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], data: bytes, encoding: str
+) -> None:
+    bank = tmp_path / "bank.md"
+    bank.write_bytes(data)
+    code, out, err = _import(bank, capsys)
+    assert code == 0, err
+    assert "2 questions" in out
+    assert err.splitlines()[0] == f"warning: {bank} is {encoding}, not UTF-8: read as {encoding}"
+    written = (tmp_path / "out.yaml").read_text(encoding="utf-8")
+    assert "question: 什么是 B-tree 索引？" in written
+    assert "平衡树，键有序存放在页里。" in written
+
+
+@pytest.mark.parametrize(
+    ("data", "name", "message"),
+    [
+        pytest.param(
+            "Question,Answer\nWhat is a caché?,A store.\n".encode("cp1252"),
+            "bank.csv",
+            "the file is not UTF-8 (at byte 31): save it as UTF-8",
+            id="latin-1",
+        ),
+        pytest.param(b"", "bank.md", "the file is empty", id="empty"),
+        pytest.param(b"\n  \n\t\n", "bank.csv", "the file is empty", id="blank"),
+        pytest.param(
+            b"PK\x03\x04\x14\x00\x06\x00" + bytes(200),
+            "bank.xlsx",
+            "the file is a ZIP archive (an .xlsx, .docx or .zip file), not text: export it as"
+            " text (save it as UTF-8)",
+            id="xlsx",
+        ),
+        pytest.param(
+            b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n",
+            "bank.pdf",
+            "the file is a PDF file, not text: export it as text (save it as UTF-8)",
+            id="pdf",
+        ),
+        pytest.param(
+            bytes(range(256)) * 8,
+            "bank.bin",
+            "the file is binary, not text: save it as UTF-8",
+            id="binary",
+        ),
+        pytest.param(
+            b"Notes on caching.\nNothing to ask here.\n",
+            "notes.md",
+            "no questions found: expected questions as headings or bold lines with answers below",
+            id="no-questions",
+        ),
+    ],
+)
+def test_a_file_that_is_no_bank_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], data: bytes, name: str, message: str
+) -> None:
+    bank = tmp_path / name
+    bank.write_bytes(data)
+    assert _refused(bank, capsys) == f"{bank}: {message}"
+
+
+def test_a_missing_file_or_a_folder_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _refused(tmp_path / "nope.csv", capsys) == f"{tmp_path / 'nope.csv'}: no such file"
+    (tmp_path / "bank").mkdir()
+    assert _refused(tmp_path / "bank", capsys) == f"{tmp_path / 'bank'}: a folder, not a file"
