@@ -78,15 +78,11 @@ def cmd_content_check(args: argparse.Namespace) -> int:
     failed = False
     for file in files:
         try:
-            pack = parse_pack(file.read_text(encoding="utf-8"), str(file))
+            pack = load_pack(file)
         except PackError as exc:
             failed = True
             for problem in exc.problems:
                 print(problem, file=sys.stderr)
-            continue
-        except (OSError, UnicodeDecodeError) as exc:
-            failed = True
-            print(f"{file}: question -: field -: cannot read file ({exc})", file=sys.stderr)
             continue
         levels = Counter(q.level for q in pack.questions)
         detail = ", ".join(f"{levels[lv]} {lv.value}" for lv in Level if levels[lv])
@@ -121,13 +117,14 @@ def cmd_content_import(args: argparse.Namespace) -> int:
     # Only this command needs the importer (and its segmenters).
     from bot.core.glossary import GlossaryError, load_glossary
     from bot.core.importer import ImportError_, import_document
+    from bot.core.textfile import UnreadableFile, read_text
 
     settings = _settings()
     source = Path(args.file)
     try:
-        text = source.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        print(f"Cannot read {source}: {exc}", file=sys.stderr)
+        text, encoding = read_text(source, other_encodings=True)
+    except UnreadableFile as exc:
+        print(f"{source}: {exc}", file=sys.stderr)
         return 1
     try:
         glossary = load_glossary([settings.content_dir / "glossary", *map(Path, args.glossary)])
@@ -161,6 +158,8 @@ def cmd_content_import(args: argparse.Namespace) -> int:
         return 1
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(header + body, encoding="utf-8")
+    if encoding != "UTF-8":
+        warnings.insert(0, f"{source} is {encoding}, not UTF-8: read as {encoding}")
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
     levels = Counter(q["level"] for q in pack["questions"])

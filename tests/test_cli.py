@@ -82,7 +82,7 @@ def test_content_check_ok_and_broken(tmp_path: Path, capsys: pytest.CaptureFixtu
     )
     assert main(["content", "check", str(broken)]) == 1
     err = capsys.readouterr().err
-    assert f"{broken}: question b-1: field answer: Field required" in err
+    assert f"{broken}: question b-1: field answer: missing (it is required)" in err
     assert f"{broken}: question b-1: field concepts:" in err
 
 
@@ -101,7 +101,7 @@ def test_run_with_broken_pack_fails_with_the_same_message(
     monkeypatch.setenv("TELEGRAM_BOT_TOKEN", "123:abc")
     with pytest.raises(SystemExit) as info:
         main(["run"])
-    assert "x.yaml: question -: field questions: Field required" in str(info.value.code)
+    assert "x.yaml: question -: field questions: missing (it is required)" in str(info.value.code)
 
 
 def test_module_entry_point_runs() -> None:

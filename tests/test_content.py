@@ -65,7 +65,7 @@ def test_chinese_level_words_are_accepted() -> None:
         ),
         pytest.param(
             GOOD.replace("    answer: A fast store in front of a slow one.\n", ""),
-            "question demo-1: field answer: Field required",
+            "question demo-1: field answer: missing (it is required)",
             id="missing-answer",
         ),
         pytest.param(
@@ -95,7 +95,7 @@ def test_chinese_level_words_are_accepted() -> None:
         pytest.param("- just\n- a list\n", "a pack must be a YAML mapping", id="not-a-mapping"),
         pytest.param(
             GOOD + "    extra: 1\n",
-            "question demo-1: field extra: Extra inputs are not permitted",
+            "question demo-1: field extra: unknown field (a typo?)",
             id="unknown-field",
         ),
     ],
@@ -119,5 +119,8 @@ def test_unreadable_and_empty_folders(tmp_path: Path) -> None:
     with pytest.raises(PackError, match="no pack files"):
         load_library([tmp_path])
     (tmp_path / "bad.yaml").write_bytes(b"\xff\xfe\x00garbage")
-    with pytest.raises(PackError, match=r"bad\.yaml: question -: field -: cannot read file"):
+    with pytest.raises(
+        PackError,
+        match=r"bad\.yaml: question -: field -: the file is UTF-16, not UTF-8: save it as UTF-8",
+    ):
         load_library([tmp_path])

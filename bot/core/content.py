@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from bot.core.levels import Level, parse_level
 from bot.core.text import words_of
+from bot.core.textfile import UnreadableFile, read_text
 
 # libyaml's safe loader when PyYAML has it: about 10x faster, and start-up reads every pack.
 YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -186,25 +187,67 @@ def parse_pack(text: str, source: str) -> Pack:
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
         problem = getattr(exc, "problem", None) or "not valid YAML"
         raise PackError([f"{source}: question -: field -: {problem}{where}"]) from None
+    if data is None:
+        raise PackError([f"{source}: question -: field -: the file is empty (no pack in it)"])
     if not isinstance(data, dict):
-        raise PackError([f"{source}: question -: field -: a pack must be a YAML mapping"])
+        kind = "a list" if isinstance(data, list) else "plain text"
+        raise PackError(
+            [
+                f"{source}: question -: field -: a pack must be a YAML mapping"
+                f" (id:, title:, language:, questions:), not {kind}"
+            ]
+        )
     try:
         return Pack.model_validate(data)
     except ValidationError as exc:
+        errors = exc.errors()
         problems = []
-        for err in exc.errors():
-            question, field = _location(data, tuple(err["loc"]))
-            msg = re.sub(r"^Value error, ", "", err["msg"])
-            problems.append(f"{source}: question {question}: field {field}: {msg}")
+        for err in errors:
+            loc = tuple(err["loc"])
+            # pydantic counts a list whose items failed as too short as well: the items'
+            # own problems say it ("questions: at least 1 item" of a pack with one broken).
+            if err["type"] == "too_short" and any(
+                len(o["loc"]) > len(loc) and tuple(o["loc"][: len(loc)]) == loc for o in errors
+            ):
+                continue
+            question, field = _location(data, loc)
+            problems.append(f"{source}: question {question}: field {field}: {_message(err)}")
         raise PackError(problems) from None
+
+
+def _message(err: Any) -> str:
+    """A pydantic error in an author's words, with the value given where it helps."""
+    kind, ctx, value = err["type"], err.get("ctx") or {}, err.get("input")
+    given = f" (got {value!r})" if isinstance(value, str | int | float) else ""
+    if kind == "missing":
+        return "missing (it is required)"
+    if kind == "extra_forbidden":
+        return "unknown field (a typo?)"
+    if kind == "string_too_short":
+        return "must not be empty"
+    if kind == "too_short":
+        return f"needs at least {ctx.get('min_length', 1)}, has none"
+    if kind == "string_too_long":
+        return f"too long: at most {ctx.get('max_length')} characters"
+    if kind == "string_pattern_mismatch" and ctx.get("pattern") == ID_PATTERN:
+        return f"use lower-case letters, digits, - and _ (at most 48 characters){given}"
+    if kind in ("greater_than", "less_than_equal", "greater_than_equal", "less_than"):
+        return str(err["msg"]).replace("Input should be", "must be") + given
+    if kind in ("string_type", "float_parsing", "float_type", "bool_parsing", "bool_type"):
+        return str(err["msg"]).replace("Input should be", "must be") + given
+    if kind in ("tuple_type", "list_type"):
+        return f"must be a list ([a, b] or lines starting with -){given}"
+    if kind in ("model_type", "model_attributes_type", "dict_type"):
+        return f"must be a mapping (name: value lines){given}"
+    return re.sub(r"^Value error, ", "", err["msg"])
 
 
 def load_pack(path: Path) -> Pack:
     """Read and validate one pack file."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PackError([f"{path}: question -: field -: cannot read file ({exc})"]) from None
+        text, _ = read_text(path)
+    except UnreadableFile as exc:
+        raise PackError([f"{path}: question -: field -: {exc}"]) from None
     return parse_pack(text, str(path))
 
 

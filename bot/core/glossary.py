@@ -17,6 +17,7 @@ import yaml
 
 from bot.core.content import YAML_LOADER
 from bot.core.text import tokenize
+from bot.core.textfile import UnreadableFile, read_text
 
 
 class GlossaryError(ValueError):
@@ -131,8 +132,10 @@ def load_glossary(paths: Iterable[Path]) -> Glossary:
         files = sorted(path.glob("*.y*ml")) if path.is_dir() else [path]
         for file in files:
             try:
-                data = yaml.load(file.read_text(encoding="utf-8"), Loader=YAML_LOADER)  # noqa: S506
-            except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+                data = yaml.load(read_text(file)[0], Loader=YAML_LOADER)  # noqa: S506
+            except UnreadableFile as exc:
+                raise GlossaryError(f"{file}: {exc}") from None
+            except yaml.YAMLError as exc:
                 raise GlossaryError(f"{file}: cannot read ({exc})") from None
             for group in parse_glossary(data, str(file)):
                 glossary.add(group)

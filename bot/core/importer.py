@@ -214,15 +214,64 @@ def _strip_html(text: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", text))
 
 
-_QUESTION_COLUMNS = ("question", "front", "q", "问题", "题目")
-_ANSWER_COLUMNS = ("answer", "back", "a", "答案", "参考答案")
-_LEVEL_COLUMNS = ("level", "difficulty", "难度", "级别")
+_QUESTION_COLUMNS = ("question", "questions", "front", "q", "问题", "题目")
+_ANSWER_COLUMNS = ("answer", "answers", "back", "a", "答案", "参考答案")
+_LEVEL_COLUMNS = ("level", "difficulty", "难度", "级别", "tags")
+_ALL_COLUMNS = _QUESTION_COLUMNS + _ANSWER_COLUMNS + _LEVEL_COLUMNS
+# Anki's header lines: `#tags column:3`; deck, note type and guid columns are not fields.
+_ANKI_COLUMN_RE = re.compile(r"^#(tags|deck|notetype|guid) column:(\d+)\s*$", re.IGNORECASE)
+
+
+def _column_name(cell: str) -> str:
+    return re.sub(r"\s+", " ", cell.strip().strip("\ufeff")).casefold()
+
+
+def _misspelt(name: str) -> str | None:
+    """The column name a header cell was probably meant to be (`Qestion` for question)."""
+    import difflib
+
+    if len(name) < 3 or len(name) > 20:
+        return None
+    close = difflib.get_close_matches(name, [n for n in _ALL_COLUMNS if len(n) >= 3], 1, 0.75)
+    return close[0] if close else None
+
+
+def _header_error(cells: list[str]) -> str:
+    found = ", ".join(f"'{c.strip()}'" for c in cells if c.strip()) or "none"
+    missing = [
+        what
+        for what, names in (("question", _QUESTION_COLUMNS), ("answer", _ANSWER_COLUMNS))
+        if not any(_column_name(c) in names for c in cells)
+    ]
+    hints = [
+        f"'{c.strip()}' looks like '{guess}'"
+        for c in cells
+        if _column_name(c) not in _ALL_COLUMNS and (guess := _misspelt(_column_name(c)))
+    ]
+    return (
+        f"the header row names the columns {found} but no {' and no '.join(missing)} column"
+        + (f" ({'; '.join(hints)})" if hints else "")
+        + ". It needs a question column (question, q, front, 问题 or 题目) and an answer"
+        " column (answer, a, back, 答案 or 参考答案); a level column (level, difficulty,"
+        " 难度 or tags) is optional. Rename the columns, or leave the header row out and put"
+        " question, answer and level in that order"
+    )
 
 
 def parse_table(text: str, delimiter: str | None = None) -> list[DraftQuestion]:
-    """CSV/TSV rows of question, answer and an optional level (or tags) column."""
+    """CSV/TSV rows of question, answer and an optional level (or tags) column.
+
+    A first row that names a column (or nearly: `Qestion`) is a header and must name the
+    question and the answer column; without a header the columns are question, answer,
+    level (Anki's plain-text export: front, back, tags). Raises ImportError_ otherwise.
+    """
     lines = text.lstrip("\ufeff").splitlines()
     html_fields = any(ln.lower().startswith("#html:true") for ln in lines[:10])
+    anki = {
+        m.group(1).lower(): int(m.group(2)) - 1
+        for ln in lines[:20]
+        if (m := _ANKI_COLUMN_RE.match(ln.strip()))
+    }
     if delimiter is None:
         header = next((ln for ln in lines if ln and not ln.startswith("#")), "")
         marked = next((ln for ln in lines[:10] if ln.lower().startswith("#separator:")), "")
@@ -239,9 +288,21 @@ def parse_table(text: str, delimiter: str | None = None) -> list[DraftQuestion]:
     ]
     if not rows:
         return []
-    names = [c.strip().casefold() for c in rows[0]]
-    columns = {"q": 0, "a": 1, "level": 2}
-    if any(n in _QUESTION_COLUMNS for n in names) and any(n in _ANSWER_COLUMNS for n in names):
+    names = [_column_name(c) for c in rows[0]]
+    skipped = {anki[k] for k in ("deck", "notetype", "guid") if k in anki}
+    fields = [i for i in range(max(map(len, rows))) if i not in skipped and i != anki.get("tags")]
+    columns = {
+        "q": fields[0] if fields else 0,
+        "a": fields[1] if len(fields) > 1 else 1,
+        "level": anki.get("tags", -1),
+    }
+    # A header names a column, or misspells two (one near-name may be a row's own word).
+    near = [n for n in names if parse_level(n) is None and _misspelt(n)]
+    if any(n in _ALL_COLUMNS for n in names) or len(near) >= 2:
+        if not (
+            any(n in _QUESTION_COLUMNS for n in names) and any(n in _ANSWER_COLUMNS for n in names)
+        ):
+            raise ImportError_(_header_error(rows[0]))
         columns = {
             "q": next(i for i, n in enumerate(names) if n in _QUESTION_COLUMNS),
             "a": next(i for i, n in enumerate(names) if n in _ANSWER_COLUMNS),
@@ -257,7 +318,9 @@ def parse_table(text: str, delimiter: str | None = None) -> list[DraftQuestion]:
 
         level = None
         for i in range(len(row)):
-            if i not in (columns["q"], columns["a"]) and (i == columns["level"] or i >= 2):
+            if i in skipped or i in (columns["q"], columns["a"]):
+                continue
+            if i == columns["level"] or i >= 2:
                 for word in re.split(r"[\s,;]+", cell(i)):
                     level = level or parse_level(word.strip("#"))
         question, tagged = _level_tag(cell(columns["q"]))

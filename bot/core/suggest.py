@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.core.glossary import Glossary
-from bot.core.text import canonical, tokenize
+from bot.core.text import canonical, stem, tokenize
 
 MAX_CONCEPTS = 12
 MAX_ALIASES = 12
@@ -85,6 +85,75 @@ _EN_STOP = frozenset(
     them there here we you your our i me my he she his her has have had each per via vs etc
     """.split()
 )
+# English words that say how, how much or in what order, never what: an English bank's
+# sentences are all Latin text, so without these its claims got `instead`, `because`,
+# `larger` and `serves` as key terms. Compared as written (lower case): function words,
+# adverbs, adjectives and comparatives. `serve` is listed by its forms: `serving` is a term.
+_EN_GENERIC = frozenset(
+    """
+    between among within without instead because since while whereas whether although though
+    unless until before after during through across along against around behind beyond toward
+    towards upon onto once both either neither nor any some all every none nothing something
+    anything everything everyone someone another own only even still yet already always never
+    often sometimes again too well much many few fewer less least lot lots rather quite almost
+    enough ever where whose whom whatever however therefore thus hence otherwise together
+    immediately directly simply easily typically generally actually really mostly mainly fully
+    partly exactly roughly usually separately eventually finally probably possibly likely
+    especially automatically quickly slowly instantly later earlier next last previous above
+    below out up down off away back instead e.g i.e etc yes
+    large larger largest small smaller smallest big bigger biggest long longer longest short
+    shorter shortest high higher highest low lower lowest fast faster fastest slow slower
+    slowest worse worst great greater greatest early late latest easy easier hard harder cheap
+    cheaper expensive full whole entire current separate certain possible available simple
+    similar various several little able unable real true right wrong useful necessary due
+    identical extra whole overall single multiple
+    must shall cannot alone lists stored sorted seconds
+    serve serves served users user thing version copy copies
+    """.split()
+)
+# Words in -ly that are not adverbs (rarely, mostly, immediately are).
+_LY_NOUNS = frozenset("assembly anomaly family supply reply monopoly butterfly".split())
+# Verbs of any field, matched by stem (reduce, reduces, reduced, reducing): doing words that
+# a claim states with its terms, not terms of their own.
+_EN_GENERIC_VERBS = frozenset(
+    stem(w)
+    for w in """
+    allow let give tell send keep go come become seem look mean show find put want try call
+    say know think help cut change reduce increase decrease lower raise improve avoid add remove
+    return contain include require depend happen occur start begin apply affect cause lead
+    handle ensure enable prevent forbid refresh override track answer ask hold move turn bring
+    explain describe compare choose decide offer select read stay match run fit drop get take
+    make do lets gives kept sent took taken made got gave given says means
+    """.split()
+)
+
+
+def generic_english(word: str) -> bool:
+    """A word of English prose that names nothing (`because`, `larger`, `reduces`).
+
+    A word in capitals (`SELECT`, `NOT NULL`'s `NOT`) is a keyword, not prose.
+    """
+    if len(word) >= 2 and word.isupper():
+        return False
+    folded = word.casefold()
+    return (
+        folded in _EN_STOP
+        or folded in _EN_GENERIC
+        or (len(folded) >= 6 and folded.endswith("ly") and folded not in _LY_NOUNS)  # adverbs
+        or (folded.isascii() and folded.isalpha() and stem(folded) in _EN_GENERIC_VERBS)
+    )
+
+
+def _english_segments(words: list[str]) -> list[list[str]]:
+    """Cut a run of English prose at the words that name nothing: what is left are names."""
+    segments: list[list[str]] = [[]]
+    for w in words:
+        if generic_english(w) or w.casefold() in GENERIC_WORDS:
+            if segments[-1]:
+                segments.append([])
+        else:
+            segments[-1].append(w)
+    return [seg for seg in segments if seg]
 
 
 @dataclass
@@ -158,7 +227,7 @@ class Analyser:
             term = term if term.startswith("--") else term.strip("-")
             if len(term) < 2 or not tokenize(term):
                 return
-            if term.casefold() in GENERIC_WORDS or term.casefold() in _EN_STOP:
+            if term.casefold() in GENERIC_WORDS or generic_english(term):
                 return
             found.append(term)
 
@@ -170,15 +239,27 @@ class Analyser:
             add(m.group())
         for term in self.glossary.find_in(text):
             add(term)
+        english = not _CJK_RE.search(text)
         for m in _LATIN_RUN_RE.finditer(text):
+            if english:
+                # English prose is one long Latin run: its names are what is left between
+                # the words that name nothing (`opaque validator`, `hit ratio`).
+                for segment in _english_segments(m.group().split()):
+                    if len(segment) in (2, 3):
+                        add(" ".join(segment))
+                    else:
+                        for w in segment:
+                            if _technical_word(w):
+                                add(w)
+                continue
             words = [w for w in re.split(r"\s+", m.group()) if w.casefold() not in _EN_STOP]
-            # Inside Chinese text a Latin run is a term; in English text keep short runs only.
+            # Inside Chinese text a Latin run is a term.
             chunk = " ".join(words)
             if chunk and len(words) <= 4:
                 add(chunk)
             elif words:
                 for w in words:
-                    if w[:1].isupper() or any(c.isdigit() for c in w) or len(w) >= 6:
+                    if _technical_word(w):
                         add(w)
         if self.tagger is not None and _CJK_RE.search(text):
             for word, tag in self.tagger(text):
@@ -199,6 +280,11 @@ class Analyser:
         if inner and (key in asked or (not inner[:1].isascii() and inner in asked)):
             return False
         return term.casefold() not in self.shared
+
+
+def _technical_word(word: str) -> bool:
+    """A single English word worth a term: a name (capitals, digits) or a long word."""
+    return word[:1].isupper() or any(c.isdigit() for c in word) or len(word) >= 6
 
 
 def _absorb(terms: list[str]) -> list[str]:
@@ -293,8 +379,12 @@ def suggest_concepts(question: str, answer: str, analyser: Analyser) -> list[dic
         concept: dict[str, Any] = {"label": _label(claim.text, labels)}
         if claim.subject:
             concept["subject"] = analyser.glossary.synonyms(claim.subject)[:8]
-        if len(groups) == 1:
-            concept["aliases"] = groups[0]
+        if len(groups) == 1 and _same(claim.text, groups[0][0]):
+            concept["aliases"] = groups[0]  # the claim is the term (an item of a list)
+        elif len(groups) == 1:
+            # A sentence for a label is no phrase of the concept: as an alias it would match
+            # the reference's own words (the label cut at 60 characters) as a bare list.
+            concept["terms"] = groups
         else:
             concept["terms"] = groups
         concept["weight"] = claim.weight
