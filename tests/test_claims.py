@@ -108,6 +108,36 @@ def test_words_that_contain_a_negator_deny_nothing(q: QuestionGetter, answer: st
     assert statuses(q("triton-q4"), answer)["Dynamic Batching 用于无状态模型"] is Status.COVERED
 
 
+CACHING = Question(
+    id="caching",
+    level=Level.BEGINNER,
+    question="What do the Cache-Control directives do?",
+    answer="no-store forbids keeping any copy of the response.",
+    concepts=(
+        Concept(
+            label="no-store forbids keeping any copy of the response.",
+            subject=("no-store",),
+            terms=(("response",),),
+        ),
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        pytest.param("no-store forbids keeping any copy of the response.", id="the-reference"),
+        pytest.param("With no-store the response is never stored.", id="never-is-a-denial"),
+    ],
+)
+def test_a_name_like_no_store_denies_nothing(answer: str) -> None:
+    # The reference itself denies with `forbids`; `no` in the name `no-store` denies nothing,
+    # so the answer agrees with it (a real `never` agrees too: the reference denies).
+    result = score_answer(CACHING, answer)
+    assert [h.status for h in result.covered] == [Status.COVERED]
+    assert result.contradicted == []
+
+
 @pytest.mark.parametrize(
     "answer",
     [

@@ -94,11 +94,6 @@ def test_a_directive_named_before_a_noun_is_a_term_of_its_own() -> None:
 # Below full marks for a reason on the scorer's side (see the marks): kept here so the day
 # the scorer changes, the test says these are fixed.
 SCORER_SIDE = {
-    # "no-store forbids keeping any copy of the response.": with no-store as the claim's
-    # subject, the scorer reads the subject of a denying verb as denied ("said the
-    # opposite") although the reference itself is the denial; without the subject it
-    # covers it.
-    "http_caching.md:q2",
     # "…, so a larger Vary list fragments the cache and lowers the hit ratio.": the claim is
     # the shared cache's, and the scorer hears its clause said of Vary, the other claim's
     # subject, named nearer.

@@ -52,7 +52,8 @@ _NEGATION_RE = re.compile(
     # alternatives only where one could start (this runs on every answer).
     r"(?=[nNwWcClLuU不没未无非别勿禁])(?:"
     r"\b(?:not(?!\s+only)|no|never|none|neither|nor|without|cannot|nothing|nobody|nowhere"
-    r"|lacks?|unable)\b|n[’']t\b"
+    # `no-store`, `no-cache`, `non-blocking`-style names hold a negator and deny nothing.
+    r"|lacks?|unable)\b(?!-[A-Za-z])|n[’']t\b"
     # 不 after a verb and before 下/动/完/够/住/起 is a potential complement (放不下 "does not
     # fit", 跑不动): it says a limit is hit, which is how references state limits too.
     r"|(?<![\u4e00-\u9fff])不(?![同断仅只光但少过久如然停论管足错止均变行])"
@@ -352,7 +353,8 @@ def asks_to_enumerate(question: str) -> bool:
 # Words that put a claim in the negative without a negator: the reference saying "避免重复
 # 计算" agrees with an answer saying "不用再算一遍".
 _AVOIDING_RE = re.compile(
-    r"避免|跳过|省去|省掉|免去|无需|不必|防止|\b(?:avoid\w*|skip\w*|prevent\w*|eliminat\w*)\b",
+    r"避免|跳过|省去|省掉|免去|无需|不必|防止|禁止"
+    r"|\b(?:avoid\w*|skip\w*|prevent\w*|eliminat\w*|forb[ia]d\w*|prohibit\w*|disallow\w*)\b",
     re.IGNORECASE,
 )
 
