@@ -361,3 +361,30 @@ def test_what_a_claim_is_compared_with_is_not_what_it_is_said_of(answer: str) ->
     found = statuses(FORMATS, answer)
     assert Status.MISATTRIBUTED not in found.values()
     assert Status.COVERED in found.values()
+
+
+VARY = Question(
+    id="vary",
+    level=Level.BEGINNER,
+    question="Vary 头对共享缓存有什么影响？",
+    answer=(
+        "Vary 列出选择变体的请求头。"
+        "共享缓存按每个取值分别存一份，所以更长的 Vary 列表会降低命中率。"
+    ),
+    concepts=(
+        Concept(label="Vary 列出选择变体的请求头", subject=("Vary",), aliases=("请求头",)),
+        Concept(
+            label="共享缓存按每个取值分别存一份，所以更长的 Vary 列表会降低命中率",
+            subject=("共享缓存",),
+            terms=(("命中率",), ("分别存",)),
+        ),
+    ),
+)
+
+
+def test_the_reference_is_not_mixed_up_with_itself() -> None:
+    # The reference says the hit rate of the shared cache with Vary named nearer: read by
+    # the nearest subject, the reference itself would be mixed up.
+    result = score_answer(VARY, VARY.answer)
+    assert result.contradicted == []
+    assert result.score == 1.0

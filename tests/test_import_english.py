@@ -91,25 +91,12 @@ def test_a_directive_named_before_a_noun_is_a_term_of_its_own() -> None:
     assert "max-age" in _aliases(first)
 
 
-# Below full marks for a reason on the scorer's side (see the marks): kept here so the day
-# the scorer changes, the test says these are fixed.
-SCORER_SIDE = {
-    # "…, so a larger Vary list fragments the cache and lowers the hit ratio.": the claim is
-    # the shared cache's, and the scorer hears its clause said of Vary, the other claim's
-    # subject, named nearer.
-    "http_caching.md:q5",
-}
-
-
 @pytest.mark.parametrize(
     ("name", "qid"),
     [
         pytest.param(
             name,
             qid,
-            marks=[pytest.mark.xfail(strict=True, reason="scorer side")]
-            if f"{name}:{qid}" in SCORER_SIDE
-            else [],
             id=f"{name}:{qid}",
         )
         for name in sorted(EXPECTED)

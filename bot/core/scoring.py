@@ -572,9 +572,27 @@ def _compile(question: Question) -> _Compiled:
         ways.discard(0)
         return ways.pop() if len(ways) == 1 else 0
 
+    def said_elsewhere(c: _CompiledConcept) -> set[str]:
+        # Phrases the reference itself, in this claim, puts nearer another subject ("a shared
+        # cache keeps …, so a larger Vary list … lowers the hit ratio"): reading them by the
+        # nearest subject would call the reference mixed up, so they are not read that way.
+        span = claim_span(c.concept) if c.subject >= 0 else None
+        if span is None:
+            return set()
+        return {
+            p.text.casefold()
+            for group in (c.aliases, *c.terms)
+            for p, b, e in reference.find(group)
+            if span[0] <= b < span[1]
+            and (bound := reference.said_of(b, e, c.subject)) is not None
+            and bound[2] != c.subject
+        }
+
+    unbound = compiled.unbound.union(*(said_elsewhere(c) for c in concepts))
     # The groups stay the same objects, so the needle index stays valid.
     compiled = replace(
         compiled,
+        unbound=unbound,
         concepts=tuple(
             replace(
                 c,
