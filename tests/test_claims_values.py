@@ -388,3 +388,27 @@ def test_the_reference_is_not_mixed_up_with_itself() -> None:
     result = score_answer(VARY, VARY.answer)
     assert result.contradicted == []
     assert result.score == 1.0
+
+
+CAUSES = Question(
+    id="causes",
+    level=Level.BEGINNER,
+    question="延迟抖动常见的原因有哪些？",
+    answer="排队时间在利用率接近饱和时暴涨。CPU 侧：tokenizer、GC、日志。",
+    concepts=(
+        Concept(label="排队时间在利用率接近饱和时暴涨", terms=(("排队时间",), ("饱和",))),
+        Concept(label="tokenizer", aliases=("tokenizer",)),
+        Concept(label="GC", aliases=("GC",)),
+    ),
+)
+
+
+def test_what_the_reference_only_lists_is_stated_by_listing_it() -> None:
+    # The reference names tokenizer and GC in a bare list: an answer listing them says all
+    # the reference says of them. The claim the reference states with a verb stays "listed"
+    # when an answer only names its terms.
+    listed = score_answer(CAUSES, "tokenizer、GC")
+    assert {h.label: h.credit for h in listed.covered} == {"tokenizer": 1.0, "GC": 1.0}
+    names_only = score_answer(CAUSES, "排队时间、饱和")
+    (hit,) = names_only.covered
+    assert hit.status is Status.LISTED and hit.credit < 1

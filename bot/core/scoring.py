@@ -314,6 +314,7 @@ class _CompiledConcept:
     values: tuple[int, ...] = ()
     term_values: tuple[tuple[int, ...], ...] = ()
     term_negative: tuple[bool, ...] = ()  # ... and whether it denies each term
+    listed: bool = False  # the reference only names it in a list (no predicate around)
 
 
 @dataclass(frozen=True, slots=True)
@@ -588,6 +589,12 @@ def _compile(question: Question) -> _Compiled:
             and bound[2] != c.subject
         }
 
+    def listed_by_reference(c: _CompiledConcept) -> bool:
+        # A concept the reference itself only lists (`CPU 侧：tokenizer、GC、日志`) is stated
+        # by listing it: listing is all the reference asks of it.
+        places = [b for group in (c.aliases, *c.terms) for _, b, _ in reference.find(group)]
+        return bool(places) and not any(reference.predicates_at(b) for b in places)
+
     unbound = compiled.unbound.union(*(said_elsewhere(c) for c in concepts))
     # The groups stay the same objects, so the needle index stays valid.
     compiled = replace(
@@ -602,6 +609,7 @@ def _compile(question: Question) -> _Compiled:
                 values=valued(c.aliases),
                 term_values=tuple(valued(g) for g in c.terms),
                 term_negative=term_negative(c),
+                listed=listed_by_reference(c),
             )
             for c, neg in zip(concepts, negative, strict=True)
         ),
@@ -1078,7 +1086,7 @@ class _Reading:
                 or (opposite and not other and (bound is not None or item.subject < 0))
             ):
                 status = Status.NEGATED
-            elif not self.predicates_at(start):
+            elif not self.predicates_at(start) and not item.listed:
                 status = Status.LISTED
             contradicts = status is Status.MISATTRIBUTED or status is Status.NEGATED
             named = not contradicts and self._own_name(item, start, end)
