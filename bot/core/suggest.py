@@ -144,6 +144,15 @@ def generic_english(word: str) -> bool:
     )
 
 
+_NAME_LIKE_RE = re.compile(r"[-_./]|[A-Z]|\d")
+# Nouns that say what kind of thing a name is: after a name they are not part of it.
+_KIND_NOUNS = frozenset(
+    "directive directives header headers field fields parameter parameters option options "
+    "flag flags setting settings command commands function functions method methods "
+    "keyword keywords attribute attributes property properties variable variables".split()
+)
+
+
 def _english_segments(words: list[str]) -> list[list[str]]:
     """Cut a run of English prose at the words that name nothing: what is left are names."""
     segments: list[list[str]] = [[]]
@@ -245,7 +254,16 @@ class Analyser:
                 # English prose is one long Latin run: its names are what is left between
                 # the words that name nothing (`opaque validator`, `hit ratio`).
                 for segment in _english_segments(m.group().split()):
-                    if len(segment) in (2, 3):
+                    if (
+                        len(segment) in (2, 3)
+                        and segment[-1].casefold() in _KIND_NOUNS
+                        and _NAME_LIKE_RE.search(" ".join(segment[:-1]))
+                    ):
+                        # `the max-age directive`, `the Vary header`: the name is max-age,
+                        # which answers say alone as often as with its kind (a plain word
+                        # before the kind is part of the name: `request headers`).
+                        add(" ".join(segment[:-1]))
+                    elif len(segment) in (2, 3):
                         add(" ".join(segment))
                     else:
                         for w in segment:
