@@ -35,6 +35,7 @@ from bot.handlers import daily, errors, groups, membership, menus, private, upda
 from bot.handlers import settings as settings_handlers
 from bot.handlers.common import SERVICES_KEY, BotContext, load_context
 from bot.i18n import Strings
+from bot.incoming import TolerantBot, quiet_raw_batches
 from bot.jobs.daily import DailySender
 from bot.jobs.lease import Lease
 from bot.jobs.outbox import OutboxSender
@@ -185,38 +186,38 @@ def build_application(
 
     # Telegram allows 20 messages a minute into a group, strictly (then 429s): paced evenly.
     group_rate, group_period = strict_window(round(settings.group_rate_limit_per_minute), 60)
-    builder = (
-        ApplicationBuilder()
-        .token(settings.telegram_bot_token.get_secret_value())
-        .defaults(Defaults(parse_mode=ParseMode.HTML, link_preview_options=None))
-        .context_types(ContextTypes(context=BotContext))
+    base = (settings.telegram_api_base_url or "https://api.telegram.org/bot").rstrip("/")
+    bot = TolerantBot(
+        token=settings.telegram_bot_token.get_secret_value(),
+        base_url=base,
+        base_file_url=base.removesuffix("/bot") + "/file/bot",
+        defaults=Defaults(parse_mode=ParseMode.HTML, link_preview_options=None),
         # PTB's own pool size. The hook tells the outbox when a request starts leaving (the
         # row is marked in flight), and delivery whether it left whole if the line drops.
-        .request(
-            HTTPXRequest(
-                connection_pool_size=256,
-                httpx_kwargs={"event_hooks": {"request": [trace_requests]}},
-            )
-        )
-        .rate_limiter(
-            PerChatRetryRateLimiter(
-                overall_max_rate=settings.rate_limit_per_second,
-                overall_time_period=1,
-                group_max_rate=group_rate,
-                group_time_period=group_period,
-                max_retries=max_retries,
-            )
-        )
-        .concurrent_updates(PerChatUpdateProcessor(256))
+        request=HTTPXRequest(
+            connection_pool_size=256,
+            httpx_kwargs={"event_hooks": {"request": [trace_requests]}},
+        ),
         # The last getUpdates on stop must not hold a SIGTERM long when Telegram hangs.
-        .get_updates_request(HTTPXRequest(connection_pool_size=1, read_timeout=2))
+        get_updates_request=HTTPXRequest(connection_pool_size=1, read_timeout=2),
+        rate_limiter=PerChatRetryRateLimiter(
+            overall_max_rate=settings.rate_limit_per_second,
+            overall_time_period=1,
+            group_max_rate=group_rate,
+            group_time_period=group_period,
+            max_retries=max_retries,
+        ),
+    )
+    quiet_raw_batches()
+    builder = (
+        ApplicationBuilder()
+        .bot(bot)
+        .context_types(ContextTypes(context=BotContext))
+        .concurrent_updates(PerChatUpdateProcessor(256))
         .post_init(post_init)
         .post_stop(post_stop)
         .post_shutdown(post_shutdown)
     )
-    if settings.telegram_api_base_url:
-        base = settings.telegram_api_base_url.rstrip("/")
-        builder = builder.base_url(base).base_file_url(base.removesuffix("/bot") + "/file/bot")
     app = builder.build()
     app.bot_data[SERVICES_KEY] = svc
     outbox = OutboxSender(app.bot, storage, settings, clock, lease.owner)

@@ -1,0 +1,86 @@
+"""Reading updates from Telegram: one the library cannot read is skipped, never fatal.
+
+python-telegram-bot parses a `getUpdates` batch as a whole. One update it cannot read (a
+server speaking another Bot API version, a field it now requires missing) makes the whole
+batch fail; the offset never moves past it, so the same batch is fetched again and again:
+no later update from anyone is handled, each try logs the batch's raw text at CRITICAL, and
+the library's last `getUpdates` on stop fails the same way, so SIGTERM hangs. Here such a
+batch is read update by update: each unreadable one becomes an empty update with its own
+`update_id` (the offset moves past it, no handler matches it) and one warning naming the
+update id and the reason, not its content.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from telegram import Update
+from telegram.ext import ExtBot
+
+log = logging.getLogger(__name__)
+
+_PARSE_FAILED = "Error while parsing updates!"
+
+
+class TolerantBot(ExtBot[Any]):
+    """The application's bot: PTB's ExtBot, with a `getUpdates` that survives a bad update."""
+
+    __slots__ = ("_last_batch",)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._last_batch: list[Any] = []
+
+    async def _post(self, endpoint: str, data: Any = None, **kwargs: Any) -> Any:
+        result = await super()._post(endpoint, data, **kwargs)
+        if endpoint == "getUpdates":
+            self._last_batch = result if isinstance(result, list) else []
+        return result
+
+    async def get_updates(self, *args: Any, **kwargs: Any) -> tuple[Update, ...]:
+        try:
+            return await super().get_updates(*args, **kwargs)
+        except (TypeError, ValueError, KeyError, AttributeError):
+            # The batch arrived (the request succeeded) and could not be read as a whole.
+            batch, self._last_batch = self._last_batch, []
+            if not batch:
+                raise
+        updates = []
+        for raw in batch:
+            update = self._read(raw)
+            if update is not None:
+                self.insert_callback_data(update)
+                updates.append(update)
+        return tuple(updates)
+
+    def _read(self, raw: Any) -> Update | None:
+        try:
+            return Update.de_json(raw, self)
+        except (TypeError, ValueError, KeyError, AttributeError) as exc:
+            update_id = raw.get("update_id") if isinstance(raw, dict) else None
+            if not isinstance(update_id, int):
+                log.warning("skipped an update without an update_id (%s)", type(exc).__name__)
+                return None
+            kinds = sorted(k for k in raw if k != "update_id")
+            log.warning(
+                "skipped update %d (%s) this version cannot read: %s",
+                update_id,
+                ", ".join(kinds) or "empty",
+                exc,
+            )
+            return Update(update_id=update_id)
+
+
+class _NoRawBatches(logging.Filter):
+    """PTB logs a batch it cannot parse with its full text (users' messages) at CRITICAL;
+    TolerantBot reads that batch and logs what it skips, without the content."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (isinstance(record.msg, str) and record.msg.startswith(_PARSE_FAILED))
+
+
+def quiet_raw_batches() -> None:
+    """Install the filter on the loggers PTB reports parse failures to."""
+    for name in ("telegram.ext.ExtBot", "telegram.Bot", "telegram._bot"):
+        logging.getLogger(name).addFilter(_NoRawBatches())
