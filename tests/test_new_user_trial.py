@@ -355,3 +355,31 @@ async def test_chinese_lists_use_chinese_punctuation(mixed_bot: BotHarness) -> N
     assert "Asia/Shanghai、America/Chicago" in reply.visible
     (reply,) = await mixed_bot.say(ADA, "/quiz wizard")
     assert "Packs: basics (English), triton (Chinese)." in reply.visible
+
+
+async def test_a_share_link_to_a_draft_question_does_not_open_it(mixed_bot: BotHarness) -> None:
+    welcome, reply = await mixed_bot.say(ADA, "/start q_unreviewed-q1", expect=2)
+    assert welcome.visible.startswith("👋 Hi Ada!")
+    assert reply.visible == (
+        "That shared question is not ready to be asked yet: its question bank is still being"
+        " reviewed. Send /quiz for another one."
+    )
+    (answered,) = await mixed_bot.say(ADA, "It spreads requests over several servers.")
+    assert "Send /quiz" in answered.visible and "Score" not in answered.visible
+    before = await mixed_bot.sentinel(ADA)
+    assert not any("Unreviewed" in m.visible for m in before)
+    # A link to a question that is not there at all still says so.
+    _, gone = await mixed_bot.say(ADA, "/start q_nothing-q1", expect=2)
+    assert "no longer in my question bank" in gone.visible
+
+
+async def test_quiz_naming_a_draft_pack_says_there_is_no_such_pack(mixed_bot: BotHarness) -> None:
+    (reply,) = await mixed_bot.say(ADA, "/quiz unreviewed")
+    assert "There is no pack “unreviewed”. Packs: basics (English), triton (Chinese)." in (
+        reply.visible
+    )
+    assert "no Beginner questions" not in reply.visible
+    (reply,) = await mixed_bot.say(ADA, "/quiz beginner unreviewed")
+    assert "There is no pack “unreviewed”." in reply.visible
+    (reply,) = await mixed_bot.say(LI, "/quiz unreviewed")
+    assert "可用题库：basics（英文）、triton（中文）。" in reply.visible

@@ -51,9 +51,12 @@ async def start(update: Update, context: BotContext) -> None:
     await send(context, chat.id, [text], keyboard)
     payload = (context.args or [""])[0]
     if payload.startswith(QUESTION_LINK_PREFIX):  # a shared question: open it right away
-        question = svc.library.question(payload.removeprefix(QUESTION_LINK_PREFIX))
-        if question is None:
-            await send(context, chat.id, [svc.strings(lang, "shared_question_gone")])
+        question_id = payload.removeprefix(QUESTION_LINK_PREFIX)
+        question = svc.library.offered_question(question_id)
+        if question is None:  # gone, or in a draft pack (not asked, by a link either)
+            draft = svc.library.question(question_id) is not None
+            key = "shared_question_draft" if draft else "shared_question_gone"
+            await send(context, chat.id, [svc.strings(lang, key)])
             return
         asked = await svc.practice.ask_question(chat.id, user, question)
         await send_asked(context, chat.id, lang, asked)
@@ -132,7 +135,7 @@ async def quiz(update: Update, context: BotContext) -> None:
     if turn is None:
         return
     svc, user, chat, lang = turn
-    wanted = parse_quiz_args(context.args or [], svc.library.packs)
+    wanted = parse_quiz_args(context.args or [], svc.library.offered)  # a draft: no such pack
     if (problem := wanted.problem) is not None:
         word = wanted.word
         # Each item is escaped HTML already, and so is the separator.
@@ -144,13 +147,12 @@ async def quiz(update: Update, context: BotContext) -> None:
                     pack=pid,
                     language=_language_name(svc, lang, pack.language),
                 )
-                for pid, pack in svc.library.packs.items()
-                if not pack.draft  # a draft pack is not asked
+                for pid, pack in svc.library.offered.items()  # a draft pack is not asked
             )
         )
-        first_pack = next(iter(svc.library.packs))
+        first_pack = next(iter(svc.library.offered), "")
         text = svc.strings(lang, problem, word=word[:40], packs=packs, pack=first_pack)
-        if problem == "bad_level" and svc.library.packs:
+        if problem == "bad_level" and svc.library.offered:
             text = Html(f"{text}\n{svc.strings(lang, 'bad_pack', word=word[:40], packs=packs)}")
         await send(context, chat.id, [text])
         return
