@@ -216,6 +216,35 @@ async def test_daily_time_and_days_in_either_order(
     assert reply.visible.startswith(shown), reply.visible
 
 
+@pytest.mark.parametrize(
+    ("written", "shown"),
+    [
+        ("8 30", "✅ Daily question at 08:30 every day"),
+        ("20 05 Asia/Tokyo", "✅ Daily question at 20:05 every day (Asia/Tokyo)"),
+        ("weekdays 7 45", "✅ Daily question at 07:45 on weekdays"),
+    ],
+)
+async def test_daily_hour_and_minutes_written_with_a_space(
+    bot: BotHarness, written: str, shown: str
+) -> None:
+    (reply,) = await bot.say(ADA, f"/daily {written}")
+    assert reply.visible.startswith(shown), reply.visible
+
+
+async def test_daily_bad_time_lists_the_forms_it_accepts(bot: BotHarness) -> None:
+    (reply,) = await bot.say(ADA, "/daily 8 75")
+    assert reply.visible.startswith(
+        "I couldn't read the time “8 75”. Write it like 08:30, 8:30, 8am, 8:30pm or 20:30."
+    ), reply.visible
+    assert "I don't know the time zone" not in reply.visible and "24-hour" not in reply.visible
+    (reply,) = await bot.say(LI, "/daily 25:99")
+    assert reply.visible.startswith(
+        "我看不懂时间“25:99”。可以这样写：08:30、20:30、8am、早上8点、晚上8点半。"
+    ), reply.visible
+    chat = await bot.storage.get_chat(ADA.id)
+    assert chat is None or not chat.daily_enabled
+
+
 async def test_daily_24_hour_time_with_pm_is_a_bad_time_not_a_zone(bot: BotHarness) -> None:
     (reply,) = await bot.say(ADA, "/daily 20:30 pm")
     assert "I couldn't read the time “20:30 pm”" in reply.visible
