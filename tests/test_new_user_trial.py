@@ -412,3 +412,51 @@ async def test_quiz_naming_a_draft_pack_says_there_is_no_such_pack(mixed_bot: Bo
     assert "There is no pack “unreviewed”." in reply.visible
     (reply,) = await mixed_bot.say(LI, "/quiz unreviewed")
     assert "可用题库：basics（英文）、triton（中文）。" in reply.visible
+
+
+# -- the "every question at this level answered" note: once per user and level --------------
+
+LEVEL_DONE = (
+    "🎓 You have answered every Beginner question, so they now come back for practice."
+    " Ready for Intermediate? /quiz intermediate"
+)
+
+
+async def test_the_level_done_note_is_said_once_per_level_even_across_a_restart(
+    bot: BotHarness, flow_library: Library
+) -> None:
+    beginner = [q.id for q in flow_library.pool(Level.BEGINNER)]
+    for qid in beginner:
+        _, question = await bot.say(ADA, f"/start q_{qid}", expect=2)
+        assert LEVEL_DONE not in question.visible
+        await bot.say(ADA, "max_batch_size 限制最大批，preferred batch size 是想凑到的批大小")
+    (first,) = await bot.say(ADA, "/quiz beginner")
+    assert _qid(first) in beginner and LEVEL_DONE in first.visible
+    _, again = await bot.say(ADA, "/skip", expect=2)
+    assert _qid(again) in beginner and "You have answered every" not in again.visible
+    await bot.restart()
+    (after,) = await bot.say(ADA, "/quiz beginner")
+    assert _qid(after) in beginner and "You have answered every" not in after.visible
+    # Another user who has not finished the level is not told.
+    (other,) = await bot.say(LI, "/quiz beginner")
+    assert "🎓" not in other.visible
+
+
+async def test_the_daily_prompt_notes_a_bank_in_another_language_as_quiz_does(
+    mixed_bot: BotHarness, api: FakeBotAPI, clock: FakeClock
+) -> None:
+    await mixed_bot.say(ADA, "/daily 09:30")
+    clock.advance(minutes=31)
+    await mixed_bot.tick()
+    english = api.to(ADA.id)[-1]
+    assert "Daily question" in english.visible and _qid(english).startswith("basics")
+    assert "This question bank is in" not in english.visible
+    await mixed_bot.say(ADA, "/skip", expect=2)  # the other English question
+    clock.advance(days=1)
+    await mixed_bot.tick()
+    chinese = api.to(ADA.id)[-1]
+    assert "Daily question" in chinese.visible and _qid(chinese).startswith("triton")
+    assert (
+        "🌐 This question bank is in Chinese: the question and the reference answer are in"
+        " Chinese. Answer in English, Chinese or a mix — all are scored." in chinese.visible
+    )

@@ -13,7 +13,7 @@ from bot.core.schedule import DEFAULT_DAILY_TIME
 from bot.core.scoring import is_answerable
 from bot.export import answers_csv
 from bot.handlers.common import BotContext, send, send_document, send_photo, set_keyboard
-from bot.i18n import LANGUAGES, Html
+from bot.i18n import Html
 from bot.keyboards import (
     QUESTION_LINK_PREFIX,
     feedback_keyboard,
@@ -22,19 +22,19 @@ from bot.keyboards import (
     start_keyboard,
 )
 from bot.render import (
-    MESSAGE_LIMIT,
+    asked_notes,
     clock_time,
     feedback_messages,
+    language_name,
     level_name,
     level_up_line,
     prepend,
     question_message,
     stats_caption,
     stats_messages,
-    utf16_len,
+    with_notes,
     with_reference,
 )
-from bot.services import Services
 from bot.services.practice import Asked
 
 
@@ -96,38 +96,15 @@ async def send_asked(context: BotContext, chat_id: int, lang: str, asked: Asked)
     )
     if asked.replaced:
         messages = prepend([svc.strings(lang, "question_replaces")], messages)
-    notes = _asked_notes(svc, lang, asked)
-    if notes:
-        joined = Html("\n\n".join([messages[-1], *notes]))
-        messages = [*messages[:-1], joined] if utf16_len(joined) <= MESSAGE_LIMIT else messages
+    notes = asked_notes(
+        svc.strings,
+        lang,
+        level=q.level,
+        pack_language=asked.pack_language,
+        level_done=asked.level_done_note,
+    )
     keyboard = question_keyboard(svc.strings, lang, q.id, context.bot.username)
-    await send(context, chat_id, messages, keyboard)
-
-
-def _language_name(svc: Services, lang: str, code: str) -> str:
-    base = code.split("-")[0].lower()
-    return svc.strings(lang, f"language_{base}") if base in LANGUAGES else code
-
-
-def _asked_notes(svc: Services, lang: str, asked: Asked) -> list[Html]:
-    """What the user should know about this question: the bank's language, a finished level."""
-    t = svc.strings
-    notes: list[Html] = []
-    if asked.pack_language and asked.pack_language.split("-")[0].lower() != lang:
-        name = _language_name(svc, lang, asked.pack_language)
-        notes.append(t(lang, "bank_language", language=name))
-    if asked.exhausted:
-        level = asked.question.level
-        name = level_name(t, lang, level)
-        following = LEVEL_ORDER.index(level) + 1
-        if following < len(LEVEL_ORDER):
-            up = LEVEL_ORDER[following]
-            notes.append(
-                t(lang, "level_done", level=name, next=level_name(t, lang, up), command=up.value)
-            )
-        else:
-            notes.append(t(lang, "level_done_top", level=name))
-    return notes
+    await send(context, chat_id, with_notes(messages, notes), keyboard)
 
 
 async def quiz(update: Update, context: BotContext) -> None:
@@ -145,7 +122,7 @@ async def quiz(update: Update, context: BotContext) -> None:
                     lang,
                     "pack_with_language",
                     pack=pid,
-                    language=_language_name(svc, lang, pack.language),
+                    language=language_name(svc.strings, lang, pack.language),
                 )
                 for pid, pack in svc.library.offered.items()  # a draft pack is not asked
             )

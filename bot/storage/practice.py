@@ -255,6 +255,15 @@ class PracticeStore(UsersStore):
         )
         return [r[0] for r in rows]
 
+    async def claim_level_done_note(self, user_id: int, level: Level, now: datetime) -> bool:
+        """True the first time the user is to be told every question at `level` was
+        answered; False ever after (once per user and level)."""
+        changed = await self._write(
+            "INSERT OR IGNORE INTO level_done_notes (user_id, level, told_at) VALUES (?, ?, ?)",
+            (user_id, level.value, iso(now)),
+        )
+        return changed > 0
+
     async def answered_questions(self, user_id: int) -> set[str]:
         rows = await self._all(
             "SELECT DISTINCT question_id FROM answers WHERE user_id = ?", (user_id,)
