@@ -68,9 +68,10 @@ def answer_values(r: AnswerRecord) -> tuple[object, ...]:
     """An answer's columns, in the order every INSERT INTO answers lists them."""
     covered = json.dumps(r.covered, ensure_ascii=False)
     missed = json.dumps(r.missed, ensure_ascii=False)
+    partly = json.dumps(r.partly, ensure_ascii=False)
     return (
         r.user_id, r.chat_id, r.question_id, r.level.value, r.answer, r.score, covered,
-        missed, r.hints, iso(r.answered_at), r.local_day,
+        missed, partly, r.hints, iso(r.answered_at), r.local_day,
     )  # fmt: skip
 
 
@@ -97,6 +98,7 @@ def answer_from_row(row: aiosqlite.Row) -> StoredAnswer:
         score=row["score"],
         covered=json.loads(row["covered"]),
         missed=json.loads(row["missed"]),
+        partly=json.loads(row["partly"]),
         hints=row["hints"],
         answered_at=datetime.fromisoformat(row["answered_at"]),
         local_day=row["local_day"],
@@ -191,8 +193,8 @@ class PracticeStore(UsersStore):
                 return None
             cur = await db.execute(
                 "INSERT INTO answers (user_id, chat_id, question_id, level, answer, score,"
-                " covered, missed, hints, answered_at, local_day)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " covered, missed, partly, hints, answered_at, local_day)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 answer_values(record),
             )
             answer_id = cur.lastrowid
@@ -218,8 +220,8 @@ class PracticeStore(UsersStore):
         async with self.transaction() as db:
             await db.executemany(
                 "INSERT INTO answers (user_id, chat_id, question_id, level, answer, score,"
-                " covered, missed, hints, answered_at, local_day)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " covered, missed, partly, hints, answered_at, local_day)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [answer_values(r) for r in records],
             )
 
