@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import date, datetime
 
 import aiosqlite
@@ -94,11 +94,11 @@ class RoundsStore(UsersStore):
         score: float,
         covered: list[str],
         missed: list[str],
-        partly: list[str],
         now: datetime,
         local_day: str,
         update_streak: Callable[[StreakState], StreakState],
         feedback: Callable[[StreakState], Draft | None] | None = None,
+        partly: Sequence[str] = (),  # credited in part (also in `missed`)
     ) -> StreakState | None:
         """Keep the member's latest answer while the round is open; None if nothing was stored.
 
@@ -131,7 +131,7 @@ class RoundsStore(UsersStore):
                     score,
                     json.dumps(covered, ensure_ascii=False),
                     json.dumps(missed, ensure_ascii=False),
-                    json.dumps(partly, ensure_ascii=False),
+                    json.dumps(list(partly), ensure_ascii=False),
                     iso(now),
                     local_day,
                 ),
