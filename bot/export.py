@@ -9,13 +9,18 @@ from collections.abc import Iterable
 from bot.core.models import StoredAnswer
 
 COLUMNS = [
-    "answered_at", "local_day", "question_id", "level", "score", "covered", "missed",
-    "hints", "chat_id", "answer",
+    "answered_at", "local_day", "question_id", "level", "score", "covered", "partly",
+    "missed", "hints", "chat_id", "answer",
 ]  # fmt: skip
 
 
 def answers_csv(rows: Iterable[StoredAnswer]) -> str:
-    """Answers from storage -> CSV text; concept lists are joined with ' | '."""
+    """Answers from storage -> CSV text; concept lists are joined with ' | '.
+
+    `covered`: stated in full; `partly`: credited in part (named without explaining, partly
+    stated); `missed`: not credited at all. (Answers stored before partly credit was kept
+    show their partly credited concepts as missed.)
+    """
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(COLUMNS)
@@ -28,7 +33,8 @@ def answers_csv(rows: Iterable[StoredAnswer]) -> str:
                 row.level.value,
                 f"{row.score:.4f}",
                 " | ".join(row.covered),
-                " | ".join(row.missed),
+                " | ".join(row.partly),
+                " | ".join(m for m in row.missed if m not in row.partly),
                 row.hints,
                 row.chat_id,
                 row.answer,

@@ -101,12 +101,14 @@ def start_keyboard(
     return InlineKeyboardMarkup(rows)
 
 
-def forget_keyboard(t: Strings, lang: str) -> InlineKeyboardMarkup:
+def forget_keyboard(t: Strings, lang: str, token: str) -> InlineKeyboardMarkup:
     return InlineKeyboardMarkup(
         [
             [
-                InlineKeyboardButton(t(lang, "button_forget_yes"), callback_data="forget:yes"),
-                InlineKeyboardButton(t(lang, "button_cancel"), callback_data="forget:no"),
+                InlineKeyboardButton(
+                    t(lang, "button_forget_yes"), callback_data=f"forget:yes:{token}"
+                ),
+                InlineKeyboardButton(t(lang, "button_cancel"), callback_data=f"forget:no:{token}"),
             ]
         ]
     )

@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from bot.core.content import Question
-from bot.core.levels import Level
+from bot.core.levels import LEVEL_ORDER, Level
 from bot.core.models import LeaderboardRow, RoundAnswer, RoundRecord
 from bot.core.rounds import MemberResult, points, rank
 from bot.core.scoring import ConceptHit, ScoreResult, Status
 from bot.core.streaks import StreakState, visible_streak
 from bot.core.timezones import zone_label
-from bot.i18n import Html, Strings
+from bot.i18n import LANGUAGES, Html, Strings
 
 if TYPE_CHECKING:
     from bot.services.practice import Progress
@@ -149,6 +149,42 @@ def pack_messages(
     if current:
         messages.append(current)
     return [Html(m) for m in messages]
+
+
+def language_name(t: Strings, lang: str, code: str) -> str:
+    """A pack's language (`zh-Hans`) named in `lang`; the code itself if it has no name."""
+    base = code.split("-")[0].lower()
+    return t(lang, f"language_{base}") if base in LANGUAGES else code
+
+
+def asked_notes(
+    t: Strings, lang: str, *, level: Level, pack_language: str, level_done: bool
+) -> list[Html]:
+    """What to know about a question just asked (by /quiz or the daily prompt alike): that
+    its bank is in another language than `lang`; that every question at its level was
+    answered (`level_done`, said once)."""
+    notes: list[Html] = []
+    if pack_language and pack_language.split("-")[0].lower() != lang:
+        notes.append(t(lang, "bank_language", language=language_name(t, lang, pack_language)))
+    if level_done:
+        name = level_name(t, lang, level)
+        following = LEVEL_ORDER.index(level) + 1
+        if following < len(LEVEL_ORDER):
+            up = LEVEL_ORDER[following]
+            notes.append(
+                t(lang, "level_done", level=name, next=level_name(t, lang, up), command=up.value)
+            )
+        else:
+            notes.append(t(lang, "level_done_top", level=name))
+    return notes
+
+
+def with_notes(messages: list[Html], notes: Sequence[Html]) -> list[Html]:
+    """`notes` added to the question's last message, if it stays within one message."""
+    if not notes:
+        return messages
+    joined = Html("\n\n".join([messages[-1], *notes]))
+    return [*messages[:-1], joined] if utf16_len(joined) <= MESSAGE_LIMIT else messages
 
 
 def level_name(t: Strings, lang: str | None, level: Level) -> str:

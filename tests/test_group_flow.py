@@ -303,7 +303,8 @@ async def test_forget_removes_group_answers_too(bot: BotHarness, api: FakeBotAPI
     (results,) = await bot.say(ANA, "/reveal", chat_id=GROUP)
     assert "Ana" in results.visible
     (confirm,) = await bot.say(ANA, "/forget")
-    await bot.press(ANA, confirm, "forget:yes")
+    (yes,) = [d for _, d in confirm.buttons if d.startswith("forget:yes:")]
+    await bot.press(ANA, confirm, yes)
     (board,) = await bot.say(BEN, "/top", chat_id=GROUP)
     assert "Ana" not in board.visible
     assert await bot.storage.answers_for(ANA.id) == []

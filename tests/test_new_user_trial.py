@@ -216,6 +216,35 @@ async def test_daily_time_and_days_in_either_order(
     assert reply.visible.startswith(shown), reply.visible
 
 
+@pytest.mark.parametrize(
+    ("written", "shown"),
+    [
+        ("8 30", "✅ Daily question at 08:30 every day"),
+        ("20 05 Asia/Tokyo", "✅ Daily question at 20:05 every day (Asia/Tokyo)"),
+        ("weekdays 7 45", "✅ Daily question at 07:45 on weekdays"),
+    ],
+)
+async def test_daily_hour_and_minutes_written_with_a_space(
+    bot: BotHarness, written: str, shown: str
+) -> None:
+    (reply,) = await bot.say(ADA, f"/daily {written}")
+    assert reply.visible.startswith(shown), reply.visible
+
+
+async def test_daily_bad_time_lists_the_forms_it_accepts(bot: BotHarness) -> None:
+    (reply,) = await bot.say(ADA, "/daily 8 75")
+    assert reply.visible.startswith(
+        "I couldn't read the time “8 75”. Write it like 08:30, 8:30, 8am, 8:30pm or 20:30."
+    ), reply.visible
+    assert "I don't know the time zone" not in reply.visible and "24-hour" not in reply.visible
+    (reply,) = await bot.say(LI, "/daily 25:99")
+    assert reply.visible.startswith(
+        "我看不懂时间“25:99”。可以这样写：08:30、20:30、8am、早上8点、晚上8点半。"
+    ), reply.visible
+    chat = await bot.storage.get_chat(ADA.id)
+    assert chat is None or not chat.daily_enabled
+
+
 async def test_daily_24_hour_time_with_pm_is_a_bad_time_not_a_zone(bot: BotHarness) -> None:
     (reply,) = await bot.say(ADA, "/daily 20:30 pm")
     assert "I couldn't read the time “20:30 pm”" in reply.visible
@@ -355,3 +384,79 @@ async def test_chinese_lists_use_chinese_punctuation(mixed_bot: BotHarness) -> N
     assert "Asia/Shanghai、America/Chicago" in reply.visible
     (reply,) = await mixed_bot.say(ADA, "/quiz wizard")
     assert "Packs: basics (English), triton (Chinese)." in reply.visible
+
+
+async def test_a_share_link_to_a_draft_question_does_not_open_it(mixed_bot: BotHarness) -> None:
+    welcome, reply = await mixed_bot.say(ADA, "/start q_unreviewed-q1", expect=2)
+    assert welcome.visible.startswith("👋 Hi Ada!")
+    assert reply.visible == (
+        "That shared question is not ready to be asked yet: its question bank is still being"
+        " reviewed. Send /quiz for another one."
+    )
+    (answered,) = await mixed_bot.say(ADA, "It spreads requests over several servers.")
+    assert "Send /quiz" in answered.visible and "Score" not in answered.visible
+    before = await mixed_bot.sentinel(ADA)
+    assert not any("Unreviewed" in m.visible for m in before)
+    # A link to a question that is not there at all still says so.
+    _, gone = await mixed_bot.say(ADA, "/start q_nothing-q1", expect=2)
+    assert "no longer in my question bank" in gone.visible
+
+
+async def test_quiz_naming_a_draft_pack_says_there_is_no_such_pack(mixed_bot: BotHarness) -> None:
+    (reply,) = await mixed_bot.say(ADA, "/quiz unreviewed")
+    assert "There is no pack “unreviewed”. Packs: basics (English), triton (Chinese)." in (
+        reply.visible
+    )
+    assert "no Beginner questions" not in reply.visible
+    (reply,) = await mixed_bot.say(ADA, "/quiz beginner unreviewed")
+    assert "There is no pack “unreviewed”." in reply.visible
+    (reply,) = await mixed_bot.say(LI, "/quiz unreviewed")
+    assert "可用题库：basics（英文）、triton（中文）。" in reply.visible
+
+
+# -- the "every question at this level answered" note: once per user and level --------------
+
+LEVEL_DONE = (
+    "🎓 You have answered every Beginner question, so they now come back for practice."
+    " Ready for Intermediate? /quiz intermediate"
+)
+
+
+async def test_the_level_done_note_is_said_once_per_level_even_across_a_restart(
+    bot: BotHarness, flow_library: Library
+) -> None:
+    beginner = [q.id for q in flow_library.pool(Level.BEGINNER)]
+    for qid in beginner:
+        _, question = await bot.say(ADA, f"/start q_{qid}", expect=2)
+        assert LEVEL_DONE not in question.visible
+        await bot.say(ADA, "max_batch_size 限制最大批，preferred batch size 是想凑到的批大小")
+    (first,) = await bot.say(ADA, "/quiz beginner")
+    assert _qid(first) in beginner and LEVEL_DONE in first.visible
+    _, again = await bot.say(ADA, "/skip", expect=2)
+    assert _qid(again) in beginner and "You have answered every" not in again.visible
+    await bot.restart()
+    (after,) = await bot.say(ADA, "/quiz beginner")
+    assert _qid(after) in beginner and "You have answered every" not in after.visible
+    # Another user who has not finished the level is not told.
+    (other,) = await bot.say(LI, "/quiz beginner")
+    assert "🎓" not in other.visible
+
+
+async def test_the_daily_prompt_notes_a_bank_in_another_language_as_quiz_does(
+    mixed_bot: BotHarness, api: FakeBotAPI, clock: FakeClock
+) -> None:
+    await mixed_bot.say(ADA, "/daily 09:30")
+    clock.advance(minutes=31)
+    await mixed_bot.tick()
+    english = api.to(ADA.id)[-1]
+    assert "Daily question" in english.visible and _qid(english).startswith("basics")
+    assert "This question bank is in" not in english.visible
+    await mixed_bot.say(ADA, "/skip", expect=2)  # the other English question
+    clock.advance(days=1)
+    await mixed_bot.tick()
+    chinese = api.to(ADA.id)[-1]
+    assert "Daily question" in chinese.visible and _qid(chinese).startswith("triton")
+    assert (
+        "🌐 This question bank is in Chinese: the question and the reference answer are in"
+        " Chinese. Answer in English, Chinese or a mix — all are scored." in chinese.visible
+    )

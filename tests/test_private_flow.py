@@ -6,11 +6,12 @@ import asyncio
 import io
 import logging
 import re
+from pathlib import Path
 
 from bot.core.content import Library
 from bot.logs import configure_logging
 from tests.conftest import BotHarness
-from tests.support.fake_bot_api import FakeBotAPI, FakeUser
+from tests.support.fake_bot_api import FakeBotAPI, FakeUser, Sent
 
 ADA = FakeUser(1001, "Ada", "en")
 LI = FakeUser(1002, "李雷", "zh-hans")
@@ -273,19 +274,70 @@ async def test_level_buttons(bot: BotHarness) -> None:
     assert user is not None and user.level is not None and user.level.value == "advanced"
 
 
+def forget_button(confirm: Sent, choice: str) -> str:
+    """The callback data of the confirmation's "yes" or "cancel" button."""
+    (data,) = [d for _, d in confirm.buttons if d.startswith(f"forget:{choice}:")]
+    return data
+
+
 async def test_forget_deletes_everything_after_confirmation(
     bot: BotHarness, api: FakeBotAPI
 ) -> None:
     await bot.say(ADA, "/quiz")
     await bot.say(ADA, "max_batch_size")
     (confirm,) = await bot.say(ADA, "/forget")
-    (cancelled,) = await bot.press(ADA, confirm, "forget:no")
+    (cancelled,) = await bot.press(ADA, confirm, forget_button(confirm, "no"))
     assert "Nothing was deleted" in cancelled.visible
     assert await bot.storage.get_user(ADA.id) is not None
     (confirm,) = await bot.say(ADA, "/forget")
-    (done,) = await bot.press(ADA, confirm, "forget:yes")
+    (done,) = await bot.press(ADA, confirm, forget_button(confirm, "yes"))
     assert "deleted everything" in done.visible
     assert await bot.storage.get_user(ADA.id) is None
+    assert await bot.storage.answers_for(ADA.id) == []
+
+
+EXPIRED = "This confirmation has expired: nothing was deleted. Send /forget to be asked again."
+
+
+async def test_forget_yes_tapped_after_cancel_deletes_nothing(bot: BotHarness) -> None:
+    await bot.say(ADA, "/quiz")
+    await bot.say(ADA, "max_batch_size")
+    (confirm,) = await bot.say(ADA, "/forget")
+    yes = forget_button(confirm, "yes")
+    (cancelled,) = await bot.press(ADA, confirm, forget_button(confirm, "no"))
+    assert cancelled.visible == "Nothing was deleted."
+    # A "yes" of the same confirmation arriving after the cancel (a tap before the edit showed).
+    (stale,) = await bot.press(ADA, confirm, yes)
+    assert stale.visible == EXPIRED
+    assert len(await bot.storage.answers_for(ADA.id)) == 1
+    _, stats = await bot.say(ADA, "/stats", expect=2)
+    assert "Answers: 1 on 1 question" in stats.visible
+
+
+async def test_forget_an_older_confirmation_expires_when_a_newer_one_is_asked(
+    bot: BotHarness,
+) -> None:
+    await bot.say(ADA, "/quiz")
+    await bot.say(ADA, "max_batch_size")
+    (older,) = await bot.say(ADA, "/forget")
+    (newer,) = await bot.say(ADA, "/forget")
+    (stale,) = await bot.press(ADA, older, forget_button(older, "yes"))
+    assert stale.visible == EXPIRED
+    assert len(await bot.storage.answers_for(ADA.id)) == 1
+    (done,) = await bot.press(ADA, newer, forget_button(newer, "yes"))
+    assert "deleted everything" in done.visible
+    assert await bot.storage.answers_for(ADA.id) == []
+
+
+async def test_forget_yes_tapped_twice_deletes_once_and_then_expires(bot: BotHarness) -> None:
+    await bot.say(ADA, "/quiz")
+    await bot.say(ADA, "max_batch_size")
+    (confirm,) = await bot.say(ADA, "/forget")
+    yes = forget_button(confirm, "yes")
+    (done,) = await bot.press(ADA, confirm, yes)
+    assert "deleted everything" in done.visible
+    (again,) = await bot.press(ADA, confirm, yes)
+    assert again.visible == EXPIRED
     assert await bot.storage.answers_for(ADA.id) == []
 
 
@@ -319,3 +371,28 @@ async def test_unknown_buttons_are_answered(bot: BotHarness, api: FakeBotAPI) ->
         await asyncio.sleep(0.02)
     assert api.calls["answerCallbackQuery"] == before + 1
     assert "expired" in api.callback_answers[-1]
+
+
+async def test_upgrading_leaves_no_forget_confirmation_open(tmp_path: Path) -> None:
+    """Migration 011: users from before it have no open /forget confirmation, so a "yes"
+    button sent before the upgrade (it carries no token) deletes nothing."""
+    import sqlite3
+
+    from bot.storage import Storage
+    from bot.storage.database import migrations
+
+    path = tmp_path / "old.sqlite3"
+    with sqlite3.connect(path) as db:
+        for version, sql in (m for m in migrations() if m[0] <= 10):
+            db.executescript(f"BEGIN;\n{sql}\nPRAGMA user_version = {version};\nCOMMIT;")
+        db.execute("INSERT INTO users (user_id, first_name, created_at) VALUES (7, 'u', '')")
+    storage = Storage(path)
+    await storage.open()
+    try:
+        assert await storage.forget_user(7, "") is False
+        assert await storage.get_user(7) is not None
+        await storage.open_forget(7, "abc")
+        assert await storage.forget_user(7, "abc") is True
+        assert await storage.get_user(7) is None
+    finally:
+        await storage.close()

@@ -110,7 +110,8 @@ async def user_session(bot: BotHarness, api: FakeBotAPI) -> None:
     api.my_chat_member(BEN, BEN.id, "member", "kicked")
     await bot.say(BEN, "/start")
     (confirm,) = await bot.say(ADA, "/forget")
-    await bot.press(ADA, confirm, "forget:yes")
+    (yes,) = [d for _, d in confirm.buttons if d.startswith("forget:yes:")]
+    await bot.press(ADA, confirm, yes)
     await settle(bot, ADA)
 
 

@@ -267,6 +267,8 @@ class Library:
 
     def __init__(self, packs: Sequence[Pack]) -> None:
         self.packs: dict[str, Pack] = {p.id: p for p in packs}
+        # The packs that are asked, in file order: a draft pack is loaded but never offered.
+        self.offered: dict[str, Pack] = {p.id: p for p in packs if not p.draft}
         self.questions: dict[str, Question] = {}
         self.pack_of: dict[str, str] = {}
         self.topic_of: dict[str, str] = {}  # concept label -> its topic, where one is set
@@ -280,6 +282,13 @@ class Library:
 
     def question(self, question_id: str) -> Question | None:
         return self.questions.get(question_id)
+
+    def offered_question(self, question_id: str) -> Question | None:
+        """The question if it may be asked (it is there, and not in a draft pack)."""
+        question = self.questions.get(question_id)
+        if question is None or self.pack_of[question_id] not in self.offered:
+            return None
+        return question
 
     def pool(self, level: Level | None = None, pack: str | None = None) -> list[Question]:
         """Questions at a level (or any), in one pack (or all), in file order.

@@ -44,10 +44,12 @@ class AnswerRecord:
     answer: str
     score: float
     covered: list[str]
-    missed: list[str]
+    missed: list[str]  # not stated in full: partly credited ones included
     hints: int
     answered_at: datetime
     local_day: str
+    # Credited only in part (listed without explaining, partly stated); also in `missed`.
+    partly: list[str] = field(default_factory=list, kw_only=True)
 
 
 @dataclass(frozen=True, slots=True)

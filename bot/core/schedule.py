@@ -181,10 +181,17 @@ def parse_daily(args: list[str]) -> DailyCommand:
         else:
             rest.append(word)
     at = None
-    for take in (2, 1):
-        if len(rest) >= take and (found := parse_time(" ".join(rest[:take]))) is not None:
-            at, rest = found, rest[take:]
-            break
+    if len(rest) >= 2 and re.fullmatch(r"\d{1,2}", rest[0]) and re.fullmatch(r"\d{2}", rest[1]):
+        # "8 30": an hour and its minutes (a bare number is never a zone)
+        at = parse_time(f"{rest[0]}:{rest[1]}")
+        if at is None:
+            return DailyCommand(problem="time", bad_value=" ".join(rest[:2]))
+        rest = rest[2:]
+    else:
+        for take in (2, 1):
+            if len(rest) >= take and (found := parse_time(" ".join(rest[:take]))) is not None:
+                at, rest = found, rest[take:]
+                break
     if at is not None and rest and rest[0].lower().replace(".", "") in ("am", "pm"):
         # "20:30 pm": a time, but not one with am/pm (it is not "pm" the zone)
         return DailyCommand(problem="time", bad_value=" ".join(words[:2]))

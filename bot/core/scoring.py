@@ -217,6 +217,12 @@ class ScoreResult:
         return [h.label for h in self.covered if h.credit >= 1]
 
     @property
+    def partly_labels(self) -> list[str]:
+        """Concepts credited only in part (listed without explaining, or partly stated)."""
+        full = set(self.covered_labels)
+        return [h.label for h in self.covered if h.credit < 1 and h.label not in full]
+
+    @property
     def missed_labels(self) -> list[str]:
         """Concepts not stated in full: missed, only listed, or contradicted."""
         full = set(self.covered_labels)

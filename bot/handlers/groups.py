@@ -68,7 +68,7 @@ async def quiz(update: Update, context: BotContext) -> None:
     if chat is None or message is None:
         return
     lang = context.lang
-    wanted = parse_quiz_args(context.args or [], svc.library.packs)
+    wanted = parse_quiz_args(context.args or [], svc.library.offered)  # a draft: no such pack
     opener = update.effective_user.id if update.effective_user else None
     quiz = await quiz_round(
         context.bot, svc, chat.id, chat.type, chat.title or "", lang, wanted, opener
@@ -79,7 +79,7 @@ async def quiz(update: Update, context: BotContext) -> None:
             await send(context, chat.id, [text], reply_to=quiz.open_message_id)
         case Opening.NOT_ASKED:
             assert wanted.problem is not None
-            first_pack = next(iter(svc.library.packs), "")
+            first_pack = next(iter(svc.library.offered), "")
             text = svc.strings(lang, wanted.problem, word=wanted.word[:40], pack=first_pack)
             await send(context, chat.id, [text], reply_to=message.message_id)
         case Opening.NO_QUESTION:

@@ -13,7 +13,7 @@ from bot.core.schedule import DEFAULT_DAILY_TIME
 from bot.core.scoring import is_answerable
 from bot.export import answers_csv
 from bot.handlers.common import BotContext, send, send_document, send_photo, set_keyboard
-from bot.i18n import LANGUAGES, Html
+from bot.i18n import Html
 from bot.keyboards import (
     QUESTION_LINK_PREFIX,
     feedback_keyboard,
@@ -22,19 +22,19 @@ from bot.keyboards import (
     start_keyboard,
 )
 from bot.render import (
-    MESSAGE_LIMIT,
+    asked_notes,
     clock_time,
     feedback_messages,
+    language_name,
     level_name,
     level_up_line,
     prepend,
     question_message,
     stats_caption,
     stats_messages,
-    utf16_len,
+    with_notes,
     with_reference,
 )
-from bot.services import Services
 from bot.services.practice import Asked
 
 
@@ -51,9 +51,12 @@ async def start(update: Update, context: BotContext) -> None:
     await send(context, chat.id, [text], keyboard)
     payload = (context.args or [""])[0]
     if payload.startswith(QUESTION_LINK_PREFIX):  # a shared question: open it right away
-        question = svc.library.question(payload.removeprefix(QUESTION_LINK_PREFIX))
-        if question is None:
-            await send(context, chat.id, [svc.strings(lang, "shared_question_gone")])
+        question_id = payload.removeprefix(QUESTION_LINK_PREFIX)
+        question = svc.library.offered_question(question_id)
+        if question is None:  # gone, or in a draft pack (not asked, by a link either)
+            draft = svc.library.question(question_id) is not None
+            key = "shared_question_draft" if draft else "shared_question_gone"
+            await send(context, chat.id, [svc.strings(lang, key)])
             return
         asked = await svc.practice.ask_question(chat.id, user, question)
         await send_asked(context, chat.id, lang, asked)
@@ -93,38 +96,15 @@ async def send_asked(context: BotContext, chat_id: int, lang: str, asked: Asked)
     )
     if asked.replaced:
         messages = prepend([svc.strings(lang, "question_replaces")], messages)
-    notes = _asked_notes(svc, lang, asked)
-    if notes:
-        joined = Html("\n\n".join([messages[-1], *notes]))
-        messages = [*messages[:-1], joined] if utf16_len(joined) <= MESSAGE_LIMIT else messages
+    notes = asked_notes(
+        svc.strings,
+        lang,
+        level=q.level,
+        pack_language=asked.pack_language,
+        level_done=asked.level_done_note,
+    )
     keyboard = question_keyboard(svc.strings, lang, q.id, context.bot.username)
-    await send(context, chat_id, messages, keyboard)
-
-
-def _language_name(svc: Services, lang: str, code: str) -> str:
-    base = code.split("-")[0].lower()
-    return svc.strings(lang, f"language_{base}") if base in LANGUAGES else code
-
-
-def _asked_notes(svc: Services, lang: str, asked: Asked) -> list[Html]:
-    """What the user should know about this question: the bank's language, a finished level."""
-    t = svc.strings
-    notes: list[Html] = []
-    if asked.pack_language and asked.pack_language.split("-")[0].lower() != lang:
-        name = _language_name(svc, lang, asked.pack_language)
-        notes.append(t(lang, "bank_language", language=name))
-    if asked.exhausted:
-        level = asked.question.level
-        name = level_name(t, lang, level)
-        following = LEVEL_ORDER.index(level) + 1
-        if following < len(LEVEL_ORDER):
-            up = LEVEL_ORDER[following]
-            notes.append(
-                t(lang, "level_done", level=name, next=level_name(t, lang, up), command=up.value)
-            )
-        else:
-            notes.append(t(lang, "level_done_top", level=name))
-    return notes
+    await send(context, chat_id, with_notes(messages, notes), keyboard)
 
 
 async def quiz(update: Update, context: BotContext) -> None:
@@ -132,7 +112,7 @@ async def quiz(update: Update, context: BotContext) -> None:
     if turn is None:
         return
     svc, user, chat, lang = turn
-    wanted = parse_quiz_args(context.args or [], svc.library.packs)
+    wanted = parse_quiz_args(context.args or [], svc.library.offered)  # a draft: no such pack
     if (problem := wanted.problem) is not None:
         word = wanted.word
         # Each item is escaped HTML already, and so is the separator.
@@ -142,15 +122,14 @@ async def quiz(update: Update, context: BotContext) -> None:
                     lang,
                     "pack_with_language",
                     pack=pid,
-                    language=_language_name(svc, lang, pack.language),
+                    language=language_name(svc.strings, lang, pack.language),
                 )
-                for pid, pack in svc.library.packs.items()
-                if not pack.draft  # a draft pack is not asked
+                for pid, pack in svc.library.offered.items()  # a draft pack is not asked
             )
         )
-        first_pack = next(iter(svc.library.packs))
+        first_pack = next(iter(svc.library.offered), "")
         text = svc.strings(lang, problem, word=word[:40], packs=packs, pack=first_pack)
-        if problem == "bad_level" and svc.library.packs:
+        if problem == "bad_level" and svc.library.offered:
             text = Html(f"{text}\n{svc.strings(lang, 'bad_pack', word=word[:40], packs=packs)}")
         await send(context, chat.id, [text])
         return

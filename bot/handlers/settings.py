@@ -23,6 +23,8 @@ from bot.render import clock_time, level_name, unknown_zone
 from bot.services import Services
 from bot.services.preferences import (
     Preferences,
+    ask_forget,
+    cancel_forget,
     forget_user,
     preferences,
     set_language,
@@ -135,10 +137,10 @@ async def forget(update: Update, context: BotContext) -> None:
     turn = context.turn(update)
     if turn is None:
         return
-    svc, _, chat, lang = turn
-    await send(
-        context, chat.id, [svc.strings(lang, "forget_confirm")], forget_keyboard(svc.strings, lang)
-    )
+    svc, user, chat, lang = turn
+    token = await ask_forget(svc, user.user_id)
+    keyboard = forget_keyboard(svc.strings, lang, token)
+    await send(context, chat.id, [svc.strings(lang, "forget_confirm")], keyboard)
 
 
 async def forget_button(update: Update, context: BotContext) -> None:
@@ -148,11 +150,16 @@ async def forget_button(update: Update, context: BotContext) -> None:
         return
     lang = context.lang
     await query.answer()
-    if query.data == "forget:yes":
-        await forget_user(svc, update.effective_user.id)
-        await edit_text(context, query, svc.strings(lang, "forget_done"))
-    else:
+    # forget:yes:<token> / forget:no:<token> (a button from before tokens has none)
+    _, choice, token = [*(query.data or "").split(":", 2), "", ""][:3]
+    user_id = update.effective_user.id
+    if choice != "yes":
+        await cancel_forget(svc, user_id, token)
         await edit_text(context, query, svc.strings(lang, "forget_cancelled"))
+    elif token and await forget_user(svc, user_id, token):
+        await edit_text(context, query, svc.strings(lang, "forget_done"))
+    else:  # cancelled, replaced by a newer /forget, already used, or from before tokens
+        await edit_text(context, query, svc.strings(lang, "forget_expired"))
 
 
 # -- /settings: one screen with buttons ------------------------------------------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 from zoneinfo import ZoneInfo
 
@@ -48,6 +48,7 @@ class Asked:
     replaced: bool  # an unanswered question was open and is now closed
     pack_language: str = ""  # the language of the pack's questions and answers (zh, en…)
     exhausted: bool = False  # a fresh question was wanted, but all at the level were answered
+    level_done_note: bool = False  # exhausted, and the user not yet told (once per level)
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +122,13 @@ class Practice:
             question, exhausted = await self._fresh(chat_id, user, wanted, pack, lang)
         if question is None:
             return None
-        return await self.ask_question(chat_id, user, question, exhausted=exhausted)
+        asked = await self.ask_question(chat_id, user, question, exhausted=exhausted)
+        if exhausted:  # said once per user and level, not under every repeat after
+            told = await self.storage.claim_level_done_note(
+                user.user_id, question.level, self.clock()
+            )
+            asked = replace(asked, level_done_note=told)
+        return asked
 
     async def ask_question(
         self, chat_id: int, user: UserProfile, question: Question, *, exhausted: bool = False
@@ -215,6 +222,7 @@ class Practice:
             score=result.score,
             covered=result.covered_labels,
             missed=result.missed_labels,
+            partly=result.partly_labels,
             hints=hints,
             answered_at=now,
             local_day=day.isoformat(),
@@ -314,6 +322,7 @@ class Practice:
             score=result.score,
             covered=result.covered_labels,
             missed=result.missed_labels,
+            partly=result.partly_labels,
             now=now,
             local_day=day.isoformat(),
             update_streak=lambda s: record_answer(s, day),

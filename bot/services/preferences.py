@@ -5,6 +5,7 @@ schedule with them.)
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass
 
 from bot.core.levels import Level
@@ -43,6 +44,20 @@ async def set_reminders(svc: Services, user_id: int, enabled: bool) -> None:
     await svc.storage.update_user(user_id, reminders=int(enabled))
 
 
-async def forget_user(svc: Services, user_id: int) -> None:
-    """Delete everything stored about the user (see `Storage.forget_user`)."""
-    await svc.storage.forget_user(user_id)
+async def ask_forget(svc: Services, user_id: int) -> str:
+    """A new /forget confirmation: its token, which its buttons carry. Older confirmations
+    stop working."""
+    token = secrets.token_hex(6)
+    await svc.storage.open_forget(user_id, token)
+    return token
+
+
+async def cancel_forget(svc: Services, user_id: int, token: str) -> None:
+    """The confirmation `token` is cancelled (an older one's cancel changes nothing)."""
+    await svc.storage.cancel_forget(user_id, token)
+
+
+async def forget_user(svc: Services, user_id: int, token: str) -> bool:
+    """Delete everything stored about the user if `token` is their open confirmation (see
+    `Storage.forget_user`); False, and nothing deleted, for a stale or used one."""
+    return await svc.storage.forget_user(user_id, token)

@@ -68,9 +68,10 @@ def answer_values(r: AnswerRecord) -> tuple[object, ...]:
     """An answer's columns, in the order every INSERT INTO answers lists them."""
     covered = json.dumps(r.covered, ensure_ascii=False)
     missed = json.dumps(r.missed, ensure_ascii=False)
+    partly = json.dumps(r.partly, ensure_ascii=False)
     return (
         r.user_id, r.chat_id, r.question_id, r.level.value, r.answer, r.score, covered,
-        missed, r.hints, iso(r.answered_at), r.local_day,
+        missed, partly, r.hints, iso(r.answered_at), r.local_day,
     )  # fmt: skip
 
 
@@ -97,6 +98,7 @@ def answer_from_row(row: aiosqlite.Row) -> StoredAnswer:
         score=row["score"],
         covered=json.loads(row["covered"]),
         missed=json.loads(row["missed"]),
+        partly=json.loads(row["partly"]),
         hints=row["hints"],
         answered_at=datetime.fromisoformat(row["answered_at"]),
         local_day=row["local_day"],
@@ -191,8 +193,8 @@ class PracticeStore(UsersStore):
                 return None
             cur = await db.execute(
                 "INSERT INTO answers (user_id, chat_id, question_id, level, answer, score,"
-                " covered, missed, hints, answered_at, local_day)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " covered, missed, partly, hints, answered_at, local_day)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 answer_values(record),
             )
             answer_id = cur.lastrowid
@@ -218,8 +220,8 @@ class PracticeStore(UsersStore):
         async with self.transaction() as db:
             await db.executemany(
                 "INSERT INTO answers (user_id, chat_id, question_id, level, answer, score,"
-                " covered, missed, hints, answered_at, local_day)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " covered, missed, partly, hints, answered_at, local_day)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [answer_values(r) for r in records],
             )
 
@@ -254,6 +256,15 @@ class PracticeStore(UsersStore):
             (user_id, iso(now)),
         )
         return [r[0] for r in rows]
+
+    async def claim_level_done_note(self, user_id: int, level: Level, now: datetime) -> bool:
+        """True the first time the user is to be told every question at `level` was
+        answered; False ever after (once per user and level)."""
+        changed = await self._write(
+            "INSERT OR IGNORE INTO level_done_notes (user_id, level, told_at) VALUES (?, ?, ?)",
+            (user_id, level.value, iso(now)),
+        )
+        return changed > 0
 
     async def answered_questions(self, user_id: int) -> set[str]:
         rows = await self._all(

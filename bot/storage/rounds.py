@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import date, datetime
 
 import aiosqlite
@@ -98,6 +98,7 @@ class RoundsStore(UsersStore):
         local_day: str,
         update_streak: Callable[[StreakState], StreakState],
         feedback: Callable[[StreakState], Draft | None] | None = None,
+        partly: Sequence[str] = (),  # credited in part (also in `missed`)
     ) -> StreakState | None:
         """Keep the member's latest answer while the round is open; None if nothing was stored.
 
@@ -113,12 +114,13 @@ class RoundsStore(UsersStore):
                 return None
             cursor = await db.execute(
                 "INSERT INTO round_answers (round_id, user_id, first_name, message_id, answer,"
-                " score, covered, missed, answered_at, local_day)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                " score, covered, missed, partly, answered_at, local_day)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                 " ON CONFLICT (round_id, user_id) DO UPDATE SET"
                 " first_name = excluded.first_name, message_id = excluded.message_id,"
                 " answer = excluded.answer, score = excluded.score, covered = excluded.covered,"
-                " missed = excluded.missed, answered_at = excluded.answered_at"
+                " missed = excluded.missed, partly = excluded.partly,"
+                " answered_at = excluded.answered_at"
                 " WHERE excluded.message_id >= round_answers.message_id",
                 (
                     round_id,
@@ -129,6 +131,7 @@ class RoundsStore(UsersStore):
                     score,
                     json.dumps(covered, ensure_ascii=False),
                     json.dumps(missed, ensure_ascii=False),
+                    json.dumps(list(partly), ensure_ascii=False),
                     iso(now),
                     local_day,
                 ),
@@ -169,8 +172,8 @@ class RoundsStore(UsersStore):
             for r in rows:
                 await db.execute(
                     "INSERT INTO answers (user_id, chat_id, question_id, level, answer, score,"
-                    " covered, missed, hints, answered_at, local_day)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)",
+                    " covered, missed, partly, hints, answered_at, local_day)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)",
                     (
                         r["user_id"],
                         r["chat_id"],
@@ -180,6 +183,7 @@ class RoundsStore(UsersStore):
                         r["score"],
                         r["covered"],
                         r["missed"],
+                        r["partly"],
                         r["answered_at"],
                         r["local_day"],
                     ),

@@ -117,12 +117,33 @@ class UsersStore(Database):
             if next_due is not None:
                 await db.execute(*next_due_update(user_id, next_due))
 
-    async def forget_user(self, user_id: int) -> None:
+    async def open_forget(self, user_id: int, token: str) -> None:
+        """A new /forget confirmation: `token` is the only one that deletes from now on."""
+        await self._write("UPDATE users SET forget_token = ? WHERE user_id = ?", (token, user_id))
+
+    async def cancel_forget(self, user_id: int, token: str) -> bool:
+        """Cancel the confirmation `token`; False if it was not the open one."""
+        changed = await self._write(
+            "UPDATE users SET forget_token = NULL WHERE user_id = ? AND forget_token = ?",
+            (user_id, token),
+        )
+        return changed > 0
+
+    async def forget_user(self, user_id: int, token: str | None = None) -> bool:
         """Delete everything stored about a user, private chat and group answers included.
 
+        With `token`, only if it is the user's open /forget confirmation (not cancelled, not
+        replaced by a newer one, not used): False, and nothing deleted, otherwise.
         Answers, open questions and review cards go with the user row (foreign keys).
         """
         async with self.transaction() as db:
+            if token is not None:
+                cursor = await db.execute(
+                    "SELECT 1 FROM users WHERE user_id = ? AND forget_token = ?",
+                    (user_id, token),
+                )
+                if await cursor.fetchone() is None:
+                    return False
             for sql in (
                 "DELETE FROM asked WHERE chat_id = ?",
                 "DELETE FROM daily_sends WHERE chat_id = ?",
@@ -134,6 +155,7 @@ class UsersStore(Database):
                 "DELETE FROM users WHERE user_id = ?",
             ):
                 await db.execute(sql, (user_id,))
+        return True
 
     async def mark_unreachable(self, chat_id: int) -> None:
         """The one rule for a chat that cannot be reached (blocked, kicked, deleted).
