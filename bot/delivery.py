@@ -25,6 +25,7 @@ note that the request is out (its wire log) and the bytes leave together.
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import logging
 import time
@@ -288,6 +289,57 @@ async def send_messages(
         if on_part is not None and not is_last:
             await on_part(i + 1)
     return Result(Outcome.SENT, last, first_id, len(messages))
+
+
+# A reply is retried briefly when Telegram did not take it (refused, 5xx, 429): the person
+# is waiting for it now, and a reply minutes late answers nothing. The window is short, so a
+# SIGTERM meanwhile still stops the bot within seconds. A reply that may have arrived (a
+# timeout after it left) is never resent.
+REPLY_RETRY_DELAYS = (0.5, 1.0, 2.0)
+REPLY_RETRY_WINDOW = 6.0
+
+
+async def send_reply(
+    bot: Bot,
+    chat_id: int,
+    messages: Sequence[str],
+    keyboard: InlineKeyboardMarkup | None = None,
+    *,
+    reply_to: int | None = None,
+    delays: Sequence[float] = REPLY_RETRY_DELAYS,
+) -> Result:
+    """Send a reply (as `send_messages`), retrying what Telegram did not take for a few
+    seconds; parts already taken are not sent again. A reply given up on is logged."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + REPLY_RETRY_WINDOW
+    result = await send_messages(bot, chat_id, messages, keyboard, reply_to=reply_to)
+    attempts = 1
+    for delay in delays:
+        if result.outcome is not Outcome.RETRY:
+            break
+        wait = result.retry_after if result.retry_after is not None else delay
+        if loop.time() + wait > deadline:
+            break
+        await asyncio.sleep(wait)
+        start = result.parts_sent
+        result = await send_messages(
+            bot,
+            chat_id,
+            messages,
+            keyboard,
+            reply_to=reply_to if start == 0 else None,
+            start=start,
+        )
+        attempts += 1
+    if result.outcome is Outcome.RETRY:
+        log.warning(
+            "reply to chat %s not delivered after %d attempts: %s", chat_id, attempts, result.error
+        )
+    elif result.outcome is Outcome.MAYBE_SENT:
+        log.warning(
+            "reply to chat %s may or may not have arrived (%s): not resent", chat_id, result.error
+        )
+    return result
 
 
 async def send_file(bot: Bot, chat_id: int, kind: str, file: InputFile, caption: str) -> Result:

@@ -133,13 +133,11 @@ async def send(
     Returns the last message sent, or None if it was not (unreachable, refused, network).
     """
     svc = context.svc
-    result = await delivery.send_messages(
-        context.bot, chat_id, messages, keyboard, reply_to=reply_to
-    )
+    result = await delivery.send_reply(context.bot, chat_id, messages, keyboard, reply_to=reply_to)
     if result.outcome is delivery.Outcome.MIGRATED and result.new_chat_id is not None:
         await delivery.settle(svc.chats, chat_id, result)
         chat_id = result.new_chat_id
-        result = await delivery.send_messages(context.bot, chat_id, messages, keyboard)
+        result = await delivery.send_reply(context.bot, chat_id, messages, keyboard)
     await delivery.settle(svc.chats, chat_id, result)
     return result.message if result.ok else None
 

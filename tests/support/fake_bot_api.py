@@ -462,6 +462,10 @@ class FakeBotAPI:
         )
         self._faults.setdefault((method, chat_id), []).append(fault)
 
+    def clear_faults(self) -> None:
+        """Answer every request normally again."""
+        self._faults.clear()
+
     def _take_fault(self, method: str, chat_id: int | None) -> Fault | None:
         for key in ((method, chat_id), (method, None)):
             for fault in self._faults.get(key, ()):
