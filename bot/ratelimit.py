@@ -137,8 +137,10 @@ class PerChatRetryRateLimiter(AIORateLimiter):
         super().__init__(max_retries=0, overall_max_rate=0, **limits)
         self.retries = max_retries
         self._held_until: dict[object, float] = {}
+        # Strict: no window of `overall_time_period` sees more than the limit. A plain
+        # bucket of (N, T) lets N through at once and then N per T: 2N in a fan-out's first T.
         self.lanes = (
-            Lanes(overall_max_rate, overall_time_period, clock)
+            Lanes(*strict_window(max(1, int(overall_max_rate)), overall_time_period), clock)
             if overall_max_rate and overall_time_period
             else None
         )

@@ -130,3 +130,36 @@ async def test_without_replies_waiting_broadcasts_keep_their_order() -> None:
     lanes.release()
     await asyncio.gather(*tasks)
     assert order == list(range(6))
+
+
+async def test_no_second_of_a_fan_out_sees_more_than_the_limit() -> None:
+    # Telegram's overall limit, 5 a second here: a fan-out of 30 broadcasts starting from an
+    # idle bot must not send 5 at once and then 5 a second (10 in its first second).
+    now = [0.0]
+    limiter = PerChatRetryRateLimiter(
+        overall_max_rate=5, overall_time_period=1, clock=lambda: now[0]
+    )
+    assert limiter.lanes is not None
+    sent_at: list[float] = []
+
+    async def send(chat_id: int) -> None:
+        bulk_lane()
+
+        async def callback() -> bool:
+            sent_at.append(now[0])
+            return True
+
+        await limiter.process_request(callback, (), {}, "sendMessage", {"chat_id": chat_id}, None)
+
+    sends = [asyncio.create_task(send(100 + i)) for i in range(30)]
+    await asyncio.sleep(0)
+    while len(sent_at) < 30:  # the clock moves 10 ms at a time
+        now[0] += 0.01
+        limiter.lanes.release()
+        for _ in range(3):
+            await asyncio.sleep(0)
+    await asyncio.gather(*sends)
+    for start in sent_at:
+        assert sum(start <= t < start + 1.0 for t in sent_at) <= 5, start
+    # ... and the limit is used: 30 messages take about 30 / 5 s, not much longer.
+    assert sent_at[-1] <= 30 / 4
