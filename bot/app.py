@@ -12,6 +12,7 @@ from typing import Any
 
 from telegram import Update
 from telegram.constants import ParseMode
+from telegram.error import NetworkError
 from telegram.ext import (
     Application,
     ApplicationBuilder,
@@ -376,6 +377,7 @@ def run_bot(settings: Settings, library: Library, *, checked: bool = False) -> N
     else:
         loop = asyncio.new_event_loop()
         asyncio.set_event_loop(loop)  # run_polling runs on it
+        loop.set_exception_handler(unretrieved_network_errors)
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGABRT):
             loop.add_signal_handler(sig, _stop_now, app)
         app.bot_data[STOP_KEY] = lambda: _stop_polling(app)
@@ -384,6 +386,16 @@ def run_bot(settings: Settings, library: Library, *, checked: bool = False) -> N
     lost = app.bot_data[LEASE_KEY].lost
     if lost is not None:
         raise lost
+
+
+def unretrieved_network_errors(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """A polling request cut off by a stop while Telegram drops the line ends its task with
+    a NetworkError nobody reads: one line, not asyncio's traceback; anything else as usual."""
+    exc = context.get("exception")
+    if isinstance(exc, NetworkError) and "never retrieved" in str(context.get("message", "")):
+        log.warning("a request ended while stopping: %s", exc)
+        return
+    loop.default_exception_handler(context)
 
 
 def _stop_now(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
