@@ -144,6 +144,12 @@ async def send(
     return result.message if result.ok else None
 
 
+async def expired(context: BotContext, query: CallbackQuery) -> None:
+    """A tap whose data the bot does not make (an older version's, or forged): say the button
+    has expired, stop the spinner, and do nothing else."""
+    await query.answer(context.svc.strings(context.lang, "button_expired"))
+
+
 async def set_keyboard(
     context: BotContext, query: CallbackQuery, keyboard: InlineKeyboardMarkup | None
 ) -> None:

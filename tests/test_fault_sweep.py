@@ -1,0 +1,140 @@
+"""What a fault sweep against the running bot found, end to end through the fake Bot API
+server: forged button data, settings labels, /top's points, content errors, a message gone
+before its button was tapped, command arguments. Expected text is written by hand."""
+
+from __future__ import annotations
+
+from datetime import time
+
+import pytest
+
+from tests.conftest import BotHarness
+from tests.support.fake_bot_api import FakeBotAPI, FakeUser, Sent
+
+ADA = FakeUser(1001, "Ada", "en")
+BOB = FakeUser(1003, "Bob", "en")
+LI = FakeUser(1002, "李雷", "zh-hans")
+
+EXPIRED = "This button has expired. Send /quiz for a new question."
+
+
+async def tap(bot: BotHarness, user: FakeUser, message: Sent, data: str) -> tuple[str, list[Sent]]:
+    """Tap `data` on `message`; wait (sentinel) and return its toast and what the chat got."""
+    api = bot.api
+    answered = len(api.callback_answers)
+    before = len(api.to(message.chat_id))
+    api.callback(user, data, message)
+    replies = (await bot.sentinel(user))[before:]
+    assert len(api.callback_answers) == answered + 1, "the spinner never stopped"
+    return api.callback_answers[answered], replies
+
+
+async def feedback_of(bot: BotHarness, user: FakeUser) -> tuple[Sent, int]:
+    """Answer a question; the feedback message with the rating buttons and its answer id."""
+    await bot.say(user, "/start q_triton-q1", expect=2)
+    before = len(bot.api.to(user.id))
+    bot.api.message(user, "dynamic batching groups requests into one batch on the GPU")
+    for _ in range(20):
+        sent = bot.api.to(user.id)[before:]
+        if sent and any(d.startswith("rate:") for _, d in sent[-1].buttons):
+            rate = next(d for _, d in sent[-1].buttons if d.startswith("rate:"))
+            return sent[-1], int(rate.split(":")[1])
+        await bot.api.wait_for(user.id, before + len(sent) + 1)
+    raise AssertionError("no complete feedback")
+
+
+# -- 1. forged rating data ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "data", ["rate:3", "rate:", "rate:abc:good", "rate:999999:good", "rate:{id}:brilliant",
+             "rate:{id}:good:extra", "rate:0{id}:good", "rate: {id}:good"],
+)  # fmt: skip
+async def test_forged_rating_data_is_an_expired_button(bot: BotHarness, data: str) -> None:
+    feedback, answer_id = await feedback_of(bot, ADA)
+    before = await bot.storage.get_review(ADA.id, "triton-q1")
+    toast, replies = await tap(bot, ADA, feedback, data.format(id=answer_id))
+    assert toast == EXPIRED
+    assert not [m.visible for m in replies if "went wrong" in m.visible]
+    assert await bot.storage.get_review(ADA.id, "triton-q1") == before
+    assert ("✅ I knew it", f"rate:{answer_id}:good") in bot.api.keyboard(
+        ADA.id, feedback.message_id
+    )  # the real buttons still work: not taken away
+
+
+async def test_rating_another_users_answer_is_an_expired_button(bot: BotHarness) -> None:
+    _, ada_answer = await feedback_of(bot, ADA)
+    ada_review = await bot.storage.get_review(ADA.id, "triton-q1")
+    feedback, _ = await feedback_of(bot, BOB)
+    toast, _ = await tap(bot, BOB, feedback, f"rate:{ada_answer}:again")
+    assert toast == EXPIRED  # not "already reviewed again since": it was never Bob's
+    assert await bot.storage.get_review(ADA.id, "triton-q1") == ada_review
+
+
+async def test_a_rating_overtaken_by_a_later_review_still_says_so(bot: BotHarness) -> None:
+    first, first_id = await feedback_of(bot, ADA)
+    await feedback_of(bot, ADA)  # the same question again: reviewed since
+    toast, _ = await tap(bot, ADA, first, f"rate:{first_id}:good")
+    assert toast == "That answer was already reviewed again since."
+
+
+# -- 1. every other prefix ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "data",
+    ["next:zz", "next:", "next:beginner:1", "hint:", "hint:Triton Q1", "show:a:b", "skip:",
+     "level:expert", "level:", "level:beginner:x", "forget:maybe:0123456789ab",
+     "forget:yes:nottoken", "forget:", "set:", "set:level:expert", "set:lang:fr",
+     "set:rem:maybe", "set:daily:", "set:tz:now", "set:colour:red", "set:level:beginner:x"],
+)  # fmt: skip
+async def test_forged_data_of_every_kind_is_an_expired_button(bot: BotHarness, data: str) -> None:
+    (question,) = await bot.say(ADA, "/quiz beginner")
+    toast, replies = await tap(bot, ADA, question, data)
+    assert toast == EXPIRED
+    assert replies == []  # no new question, no settings change message, no confirmation
+    user = await bot.storage.get_user(ADA.id)
+    assert user is not None and user.level is None and user.language is None
+    state = await bot.storage.get_open_question(ADA.id)
+    assert state is not None  # the question is still open
+    assert bot.api.keyboard(ADA.id, question.message_id) == question.buttons
+
+
+# -- 2. forged daily data --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "data", ["daily:off", "daily:zz", "daily:on:25:99", "daily:on:", "daily:on:9:00",
+             "daily:on:09:00:00", "daily:", "daily:onn", "daily:on:0900"],
+)  # fmt: skip
+async def test_forged_daily_data_turns_nothing_on(bot: BotHarness, data: str) -> None:
+    (welcome,) = await bot.say(ADA, "/start")
+    toast, replies = await tap(bot, ADA, welcome, data)
+    assert toast == EXPIRED
+    assert not [m.visible for m in replies if "Daily question at" in m.visible]
+    chat = await bot.storage.get_chat(ADA.id)
+    assert chat is None or not chat.daily_enabled
+
+
+@pytest.mark.parametrize(("data", "shown"), [("daily:on:07:15", "07:15"), ("daily:on", "09:00")])
+async def test_the_daily_data_the_bot_makes_still_works(
+    bot: BotHarness, data: str, shown: str
+) -> None:
+    (welcome,) = await bot.say(ADA, "/start")
+    toast, replies = await tap(bot, ADA, welcome, data)  # daily:on: an older version's button
+    assert toast == ""
+    assert any(f"Daily question at {shown}" in m.visible for m in replies)
+    chat = await bot.storage.get_chat(ADA.id)
+    hour, minute = map(int, shown.split(":"))
+    assert chat is not None and chat.daily_enabled and chat.daily_time == time(hour, minute)
+
+
+async def test_a_forget_button_from_before_tokens_still_answers(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    (welcome,) = await bot.say(ADA, "/start")
+    toast, _ = await tap(bot, ADA, welcome, "forget:yes")
+    assert toast == ""
+    assert await bot.storage.get_user(ADA.id) is not None  # nothing deleted
+    edited = api.find(ADA.id, welcome.message_id)
+    assert edited is not None and "This confirmation has expired" in edited.visible
