@@ -4,11 +4,12 @@ before its button was tapped, command arguments. Expected text is written by han
 
 from __future__ import annotations
 
-from datetime import time
+from datetime import time, timedelta
 
 import pytest
 
-from tests.conftest import BotHarness
+from bot.core.levels import Level
+from tests.conftest import BotHarness, FakeClock
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser, Sent
 
 ADA = FakeUser(1001, "Ada", "en")
@@ -138,3 +139,58 @@ async def test_a_forget_button_from_before_tokens_still_answers(
     assert await bot.storage.get_user(ADA.id) is not None  # nothing deleted
     edited = api.find(ADA.id, welcome.message_id)
     assert edited is not None and "This confirmation has expired" in edited.visible
+
+
+# -- 3. Chinese /settings buttons are actions ----------------------------------------------
+
+
+async def test_chinese_settings_buttons_say_what_a_tap_does(bot: BotHarness) -> None:
+    await bot.say(LI, "/daily 10:33")
+    (screen,) = await bot.say(LI, "/settings")
+    assert "每日一题：已开启，每天 10:33" in screen.visible and "晚间提醒：已开启" in screen.visible
+    labels = [label for label, _ in screen.buttons]
+    assert "⏰ 关闭每日一题（10:33）" in labels
+    assert "🔔 关闭晚间提醒" in labels
+    rem = next(d for label, d in screen.buttons if "晚间提醒" in label)
+    daily = next(d for label, d in screen.buttons if "每日一题" in label)
+    await bot.press(LI, screen, rem)
+    await bot.press(LI, screen, daily)
+    labels = [label for label, _ in bot.api.keyboard(LI.id, screen.message_id)]
+    assert "⏰ 开启每日一题（10:33）" in labels
+    assert "🔕 开启晚间提醒" in labels
+
+
+# -- 4. /top: 1 pt, 2 pts --------------------------------------------------------------------
+
+GROUP = -100900
+
+
+async def test_top_counts_one_point_in_the_singular(bot: BotHarness, clock: FakeClock) -> None:
+    for user in (ADA, BOB):  # the group and both members are known
+        await bot.say(user, "/help", chat_id=GROUP)
+    now = clock()
+    round_id = await bot.storage.open_round(
+        GROUP, "triton-q3", None, now, now + timedelta(minutes=10), daily=False
+    )
+    assert round_id is not None
+    for i, (user, score) in enumerate(((ADA, 0.01), (BOB, 0.02))):
+        await bot.storage.record_round_answer(
+            round_id,
+            user_id=user.id,
+            first_name=user.first_name,
+            message_id=100 + i,
+            answer="max_batch_size",
+            score=score,
+            covered=[],
+            missed=["max_batch_size"],
+            now=now,
+            local_day=now.date().isoformat(),
+            update_streak=lambda streak: streak,
+        )
+    assert await bot.storage.close_round(round_id, now, Level.BEGINNER) is not None
+    (board,) = await bot.say(ADA, "/top", chat_id=GROUP)
+    assert "1. Bob — 2 pts · 1 answer" in board.visible
+    assert "2. Ada — 1 pt · 1 answer" in board.visible
+    assert "1 pts" not in board.visible
+    (board,) = await bot.say(LI, "/top", chat_id=GROUP)
+    assert "2. Ada — 1 分 · 1 次作答" in board.visible
