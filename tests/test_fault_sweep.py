@@ -5,6 +5,7 @@ before its button was tapped, command arguments. Expected text is written by han
 from __future__ import annotations
 
 from datetime import time, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -194,3 +195,68 @@ async def test_top_counts_one_point_in_the_singular(bot: BotHarness, clock: Fake
     assert "1 pts" not in board.visible
     (board,) = await bot.say(LI, "/top", chat_id=GROUP)
     assert "2. Ada — 1 分 · 1 次作答" in board.visible
+
+
+# -- 5. content errors name only what there is -------------------------------------------------
+
+QUESTION = """\
+  - id: {id}
+    level: beginner
+    question: What does dynamic batching do?
+    answer: It groups requests into one batch.
+    concepts:
+      - label: grouping requests
+        aliases: [groups requests]
+"""
+
+
+def pack_text(pack_id: str, *question_ids: str) -> str:
+    head = f"id: {pack_id}\ntitle: Demo\nlanguage: en\nquestions:\n"
+    return head + "".join(QUESTION.format(id=qid) for qid in question_ids)
+
+
+def check(paths: list[Path], capsys: pytest.CaptureFixture[str]) -> list[str]:
+    from bot.cli import main
+
+    assert main(["content", "check", *map(str, paths)]) == 1
+    return capsys.readouterr().err.splitlines()
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b'id: demo\ntitle: "Demo\n', "found unexpected end of stream (line 3, column 1)"),
+        (b"id: demo\ntitle: caf\xe9\n", "the file is not UTF-8 (at byte 20): save it as UTF-8"),
+        (b"", "the file is empty"),
+        (b"- id: demo\n", "a pack must be a YAML mapping (id:, title:, language:, questions:),"
+                          " not a list"),
+    ],
+)  # fmt: skip
+def test_a_file_level_problem_has_no_question_or_field_placeholder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], data: bytes, message: str
+) -> None:
+    pack = tmp_path / "broken.yaml"
+    pack.write_bytes(data)
+    assert check([pack], capsys) == [f"{pack}: {message}"]
+
+
+def test_a_question_id_twice_in_one_file_names_both_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pack = tmp_path / "demo.yaml"
+    pack.write_text(pack_text("demo", "triton-q1", "triton-q2", "triton-q1"), encoding="utf-8")
+    # Each question is 7 lines after the 4-line head: its id on lines 5, 12 and 19.
+    assert check([pack], capsys) == [
+        f"{pack}: question triton-q1: field id: appears twice (lines 5 and 19)"
+    ]
+
+
+def test_a_question_id_in_two_files_names_both_files_and_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first, second = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    first.write_text(pack_text("one", "triton-q1"), encoding="utf-8")
+    second.write_text(pack_text("two", "triton-q2", "triton-q1"), encoding="utf-8")
+    errors = check([first, second], capsys)
+    assert errors == [f"{second}: question triton-q1: field id: also used in {first}, line 5"
+                      f" (here, line 12)"]  # fmt: skip
