@@ -260,3 +260,44 @@ def test_a_question_id_in_two_files_names_both_files_and_lines(
     errors = check([first, second], capsys)
     assert errors == [f"{second}: question triton-q1: field id: also used in {first}, line 5"
                       f" (here, line 12)"]  # fmt: skip
+
+
+# -- 6. a button on a message deleted since ----------------------------------------------------
+
+GONE = "Bad Request: message to edit not found"
+
+
+async def test_a_settings_tap_on_a_deleted_screen_sends_it_anew(
+    bot: BotHarness, api: FakeBotAPI, caplog: pytest.LogCaptureFixture
+) -> None:
+    (screen,) = await bot.say(ADA, "/settings")
+    assert "Evening reminders: on" in screen.visible
+    api.fail("editMessageText", 400, chat_id=ADA.id, description=GONE)  # the user deleted it
+    (redrawn,) = await bot.press(ADA, screen, "set:rem:off")
+    assert redrawn.method == "sendMessage" and redrawn.message_id != screen.message_id
+    assert "Evening reminders: off" in redrawn.visible
+    assert ("🔕 Evening reminders: turn on", "set:rem:on") in redrawn.buttons
+    user = await bot.storage.get_user(ADA.id)
+    assert user is not None and not user.reminders
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]
+
+
+async def test_a_forget_tap_on_a_deleted_confirmation_still_answers(
+    bot: BotHarness, api: FakeBotAPI, caplog: pytest.LogCaptureFixture
+) -> None:
+    (confirm,) = await bot.say(ADA, "/forget")
+    no = next(d for _, d in confirm.buttons if d.startswith("forget:no:"))
+    api.fail("editMessageText", 400, chat_id=ADA.id, description=GONE)
+    (reply,) = await bot.press(ADA, confirm, no)
+    assert reply.method == "sendMessage" and "Nothing was deleted" in reply.visible
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]
+
+
+async def test_rating_a_deleted_feedback_message_is_noted_without_an_error(
+    bot: BotHarness, api: FakeBotAPI, caplog: pytest.LogCaptureFixture
+) -> None:
+    feedback, answer_id = await feedback_of(bot, ADA)
+    api.fail("editMessageReplyMarkup", 400, chat_id=ADA.id, description=GONE)
+    toast, _ = await tap(bot, ADA, feedback, f"rate:{answer_id}:good")
+    assert toast.startswith("Noted. Next review: ")
+    assert not [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
