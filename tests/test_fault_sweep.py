@@ -301,3 +301,57 @@ async def test_rating_a_deleted_feedback_message_is_noted_without_an_error(
     toast, _ = await tap(bot, ADA, feedback, f"rate:{answer_id}:good")
     assert toast.startswith("Noted. Next review: ")
     assert not [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+
+
+# -- 7. command arguments --------------------------------------------------------------------
+
+
+async def test_reminders_with_a_word_it_does_not_know_says_so(bot: BotHarness) -> None:
+    (reply,) = await bot.say(ADA, "/reminders maybe")
+    assert reply.visible == (
+        "I didn't understand “maybe”: use /reminders on or /reminders off.\n"
+        "🔔 Evening reminders are on. /reminders off turns them off."
+    )
+    (reply,) = await bot.say(LI, "/reminders 也许")
+    assert reply.visible.startswith("没看懂“也许”：请用 /reminders on 或 /reminders off。\n")
+    (reply,) = await bot.say(ADA, "/reminders <b>")
+    assert reply.visible.startswith("I didn't understand “<b>”")  # escaped, shown as typed
+    (reply,) = await bot.say(ADA, "/reminders")  # no word: just the status
+    assert reply.visible == "🔔 Evening reminders are on. /reminders off turns them off."
+    user = await bot.storage.get_user(ADA.id)
+    assert user is not None and user.reminders
+
+
+@pytest.mark.parametrize("text", ["/roundlength -5", "/roundlength", "/top"])
+async def test_a_group_command_in_private_says_it_works_in_groups(
+    bot: BotHarness, text: str
+) -> None:
+    command = text.split()[0]
+    (reply,) = await bot.say(ADA, text)
+    assert reply.visible.startswith(f"{command} works in group chats: add me to a group")
+    (reply,) = await bot.say(LI, text)
+    assert reply.visible.startswith(f"{command} 只能在群聊中使用")
+
+
+async def test_a_command_for_another_bot_in_private_says_whose_it_is(bot: BotHarness) -> None:
+    (reply,) = await bot.say(ADA, "/quiz@otherbot")
+    assert reply.visible == "That command is addressed to @otherbot, not to me. /help lists " \
+        "what I can do."  # fmt: skip
+    assert await bot.storage.get_open_question(ADA.id) is None  # not run
+    (reply,) = await bot.say(ADA, "/quiz@interview_test_bot")  # its own name: runs
+    assert await bot.storage.get_open_question(ADA.id) is not None
+    (reply,) = await bot.say(ADA, "/frobnicate")
+    assert reply.visible == "I don't know that command. /help lists what I can do."
+
+
+async def test_level_never_chosen_names_the_level_questions_come_at(bot: BotHarness) -> None:
+    (reply,) = await bot.say(ADA, "/level")
+    assert reply.visible == (
+        "You have not chosen a level yet, so your questions are Beginner. Choose one:"
+    )
+    assert "—" not in reply.visible
+    (reply,) = await bot.say(LI, "/level")
+    assert reply.visible == "你还没有选择难度，目前按初级出题。选择难度："
+    await bot.say(ADA, "/level advanced")
+    (reply,) = await bot.say(ADA, "/level")
+    assert reply.visible == "Your level is Advanced. Choose another:"

@@ -166,10 +166,12 @@ async def reminders(update: Update, context: BotContext) -> None:
     if turn is None:
         return
     svc, user, chat, lang = turn
-    switch = parse_switch(" ".join(context.args or []))
+    word = " ".join(context.args or []).strip()
+    switch = parse_switch(word)
     enabled = user.reminders if switch is None else switch
     if enabled != user.reminders:
         await set_reminders(svc, user.user_id, enabled)
-    await send(
-        context, chat.id, [svc.strings(lang, "reminders_on" if enabled else "reminders_off")]
-    )
+    status = svc.strings(lang, "reminders_on" if enabled else "reminders_off")
+    if word and switch is None:  # not on or off: say so, then how things stand
+        status = Html(f"{svc.strings(lang, 'reminders_bad', word=word[:40])}\n{status}")
+    await send(context, chat.id, [status])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from telegram import CallbackQuery, InlineKeyboardMarkup, Message, Update
+from telegram import CallbackQuery, InlineKeyboardMarkup, Message, MessageEntity, Update
 
 from bot.core.answers import is_substantive
 from bot.core.levels import LEVEL_ORDER, Level, parse_quiz_args
@@ -331,14 +331,37 @@ async def edited(update: Update, context: BotContext) -> None:
     )
 
 
+# Commands that work only in groups (a private chat has no round to time or rank).
+GROUP_ONLY_COMMANDS = ("roundlength", "top")
+
+
 async def unknown_command(update: Update, context: BotContext) -> None:
+    """A command no private handler took: for another bot, for groups only, or unknown."""
     svc = context.svc
-    if update.effective_chat:
-        await send(
-            context,
-            update.effective_chat.id,
-            [svc.strings(context.lang, "unknown_command")],
-        )
+    chat, message = update.effective_chat, update.effective_message
+    if chat is None:
+        return
+    lang = context.lang
+    command, _, addressee = _command_of(message).partition("@")
+    mine = context.bot.username or ""
+    if addressee and addressee.lower() != mine.lower():
+        # Typed or copied for another bot (a group's habit): not run, and not called unknown.
+        text = svc.strings(lang, "other_bot_command", bot=addressee[:40])
+    elif command.lower() in GROUP_ONLY_COMMANDS:
+        text = svc.strings(lang, "group_only_command", command=command.lower())
+    else:
+        text = svc.strings(lang, "unknown_command")
+    await send(context, chat.id, [text])
+
+
+def _command_of(message: Message | None) -> str:
+    """`quiz@otherbot` of a message starting with /quiz@otherbot; "" if it does not."""
+    if message is None or not message.text or not message.entities:
+        return ""
+    first = message.entities[0]
+    if first.type != MessageEntity.BOT_COMMAND or first.offset != 0:
+        return ""
+    return message.text[1 : first.length]
 
 
 async def rate_button(update: Update, context: BotContext) -> None:

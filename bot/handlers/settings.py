@@ -49,11 +49,13 @@ async def level(update: Update, context: BotContext) -> None:
     t = svc.strings
     args = context.args or []
     if not args:
-        current = level_name(t, lang, user.level) if user.level else "—"
+        # Never chosen: say so, and name the level questions are asked at meanwhile.
+        key = "level_current" if user.level else "level_default"
+        current = level_name(t, lang, user.level or Level.BEGINNER)
         await send(
             context,
             chat.id,
-            [t(lang, "level_current", level=current)],
+            [t(lang, key, level=current)],
             level_keyboard(t, lang, user.level),
         )
         return
