@@ -86,7 +86,8 @@ def cmd_content_check(args: argparse.Namespace) -> int:
             continue
         levels = Counter(q.level for q in pack.questions)
         detail = ", ".join(f"{levels[lv]} {lv.value}" for lv in Level if levels[lv])
-        print(f"OK {file}: pack {pack.id}, {len(pack.questions)} questions ({detail})")
+        count = f"{len(pack.questions)} question{'' if len(pack.questions) == 1 else 's'}"
+        print(f"OK {file}: pack {pack.id}, {count} ({detail})")
         warnings = pack_warnings(pack)
         for warning in warnings:
             print(f"warning: {file}: {warning}")
@@ -164,7 +165,8 @@ def cmd_content_import(args: argparse.Namespace) -> int:
         print(f"warning: {warning}", file=sys.stderr)
     levels = Counter(q["level"] for q in pack["questions"])
     detail = ", ".join(f"{levels[lv.value]} {lv.value}" for lv in Level if levels[lv.value])
-    print(f"Wrote {out}: {len(pack['questions'])} questions ({detail}). Review its concepts.")
+    n = len(pack["questions"])
+    print(f"Wrote {out}: {n} question{'' if n == 1 else 's'} ({detail}). Review its concepts.")
     return 0
 
 

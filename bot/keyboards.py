@@ -1,13 +1,23 @@
-"""Inline keyboards and their callback data (each at most 64 bytes, checked in tests)."""
+"""Inline keyboards and their callback data (each at most 64 bytes, checked in tests).
+
+Each kind of data is made here and read back here, by one strict parser per kind: a parser
+returns the tap's meaning only for exactly the data this module makes (or made in an older
+version), and None for anything else, which the handler answers as an expired button.
+Callback data comes from the client, so it can be anything.
+"""
 
 from __future__ import annotations
 
+import re
+from datetime import time
+from typing import NamedTuple
 from urllib.parse import quote
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
+from bot.core.content import ID_PATTERN
 from bot.core.levels import LEVEL_ORDER, Level
-from bot.i18n import Strings
+from bot.i18n import LANGUAGES, Strings
 
 QUESTION_LINK_PREFIX = "q_"  # t.me/<bot>?start=q_<question id> opens that question
 
@@ -162,3 +172,115 @@ def settings_keyboard(
             ],
         ]
     )
+
+
+# -- reading callback data back ------------------------------------------------------------
+
+PRACTICE_ACTIONS = ("hint", "show", "skip")
+RATE_CHOICES = ("good", "hard", "again")
+_ANSWER_ID = re.compile(r"[1-9][0-9]{0,17}")  # a row id, as str(int) writes it
+_FORGET_TOKEN = re.compile(r"[0-9a-f]{12}")  # secrets.token_hex(6)
+_CLOCK = re.compile(r"([01][0-9]|2[0-3]):([0-5][0-9])")  # render.clock_time: 08:30
+
+
+class PracticeTap(NamedTuple):
+    """hint:, show:, skip: and the question the buttons were under."""
+
+    action: str
+    question_id: str
+
+
+class RateTap(NamedTuple):
+    answer_id: int
+    choice: str
+
+
+class ForgetTap(NamedTuple):
+    confirmed: bool
+    token: str  # "" for a button from before tokens
+
+
+class SettingsTap(NamedTuple):
+    """set:tz, set:level:<level>, set:lang:<code>, set:rem:on|off, set:daily:on|off."""
+
+    what: str
+    value: str
+
+
+class DailyTap(NamedTuple):
+    at: time | None  # None: the older `daily:on`, the chat's stored time
+
+
+def _fields(data: str | None, prefix: str, count: int) -> list[str] | None:
+    """The `count` fields after `prefix:`, or None if the data has another shape."""
+    parts = (data or "").split(":")
+    if parts[0] != prefix or len(parts) != count + 1:
+        return None
+    return parts[1:]
+
+
+def _level(value: str) -> Level | None:
+    return next((level for level in LEVEL_ORDER if level.value == value), None)
+
+
+def parse_practice(data: str | None) -> PracticeTap | None:
+    for action in PRACTICE_ACTIONS:
+        fields = _fields(data, action, 1)
+        if fields is not None and re.fullmatch(ID_PATTERN, fields[0]):
+            return PracticeTap(action, fields[0])
+    return None
+
+
+def parse_next(data: str | None) -> Level | None:
+    fields = _fields(data, "next", 1)
+    return None if fields is None else _level(fields[0])
+
+
+def parse_rate(data: str | None) -> RateTap | None:
+    fields = _fields(data, "rate", 2)
+    if fields is None or not _ANSWER_ID.fullmatch(fields[0]) or fields[1] not in RATE_CHOICES:
+        return None
+    return RateTap(int(fields[0]), fields[1])
+
+
+def parse_level_tap(data: str | None) -> Level | None:
+    fields = _fields(data, "level", 1)
+    return None if fields is None else _level(fields[0])
+
+
+def parse_forget(data: str | None) -> ForgetTap | None:
+    fields = _fields(data, "forget", 2) or _fields(data, "forget", 1)
+    if fields is None or fields[0] not in ("yes", "no"):
+        return None
+    token = fields[1] if len(fields) == 2 else ""
+    if len(fields) == 2 and not _FORGET_TOKEN.fullmatch(token):
+        return None
+    return ForgetTap(fields[0] == "yes", token)
+
+
+def parse_settings(data: str | None) -> SettingsTap | None:
+    if data == "set:tz":
+        return SettingsTap("tz", "")
+    fields = _fields(data, "set", 2)
+    if fields is None:
+        return None
+    what, value = fields
+    allowed = {
+        "level": {level.value for level in LEVEL_ORDER},
+        "lang": set(LANGUAGES),
+        "rem": {"on", "off"},
+        "daily": {"on", "off"},
+    }
+    return SettingsTap(what, value) if value in allowed.get(what, ()) else None
+
+
+def parse_daily_tap(data: str | None) -> DailyTap | None:
+    if data == "daily:on":
+        return DailyTap(None)
+    fields = _fields(data, "daily", 3)
+    if fields is None or fields[0] != "on":
+        return None
+    match = _CLOCK.fullmatch(f"{fields[1]}:{fields[2]}")
+    if match is None:
+        return None
+    return DailyTap(time(int(match[1]), int(match[2])))

@@ -101,7 +101,7 @@ def test_run_with_broken_pack_fails_with_the_same_message(
     monkeypatch.setenv("TELEGRAM_BOT_TOKEN", "123:abc")
     with pytest.raises(SystemExit) as info:
         main(["run"])
-    assert "x.yaml: question -: field questions: missing (it is required)" in str(info.value.code)
+    assert "x.yaml: field questions: missing (it is required)" in str(info.value.code)
 
 
 def test_module_entry_point_runs() -> None:

@@ -89,9 +89,15 @@ def test_chinese_level_words_are_accepted() -> None:
             id="negative-weight",
         ),
         pytest.param(
-            GOOD.replace("id: demo\n", "id: Demo Pack\n"), "question -: field id", id="bad-pack-id"
+            GOOD.replace("id: demo\n", "id: Demo Pack\n"),
+            "demo.yaml: field id: use",
+            id="bad-pack-id",
         ),
-        pytest.param("id: [unclosed", "question -: field -:", id="yaml-syntax"),
+        pytest.param(
+            "id: [unclosed",
+            "demo.yaml: did not find expected ',' or ']' (line 2, column 1)",
+            id="yaml-syntax",
+        ),
         pytest.param("- just\n- a list\n", "a pack must be a YAML mapping", id="not-a-mapping"),
         pytest.param(
             GOOD + "    extra: 1\n",
@@ -121,6 +127,6 @@ def test_unreadable_and_empty_folders(tmp_path: Path) -> None:
     (tmp_path / "bad.yaml").write_bytes(b"\xff\xfe\x00garbage")
     with pytest.raises(
         PackError,
-        match=r"bad\.yaml: question -: field -: the file is UTF-16, not UTF-8: save it as UTF-8",
+        match=r"bad\.yaml: the file is UTF-16, not UTF-8: save it as UTF-8",
     ):
         load_library([tmp_path])

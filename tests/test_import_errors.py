@@ -93,7 +93,7 @@ def test_the_usual_column_names_in_any_case(
     )
     code, out, _ = _import(bank, capsys)
     assert code == 0
-    assert "1 questions (1 advanced)" in out
+    assert "1 question (1 advanced)" in out
     written = (tmp_path / "out.yaml").read_text(encoding="utf-8")
     assert "question: What does a B-tree index keep sorted?" in written
     assert "answer: The keys in balanced pages." in written

@@ -41,13 +41,13 @@ def test_errors_inside_a_concept_give_the_dotted_path() -> None:
 
 def test_errors_outside_the_questions() -> None:
     (problem,) = _problems("title: Demo\nlanguage: en\nquestions:\n" + GOOD)
-    assert problem.startswith("demo.yaml: question -: field id: ")
+    assert problem.startswith("demo.yaml: field id: ")
     problems = _problems(HEAD + "questions: []\n")
-    assert problems[0].startswith("demo.yaml: question -: field questions: ")
+    assert problems[0].startswith("demo.yaml: field questions: ")
     (problem,) = _problems(HEAD + "questions: oops\n")
-    assert problem.startswith("demo.yaml: question -: field questions: ")
+    assert problem.startswith("demo.yaml: field questions: ")
     problem = _problems(HEAD + "questions:\n  - just text\n")[0]
-    assert problem.startswith("demo.yaml: question #1: field -: ")
+    assert problem.startswith("demo.yaml: question #1: ")
 
 
 def test_several_problems_are_all_listed() -> None:
@@ -57,7 +57,7 @@ def test_several_problems_are_all_listed() -> None:
         "demo.yaml: question demo-q1: field level: unknown level 'wizard'; "
         "use beginner, intermediate or advanced"
     )
-    assert problems[-1] == "demo.yaml: question -: field extra: unknown field (a typo?)"
+    assert problems[-1] == "demo.yaml: field extra: unknown field (a typo?)"
 
 
 # -- broken pack files, as `content check` and `run` report them ------------------------------
@@ -115,7 +115,7 @@ def test_a_broken_pack_file_is_one_line_for_check_and_run(
     monkeypatch.setenv("CONTENT_DIR", str(packs))
     monkeypatch.setenv("TELEGRAM_BOT_TOKEN", "123:abc")
     monkeypatch.chdir(tmp_path)
-    line = f"{pack}: question -: field -: {message}"
+    line = f"{pack}: {message}"
     assert main(["content", "check", str(pack)]) == 1
     assert capsys.readouterr().err == line + "\n"
     with pytest.raises(SystemExit) as info:
@@ -141,6 +141,6 @@ def test_a_schema_error_names_each_broken_field_once_in_plain_words() -> None:
     ]
     (problem,) = _problems(HEAD.replace("id: demo", "id: My Pack") + "questions:\n" + GOOD)
     assert problem == (
-        "demo.yaml: question -: field id: use lower-case letters, digits, - and _"
+        "demo.yaml: field id: use lower-case letters, digits, - and _"
         " (at most 48 characters) (got 'My Pack')"
     )

@@ -13,6 +13,7 @@ from typing import Annotated, Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from bot.core.levels import Level, parse_level
 from bot.core.text import words_of
@@ -145,8 +146,10 @@ class Pack(BaseModel):
     def _unique_question_ids(self) -> Pack:
         seen: set[str] = set()
         for q in self.questions:
-            if q.id in seen:
-                raise ValueError(f"question id {q.id!r} appears twice")
+            if q.id in seen:  # parse_pack names it with its lines; this guards the model
+                raise PydanticCustomError(
+                    "duplicate_question_id", "question id {id} appears twice", {"id": q.id}
+                )
             seen.add(q.id)
         return self
 
@@ -159,9 +162,39 @@ class PackError(Exception):
         super().__init__("\n".join(self.problems))
 
 
-def _location(data: Any, loc: tuple[int | str, ...]) -> tuple[str, str]:
-    """Turn a pydantic error location into (question id or '-', dotted field path)."""
-    question = "-"
+def problem_line(
+    source: str | Path, message: str, question: str | None = None, field: str | None = None
+) -> str:
+    """`file: question ID: field NAME: message`, leaving out the parts there is none of (a
+    YAML syntax error is in no question, a pack's title in no question)."""
+    parts = [str(source)]
+    if question:
+        parts.append(f"question {question}")
+    if field:
+        parts.append(f"field {field}")
+    return ": ".join([*parts, message])
+
+
+def question_id_lines(text: str) -> dict[str, list[int]]:
+    """The lines (from 1) where each question's `id:` is written; {} if not YAML."""
+    try:
+        root = yaml.compose(text, Loader=YAML_LOADER)  # a safe loader
+    except yaml.YAMLError:
+        return {}
+    lines: dict[str, list[int]] = {}
+    for key, value in root.value if isinstance(root, yaml.MappingNode) else ():
+        if key.value != "questions" or not isinstance(value, yaml.SequenceNode):
+            continue
+        for item in value.value:
+            for k, v in item.value if isinstance(item, yaml.MappingNode) else ():
+                if k.value == "id" and isinstance(v, yaml.ScalarNode):
+                    lines.setdefault(v.value, []).append(v.start_mark.line + 1)
+    return lines
+
+
+def _location(data: Any, loc: tuple[int | str, ...]) -> tuple[str | None, str | None]:
+    """Turn a pydantic error location into (question id, dotted field path), None for none."""
+    question = None
     parts: list[str] = []
     if len(loc) >= 2 and loc[0] == "questions" and isinstance(loc[1], int):
         idx = loc[1]
@@ -175,7 +208,7 @@ def _location(data: Any, loc: tuple[int | str, ...]) -> tuple[str, str]:
             parts.append(f"[{part}]")
         else:
             parts.append(("." if parts else "") + str(part))
-    return question, "".join(parts) or "-"
+    return question, "".join(parts) or None
 
 
 def parse_pack(text: str, source: str) -> Pack:
@@ -186,15 +219,18 @@ def parse_pack(text: str, source: str) -> Pack:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
         problem = getattr(exc, "problem", None) or "not valid YAML"
-        raise PackError([f"{source}: question -: field -: {problem}{where}"]) from None
+        raise PackError([problem_line(source, f"{problem}{where}")]) from None
     if data is None:
-        raise PackError([f"{source}: question -: field -: the file is empty (no pack in it)"])
+        raise PackError([problem_line(source, "the file is empty (no pack in it)")])
     if not isinstance(data, dict):
         kind = "a list" if isinstance(data, list) else "plain text"
         raise PackError(
             [
-                f"{source}: question -: field -: a pack must be a YAML mapping"
-                f" (id:, title:, language:, questions:), not {kind}"
+                problem_line(
+                    source,
+                    "a pack must be a YAML mapping (id:, title:, language:, questions:),"
+                    f" not {kind}",
+                )
             ]
         )
     try:
@@ -203,6 +239,17 @@ def parse_pack(text: str, source: str) -> Pack:
         errors = exc.errors()
         problems = []
         for err in errors:
+            if err["type"] == "duplicate_question_id":
+                qid = str((err.get("ctx") or {}).get("id", ""))
+                lines = question_id_lines(text).get(qid, [])
+                written = [str(n) for n in lines]
+                where = (
+                    f" (lines {', '.join(written[:-1])} and {written[-1]})"
+                    if len(lines) > 1
+                    else ""
+                )
+                problems.append(problem_line(source, f"appears twice{where}", qid, "id"))
+                continue
             loc = tuple(err["loc"])
             # pydantic counts a list whose items failed as too short as well: the items'
             # own problems say it ("questions: at least 1 item" of a pack with one broken).
@@ -211,7 +258,7 @@ def parse_pack(text: str, source: str) -> Pack:
             ):
                 continue
             question, field = _location(data, loc)
-            problems.append(f"{source}: question {question}: field {field}: {_message(err)}")
+            problems.append(problem_line(source, _message(err), question, field))
         raise PackError(problems) from None
 
 
@@ -247,7 +294,7 @@ def load_pack(path: Path) -> Pack:
     try:
         text, _ = read_text(path)
     except UnreadableFile as exc:
-        raise PackError([f"{path}: question -: field -: {exc}"]) from None
+        raise PackError([problem_line(path, str(exc))]) from None
     return parse_pack(text, str(path))
 
 
@@ -320,6 +367,21 @@ def missing_paths(paths: Iterable[Path]) -> list[str]:
     ]
 
 
+def _duplicate_across(question_id: str, file: Path, first: Path) -> str:
+    """A question id used in two files, naming both and the line in each (read again: rare)."""
+
+    def line(path: Path) -> str:
+        try:
+            lines = question_id_lines(read_text(path)[0]).get(question_id)
+        except UnreadableFile:
+            lines = None
+        return f", line {lines[0]}" if lines else ""
+
+    here = line(file)
+    message = f"also used in {first}{line(first)}" + (f" (here{here})" if here else "")
+    return problem_line(file, message, question_id, "id")
+
+
 def load_library(paths: Iterable[Path]) -> Library:
     """Load every pack under `paths`; collect all problems and raise them together."""
     paths = list(paths)
@@ -339,14 +401,13 @@ def load_library(paths: Iterable[Path]) -> Library:
             problems.extend(exc.problems)
             continue
         if pack.id in seen_p:
-            problems.append(
-                f"{file}: question -: field id: pack id {pack.id!r} also in {seen_p[pack.id]}"
-            )
+            message = f"pack id {pack.id!r} also in {seen_p[pack.id]}"
+            problems.append(problem_line(file, message, field="id"))
             continue
         seen_p[pack.id] = str(file)
         for q in pack.questions:
             if q.id in seen_q:
-                problems.append(f"{file}: question {q.id}: field id: also used in {seen_q[q.id]}")
+                problems.append(_duplicate_across(q.id, file, Path(seen_q[q.id])))
             seen_q[q.id] = str(file)
         packs.append(pack)
     if problems:

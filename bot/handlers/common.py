@@ -9,6 +9,7 @@ handler-side shortcuts taking a context.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -31,6 +32,8 @@ from bot.i18n import DEFAULT_LANGUAGE, Html, language_for, user_language
 from bot.services import Services
 
 SERVICES_KEY = "services"
+
+log = logging.getLogger(__name__)
 
 
 class BotContext(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], dict[Any, Any]]):
@@ -142,6 +145,12 @@ async def send(
     return result.message if result.ok else None
 
 
+async def expired(context: BotContext, query: CallbackQuery) -> None:
+    """A tap whose data the bot does not make (an older version's, or forged): say the button
+    has expired, stop the spinner, and do nothing else."""
+    await query.answer(context.svc.strings(context.lang, "button_expired"))
+
+
 async def set_keyboard(
     context: BotContext, query: CallbackQuery, keyboard: InlineKeyboardMarkup | None
 ) -> None:
@@ -156,6 +165,9 @@ async def set_keyboard(
     result = await delivery.edit_keyboard(
         context.bot, message.chat.id, message.message_id, keyboard
     )
+    if _message_gone(result):  # deleted since: its buttons went with it
+        log.info("buttons of a deleted message in chat %s: %s", message.chat.id, result.error)
+        return
     await delivery.settle(context.svc.chats, message.chat.id, result, "keyboard")
 
 
@@ -165,13 +177,35 @@ async def edit_text(
     text: Html,
     keyboard: InlineKeyboardMarkup | None = None,
 ) -> None:
-    """Redraw the message a button was tapped on; unchanged (a repeated tap) is fine."""
+    """Redraw the message a button was tapped on; unchanged (a repeated tap) is fine.
+
+    A message deleted since (the user cleared it, Telegram's "message to edit not found"):
+    the redrawn text comes as a new message instead, so the tap is not lost in silence.
+    """
     message = query.message
     if message is None:
         return
     chat_id = message.chat.id
     result = await delivery.edit_text(context.bot, chat_id, message.message_id, text, keyboard)
+    if _message_gone(result):
+        log.info("message %s in chat %s is gone; sending anew", message.message_id, chat_id)
+        await send(context, chat_id, [text], keyboard)
+        return
     await delivery.settle(context.svc.chats, chat_id, result, "edit")
+
+
+# Telegram's words for an edit of a message that is not there (deleted) or can no longer be
+# edited: not the bot's bug (delivery logs a rejected request as one), and nothing to retry.
+_GONE_MESSAGE = ("message to edit not found", "message can't be edited", "message_id_invalid")
+
+
+def _message_gone(result: delivery.Result) -> bool:
+    error = result.error
+    return (
+        result.outcome is delivery.Outcome.REJECTED
+        and isinstance(error, BadRequest)
+        and any(words in error.message.lower() for words in _GONE_MESSAGE)
+    )
 
 
 async def is_admin(update: Update, context: BotContext) -> bool:

@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 from telegram import Chat, Update
 
 from bot.core.models import ChatRecord, UserProfile
-from bot.core.schedule import DailyCommand, parse_daily, parse_switch, parse_time
+from bot.core.schedule import DailyCommand, parse_daily, parse_switch
 from bot.core.timezones import (
     ambiguous_timezone,
     resolve_timezone,
@@ -17,8 +17,9 @@ from bot.core.timezones import (
     zone_label,
     zone_of,
 )
-from bot.handlers.common import BotContext, is_admin, send
+from bot.handlers.common import BotContext, expired, is_admin, send
 from bot.i18n import Html
+from bot.keyboards import parse_daily_tap
 from bot.render import clock_time, unknown_zone
 from bot.services import Services
 from bot.services.preferences import set_reminders
@@ -145,6 +146,10 @@ async def daily_button(update: Update, context: BotContext) -> None:
     svc = context.svc
     if query is None or chat is None:
         return
+    tap = parse_daily_tap(query.data)
+    if tap is None:  # only the data the bot makes turns the daily question on
+        await expired(context, query)
+        return
     await query.answer()
     user = context.user
     lang = context.lang
@@ -152,8 +157,7 @@ async def daily_button(update: Update, context: BotContext) -> None:
         await send(context, chat.id, [svc.strings(lang, "admins_only")])
         return
     record = await _chat_record(svc, chat)
-    shown = parse_time((query.data or "").removeprefix("daily:on").lstrip(":"))
-    updated = await set_daily(svc, record, DailyCommand(enabled=True, at=shown))
+    updated = await set_daily(svc, record, DailyCommand(enabled=True, at=tap.at))
     await send(context, chat.id, [_confirmation(svc, updated, user, lang)])
 
 
@@ -162,10 +166,12 @@ async def reminders(update: Update, context: BotContext) -> None:
     if turn is None:
         return
     svc, user, chat, lang = turn
-    switch = parse_switch(" ".join(context.args or []))
+    word = " ".join(context.args or []).strip()
+    switch = parse_switch(word)
     enabled = user.reminders if switch is None else switch
     if enabled != user.reminders:
         await set_reminders(svc, user.user_id, enabled)
-    await send(
-        context, chat.id, [svc.strings(lang, "reminders_on" if enabled else "reminders_off")]
-    )
+    status = svc.strings(lang, "reminders_on" if enabled else "reminders_off")
+    if word and switch is None:  # not on or off: say so, then how things stand
+        status = Html(f"{svc.strings(lang, 'reminders_bad', word=word[:40])}\n{status}")
+    await send(context, chat.id, [status])

@@ -4,20 +4,30 @@ from __future__ import annotations
 
 import asyncio
 
-from telegram import CallbackQuery, InlineKeyboardMarkup, Message, Update
+from telegram import CallbackQuery, InlineKeyboardMarkup, Message, MessageEntity, Update
 
 from bot.core.answers import is_substantive
-from bot.core.levels import LEVEL_ORDER, Level, parse_level, parse_quiz_args
+from bot.core.levels import LEVEL_ORDER, Level, parse_quiz_args
 from bot.core.models import UserProfile
 from bot.core.schedule import DEFAULT_DAILY_TIME
 from bot.core.scoring import is_answerable
 from bot.export import answers_csv
-from bot.handlers.common import BotContext, send, send_document, send_photo, set_keyboard
+from bot.handlers.common import (
+    BotContext,
+    expired,
+    send,
+    send_document,
+    send_photo,
+    set_keyboard,
+)
 from bot.i18n import Html
 from bot.keyboards import (
     QUESTION_LINK_PREFIX,
     feedback_keyboard,
     next_keyboard,
+    parse_next,
+    parse_practice,
+    parse_rate,
     question_keyboard,
     start_keyboard,
 )
@@ -258,17 +268,21 @@ async def practice_button(update: Update, context: BotContext) -> None:
         return
     chat_id = query.message.chat.id
     lang = context.lang
-    action, _, value = (query.data or "").partition(":")
-    if action == "next":
+    if (level := parse_next(query.data)) is not None:
         # Next sits under a closed question (feedback, a reveal). With a question open since
         # (the first of a double tap, /quiz, the daily one), it would replace that: it waits.
         if await _open_id(context, chat_id) is not None:
             await query.answer(context.svc.strings(lang, "next_already_open"))
             return
         await query.answer()
-        await ask(context, chat_id, user, lang, parse_level(value))
+        await ask(context, chat_id, user, lang, level)
         return
-    if not await _still_open(context, query, chat_id, value):
+    tap = parse_practice(query.data)
+    if tap is None:
+        await expired(context, query)
+        return
+    action = tap.action
+    if not await _still_open(context, query, chat_id, tap.question_id):
         return
     await query.answer()
     if action == "hint":
@@ -317,14 +331,37 @@ async def edited(update: Update, context: BotContext) -> None:
     )
 
 
+# Commands that work only in groups (a private chat has no round to time or rank).
+GROUP_ONLY_COMMANDS = ("roundlength", "top")
+
+
 async def unknown_command(update: Update, context: BotContext) -> None:
+    """A command no private handler took: for another bot, for groups only, or unknown."""
     svc = context.svc
-    if update.effective_chat:
-        await send(
-            context,
-            update.effective_chat.id,
-            [svc.strings(context.lang, "unknown_command")],
-        )
+    chat, message = update.effective_chat, update.effective_message
+    if chat is None:
+        return
+    lang = context.lang
+    command, _, addressee = _command_of(message).partition("@")
+    mine = context.bot.username or ""
+    if addressee and addressee.lower() != mine.lower():
+        # Typed or copied for another bot (a group's habit): not run, and not called unknown.
+        text = svc.strings(lang, "other_bot_command", bot=addressee[:40])
+    elif command.lower() in GROUP_ONLY_COMMANDS:
+        text = svc.strings(lang, "group_only_command", command=command.lower())
+    else:
+        text = svc.strings(lang, "unknown_command")
+    await send(context, chat.id, [text])
+
+
+def _command_of(message: Message | None) -> str:
+    """`quiz@otherbot` of a message starting with /quiz@otherbot; "" if it does not."""
+    if message is None or not message.text or not message.entities:
+        return ""
+    first = message.entities[0]
+    if first.type != MessageEntity.BOT_COMMAND or first.offset != 0:
+        return ""
+    return message.text[1 : first.length]
 
 
 async def rate_button(update: Update, context: BotContext) -> None:
@@ -335,10 +372,11 @@ async def rate_button(update: Update, context: BotContext) -> None:
     if query is None or user is None:
         return
     lang = context.lang
-    _, answer_id, choice = (query.data or "::").split(":", 2)
-    state = None
-    if answer_id.isdigit():
-        state = await svc.practice.overrule(user.user_id, int(answer_id), choice)
+    tap = parse_rate(query.data)
+    if tap is None or not await svc.practice.is_own_answer(user.user_id, tap.answer_id):
+        await expired(context, query)  # not data the bot made, or not this user's answer
+        return
+    state = await svc.practice.overrule(user.user_id, tap.answer_id, tap.choice)
     if state is None:
         await query.answer(svc.strings(lang, "rate_stale"))
         return
@@ -377,5 +415,4 @@ async def stale_button(update: Update, context: BotContext) -> None:
     """A button whose data no handler knows (an older version's): say so, stop the spinner."""
     query = update.callback_query
     if query is not None:
-        svc = context.svc
-        await query.answer(svc.strings(context.lang, "button_expired"))
+        await expired(context, query)

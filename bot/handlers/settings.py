@@ -16,9 +16,16 @@ from bot.core.timezones import (
     zone_label,
     zone_of,
 )
-from bot.handlers.common import BotContext, edit_text, send
+from bot.handlers.common import BotContext, edit_text, expired, send
 from bot.i18n import LANGUAGES, Html
-from bot.keyboards import forget_keyboard, level_keyboard, settings_keyboard
+from bot.keyboards import (
+    forget_keyboard,
+    level_keyboard,
+    parse_forget,
+    parse_level_tap,
+    parse_settings,
+    settings_keyboard,
+)
 from bot.render import clock_time, level_name, unknown_zone
 from bot.services import Services
 from bot.services.preferences import (
@@ -42,11 +49,13 @@ async def level(update: Update, context: BotContext) -> None:
     t = svc.strings
     args = context.args or []
     if not args:
-        current = level_name(t, lang, user.level) if user.level else "—"
+        # Never chosen: say so, and name the level questions are asked at meanwhile.
+        key = "level_current" if user.level else "level_default"
+        current = level_name(t, lang, user.level or Level.BEGINNER)
         await send(
             context,
             chat.id,
-            [t(lang, "level_current", level=current)],
+            [t(lang, key, level=current)],
             level_keyboard(t, lang, user.level),
         )
         return
@@ -65,10 +74,11 @@ async def level_button(update: Update, context: BotContext) -> None:
     if query is None or user is None or query.message is None:
         return
     lang = context.lang
-    chosen = parse_level((query.data or "").partition(":")[2])
-    await query.answer()
+    chosen = parse_level_tap(query.data)
     if chosen is None:
+        await expired(context, query)
         return
+    await query.answer()
     await set_level(svc, user.user_id, chosen)
     name = level_name(svc.strings, lang, chosen)
     await send(context, query.message.chat.id, [svc.strings(lang, "level_set", level=name)])
@@ -149,11 +159,15 @@ async def forget_button(update: Update, context: BotContext) -> None:
     if query is None or query.message is None or update.effective_user is None:
         return
     lang = context.lang
-    await query.answer()
     # forget:yes:<token> / forget:no:<token> (a button from before tokens has none)
-    _, choice, token = [*(query.data or "").split(":", 2), "", ""][:3]
+    tap = parse_forget(query.data)
+    if tap is None:
+        await expired(context, query)
+        return
+    await query.answer()
+    token = tap.token
     user_id = update.effective_user.id
-    if choice != "yes":
+    if not tap.confirmed:
         await cancel_forget(svc, user_id, token)
         await edit_text(context, query, svc.strings(lang, "forget_cancelled"))
     elif token and await forget_user(svc, user_id, token):
@@ -212,21 +226,23 @@ async def settings_button(update: Update, context: BotContext) -> None:
     if query is None or turn is None:
         return
     svc, user, chat, lang = turn
-    what, _, value = (query.data or "").removeprefix("set:").partition(":")
+    tap = parse_settings(query.data)
+    if tap is None:
+        await expired(context, query)
+        return
+    what, value = tap
     await query.answer()
     if what == "tz":  # a zone is typed, not tapped: say how
         await send(context, chat.id, [svc.strings(lang, "settings_timezone_prompt")])
         return
     if what == "level" and (chosen := parse_level(value)) is not None:
         await set_level(svc, user.user_id, chosen)
-    elif what == "lang" and value in LANGUAGES:
+    elif what == "lang":
         await set_language(svc, user.user_id, value)
         lang = value
-    elif what == "rem" and value in ("on", "off"):
+    elif what == "rem":
         await set_reminders(svc, user.user_id, value == "on")
-    elif what == "daily" and value in ("on", "off"):
+    elif what == "daily":
         await switch_daily(svc, chat.id, chat.type, chat.first_name or "", value == "on")
-    else:
-        return
     text, keyboard = _settings_view(svc, await preferences(svc, user.user_id, chat.id), lang)
     await edit_text(context, query, text, keyboard)

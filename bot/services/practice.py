@@ -245,6 +245,11 @@ class Practice:
         average = sum(at_level) / len(at_level) if at_level else 0.0
         return Feedback(question, result, hints, streak, answer_id, state.due, suggestion, average)
 
+    async def is_own_answer(self, user_id: int, answer_id: int) -> bool:
+        """Whether answer `answer_id` exists and is the user's (a rating button is theirs)."""
+        row = await self.storage.answer(answer_id)
+        return row is not None and row.user_id == user_id
+
     async def overrule(self, user_id: int, answer_id: int, choice: str) -> ReviewState | None:
         """Redo the review of answer `answer_id` with the user's own rating; None if stale."""
         rating = OVERRIDES.get(choice)
