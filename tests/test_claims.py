@@ -250,6 +250,13 @@ def test_one_word_alias_does_not_match_inside_an_identifier(q: QuestionGetter) -
         pytest.param("it mostly drives   ", True, id="en-pronoun-subject"),
         pytest.param("   usually wins", True, id="en-frequency-adverb"),
         pytest.param("   sets,   ", False, id="en-noun-list-stays-a-list"),
+        # The blind English bank's term lists: a verb before a comma is a noun, a command in
+        # capitals is a name, short items with a connective inside are still a list.
+        pytest.param("cache,      ,         ,    ", False, id="en-verb-before-a-comma"),
+        pytest.param("   ,       , SET   ,        , lazy expiration", False, id="en-command"),
+        pytest.param("invalidation,    after   ,    ,    , outbox", False, id="en-list-connective"),
+        pytest.param("Set   to 0, then restart", True, id="en-imperative-before-an-object"),
+        pytest.param("   is evicted first,   ,   ,   ", True, id="en-list-with-an-auxiliary"),
     ],
 )
 def test_what_counts_as_saying_something(text: str, says: bool) -> None:

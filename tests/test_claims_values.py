@@ -412,3 +412,40 @@ def test_what_the_reference_only_lists_is_stated_by_listing_it() -> None:
     names_only = score_answer(CAUSES, "排队时间、饱和")
     (hit,) = names_only.covered
     assert hit.status is Status.LISTED and hit.credit < 1
+
+
+PATTERNS = Question(
+    id="patterns",
+    level=Level.BEGINNER,
+    question="How do the two caching patterns differ?",
+    answer=(
+        "Cache-aside: the application loads the database row on a miss and stores it in Redis."
+        " Write-through: every write updates the cache and the database together."
+    ),
+    concepts=(
+        Concept(
+            label="cache-aside loads on a miss",
+            subject=("cache-aside",),
+            terms=(("miss",), ("loads",)),
+        ),
+        Concept(
+            label="write-through writes both",
+            subject=("write-through",),
+            terms=(("every write",), ("together",)),
+        ),
+    ),
+)
+
+
+def test_names_made_of_verbs_are_names_in_a_term_list() -> None:
+    # `write-through` holds "through" and `cache-aside` "cache", both cues of a statement in
+    # running text; as names they are blanked, so the list below says nothing.
+    listed = score_answer(PATTERNS, "cache-aside, miss, loads, write-through, every write")
+    assert listed.covered and {h.status for h in listed.covered} == {Status.LISTED}
+    # The same names in sentences state their claims.
+    stated = score_answer(
+        PATTERNS,
+        "With cache-aside the app reads the database on a miss and loads the row; with"
+        " write-through every write goes to both together.",
+    )
+    assert {h.status for h in stated.covered} == {Status.COVERED}

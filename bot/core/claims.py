@@ -125,9 +125,11 @@ _EN_PREDICATES = frozenset(
 )
 # Advice opens with a verb: "Lower max-num-seqs, add GPUs, watch preemptions".
 _IMPERATIVE_RE = re.compile(
-    r"(?:^|[,;:，；：]|\b(?:and|then)\b)\s*(?:add|lower|raise|reduce|increase|decrease|set|use|"
+    r"(?:^|[,;:，；：]|\b(?:and|then)\b)\s*(add|lower|raise|reduce|increase|decrease|set|use|"
     r"enable|disable|turn|tune|check|watch|monitor|avoid|keep|make|split|limit|cap|move|put|run|"
-    r"give|let|look|try|switch|scale|cut|drop|shrink|grow|pin|shard|cache|batch|route|prefer)\b",
+    r"give|let|look|try|switch|scale|cut|drop|shrink|grow|pin|shard|cache|batch|route|prefer)\b"
+    # A verb right before a comma is a list's noun (`cache, Redis, TTL`), not advice.
+    r"(?![,;:，；：]|\s*$)",
     re.IGNORECASE,
 )
 # A gloss or a relation: "X：说明", "A -> B", "X (what it does)".
@@ -142,6 +144,9 @@ _TERM_ITEM_WORDS = 3
 _CJK_CHAR_RE = re.compile(r"[\u3400-\u9fff]")
 # Past this many unmatched Latin words a sentence is prose even without a listed verb.
 _PROSE_WORDS = 6
+_CLAUSE_WORDS = 4
+_LIST_ITEMS = 4
+_LIST_ITEM_RE = re.compile(r"[,，、;；\n]")
 _FILLER = frozenset("a an the of in on at for to and or with its it this that as by from".split())
 
 
@@ -308,12 +313,17 @@ def has_verb(text: str) -> bool:
     """Whether text has a verb, copula, negator or relation mark (the cue lists above)."""
     if _RELATION_RE.search(text) or _ZH_PREDICATE_RE.search(text) or _NEGATION_RE.search(text):
         return True
-    if _IMPERATIVE_RE.search(text):
-        return True
+    if any(not m.group(1).isupper() for m in _IMPERATIVE_RE.finditer(text)):
+        return True  # (`SET EX` in capitals is a command's name, not advice)
     words = [w.lower() for w in _LATIN_WORD_RE.findall(text)]
-    if any(w in _EN_PREDICATES for w in words):
+    # A list of short items (`thundering herd, hot key expiry, delete after write, CDC`) is a
+    # list even with a connective inside a name; only an auxiliary makes it a statement.
+    listed = _is_list(text)
+    cues = _EN_STATEMENT if listed else _EN_PREDICATES
+    if any(w in cues for w in words):
         return True
-    return sum(w not in _FILLER for w in words) >= _PROSE_WORDS
+    # Many words are prose, unless they are a list: prose has an item as long as a clause.
+    return sum(w not in _FILLER for w in words) >= _PROSE_WORDS and not listed
 
 
 def predicates(text: str) -> bool:
@@ -335,6 +345,15 @@ def _long_item(item: str) -> bool:
     cjk = len(_CJK_CHAR_RE.findall(item))
     chunks = [c for c in _CJK_CHAR_RE.sub(" ", item).split() if c.lower() not in _FILLER]
     return cjk >= _TERM_ITEM_CJK or len(chunks) >= _TERM_ITEM_WORDS
+
+
+def _is_list(text: str) -> bool:
+    """Many comma-separated items, none as long as a clause (in Latin words)."""
+    items = _LIST_ITEM_RE.split(text)
+    return len(items) >= _LIST_ITEMS and all(
+        sum(w.lower() not in _FILLER for w in _LATIN_WORD_RE.findall(i)) < _CLAUSE_WORDS
+        for i in items
+    )
 
 
 _ENUMERATION_RE = re.compile(

@@ -434,6 +434,10 @@ def _compile_phrase(text: str) -> _Phrase | None:
 def _is_term(text: str) -> bool:
     """A name (`模型管理`, `max_batch_size`), not a statement (`不会阻塞`, `避免 poll 带来的
     意外变更`): statements keep their verbs when a sentence is tested for saying something."""
+    if text.isascii() and not any(c.isspace() for c in text):
+        # One Latin word or identifier (`write-through`, `cache-aside`, `max_batch_size`)
+        # is a name, whatever words it is made of.
+        return True
     return not is_statement(text) and not (len(text) > TERM_CHARS and has_verb(text))
 
 
