@@ -105,3 +105,21 @@ def test_a_directive_named_before_a_noun_is_a_term_of_its_own() -> None:
 def test_each_reference_answer_scores_full_marks_on_the_imported_bank(name: str, qid: str) -> None:
     question = next(q for q in _pack(name).questions if q.id == f"bank-{qid}")
     assert score_answer(question, question.answer).score == 1.0
+
+
+def test_a_plain_word_opening_a_sentence_is_no_subject() -> None:
+    # "Files are larger and recovery is slower": `Files` opens the sentence like a name,
+    # but it is a plain word; as a subject it claimed every "file" of the answer, so the
+    # AOF claim ("an append-only file that logs every write command") read as said of it.
+    path = DATA / "heldout" / "redis_caching.md"
+    glossary = load_glossary([CONTENT / "glossary"])
+    raw, _ = import_document(path.read_text(encoding="utf-8"), "bank", glossary=glossary)
+    q4 = next(q for q in Pack.model_validate(raw).questions if q.id == "bank-q4")
+    subjects = {s for c in q4.concepts for s in c.subject}
+    assert {"RDB", "AOF"} <= subjects
+    assert not {"Files", "file", "durability"} & subjects
+    # And so RDB said to do AOF's job is caught.
+    swapped = score_answer(
+        q4, "RDB appends every write command to a log that is replayed on restart."
+    )
+    assert any(h.label.startswith("AOF") for h in swapped.contradicted)

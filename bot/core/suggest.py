@@ -419,6 +419,21 @@ def _subject(claim: str, terms: list[str], asked: str, analyser: Analyser) -> st
     (`prefill 和 decode …`), or a technical name heading a `X：…` claim (a parameter, a
     metric). A Chinese word heading a bullet (`原理：`, `代价：`) is a label, not a subject.
     """
+    subject = _subject_of(claim, terms, asked, analyser)
+    if subject is None or _is_name(subject, asked, analyser):
+        return subject
+    return None  # a plain English word opening a sentence (`Files are larger …`)
+
+
+def _is_name(term: str, asked: str, analyser: Analyser) -> bool:
+    """Whether a Latin subject is a name answers set side by side: an acronym, an identifier,
+    a term of the glossary or of the question, not a plain word that opens a sentence."""
+    if not term.isascii() or term in analyser.glossary or not analyser.keep(term, asked):
+        return True
+    return bool(re.search(r"[-_./\d]|.[A-Z]", term))
+
+
+def _subject_of(claim: str, terms: list[str], asked: str, analyser: Analyser) -> str | None:
     head = _head(claim)
     if head is not None:
         # The glossary may spell the head another way (`readinessProbe` as `readiness probe`).
