@@ -7,7 +7,8 @@ stated in the module's docstrings (claims, headings, emphasis, examples, shared 
 from __future__ import annotations
 
 from bot.core.glossary import Glossary
-from bot.core.suggest import Analyser, shared_terms, split_claims
+from bot.core.suggest import Analyser, _head, shared_terms, split_claims
+from bot.core.text import canonical, tokenize
 
 # -- claims -------------------------------------------------------------------------------------
 
@@ -76,3 +77,76 @@ def test_fewer_than_four_answers_share_nothing() -> None:
     analyser = Analyser(Glossary())
     assert shared_terms(analyser, ANSWERS[:3]) == frozenset()
     assert analyser.spread["gpu"] == 3  # counted all the same
+
+
+# -- what a claim is about: its head ------------------------------------------------------------
+
+
+def test_a_head_is_the_name_before_the_colon_or_the_copula() -> None:
+    assert _head("Prefill：一次处理整个 prompt") == "Prefill"
+    assert _head("Decode 阶段是逐 token 生成") == "Decode"
+    assert _head("XLA: compiles the graph") == "XLA"
+    # A gloss in parentheses belongs to the head (a comma inside it ends nothing): FP8.
+    assert _head("FP8（W8A8，常用 E4M3）：权重和激活都量化") == "FP8"
+    # Emphasis stars and list dashes around it are not.
+    assert _head("*Prefill*：一次处理整个 prompt") == "Prefill"
+    assert _head("- Prefill -：一次处理整个 prompt") == "Prefill"
+
+
+def test_a_head_of_forty_characters_is_a_name_and_dashes_alone_are_none() -> None:
+    forty = "a" * 40
+    assert _head(f"{forty}：下文") == forty
+    assert _head("-：下文") is None
+    assert _head("一次处理整个 prompt，然后逐步生成") is None
+
+
+# -- the key terms of a piece of text ----------------------------------------------------------
+
+
+def test_terms_lose_surrounding_punctuation_but_keep_their_letters() -> None:
+    terms = Analyser(Glossary()).terms("配置 `max_batch_size:` 即可")
+    assert terms[0] == "max_batch_size"
+    assert Analyser(Glossary()).terms("XLA 编译计算图") == ["XLA"]
+
+
+def test_generic_words_are_not_terms() -> None:
+    assert Analyser(Glossary()).terms("调 model 和 KV cache") == ["KV cache"]
+
+
+def test_in_english_text_long_runs_keep_only_their_notable_words() -> None:
+    # More than four words: capitalised, with a digit, or of six letters or more.
+    terms = Analyser(Glossary()).terms("Continuous batching schedules new requests at every step")
+    assert terms == ["Continuous", "batching", "schedules", "requests"]
+    # Up to four words (stop words not counted): one term.
+    assert Analyser(Glossary()).terms("用 the paged attention kernel 加速") == [
+        "paged attention kernel"
+    ]
+
+
+def test_up_to_four_words_are_one_term_and_five_are_not() -> None:
+    analyser = Analyser(Glossary())
+    assert analyser.terms("fused paged attention kernels") == ["fused paged attention kernels"]
+    # Five: "Use" is generic; of the rest only words of six letters or more.
+    assert analyser.terms("Use fused paged attention kernels") == ["attention", "kernels"]
+
+
+def test_a_notable_word_is_capitalised_has_a_digit_or_six_letters() -> None:
+    analyser = Analyser(Glossary())
+    assert analyser.terms("Ray runs the fp16 job on many nodes") == ["Ray", "fp16"]
+    assert analyser.terms("Ray runs each kernel on many nodes") == ["Ray", "kernel"]
+
+
+def test_chinese_nouns_of_two_characters_count_only_when_the_glossary_knows_them() -> None:
+    def tagger(text: str) -> list[tuple[str, str]]:
+        assert text == "显存收益调度器始终保持"
+        return [("显存", "n"), ("收益", "n"), ("调度器", "n"), ("始终保持", "i")]
+
+    analyser = Analyser(Glossary([["显存", "GPU memory"]]), tagger=tagger)
+    assert analyser.terms("显存收益调度器始终保持") == ["显存", "调度器"]
+
+
+def test_an_english_term_inside_a_longer_question_word_is_still_kept() -> None:
+    analyser = Analyser(Glossary())
+    asked = canonical(tokenize("What is microbatching?"))
+    assert analyser.keep("batch", asked) is True
+    assert analyser.keep("microbatching", asked) is False
