@@ -150,3 +150,17 @@ def test_an_english_term_inside_a_longer_question_word_is_still_kept() -> None:
     asked = canonical(tokenize("What is microbatching?"))
     assert analyser.keep("batch", asked) is True
     assert analyser.keep("microbatching", asked) is False
+
+
+def test_a_term_is_absorbed_by_a_longer_one_only_whole_words() -> None:
+    analyser = Analyser(Glossary())
+    assert analyser.terms("KV cache 和 cache 命中") == ["KV cache"]
+    assert analyser.terms("microbatching 和 batch 不同") == ["microbatching", "batch"]
+
+
+def test_a_chinese_term_inside_a_longer_chinese_term_is_absorbed() -> None:
+    def tagger(text: str) -> list[tuple[str, str]]:
+        return [("动态批处理", "n"), ("提高", "v"), ("批处理", "n"), ("吞吐量", "n")]
+
+    analyser = Analyser(Glossary(), tagger=tagger)
+    assert analyser.terms("动态批处理提高批处理吞吐量") == ["动态批处理", "吞吐量"]
