@@ -7,6 +7,10 @@ Kolkata. Monday 2 March is the last answer's day unless a test says otherwise.
 
 from __future__ import annotations
 
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, date, datetime
 
 from bot.core.reminders import ReminderRule, claim, end_of_day, first_reminder, next_reminder
@@ -33,6 +37,7 @@ def test_the_reminder_hour_is_local_in_a_half_hour_zone() -> None:
 
 def test_a_one_day_streak_is_reminded_and_no_streak_is_not() -> None:
     assert first_reminder(ONE_DAY, None, RULE) == utc(3, 20)
+    assert first_reminder(ONE_DAY, "Asia/Kolkata", RULE) == datetime(2026, 3, 3, 14, 30, tzinfo=UTC)
     # A streak already lost (0) still has its last day: nothing to remind.
     assert first_reminder(StreakState(current=0, best=5, last_day=MON), None, RULE) is None
     assert first_reminder(StreakState(current=3, best=3, last_day=None), None, RULE) is None
@@ -91,3 +96,27 @@ def test_a_day_ends_at_the_users_midnight() -> None:
     assert end_of_day(TUE, None, RULE) == utc(4, 0)
     assert end_of_day(TUE, "Asia/Shanghai", RULE) == utc(3, 16)
     assert end_of_day(TUE, "America/New_York", RULE) == utc(4, 5)
+
+
+@contextmanager
+def _machine_zone(zone: str) -> Iterator[None]:
+    before = os.environ.get("TZ")
+    os.environ["TZ"] = zone
+    time.tzset()
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["TZ"]
+        else:
+            os.environ["TZ"] = before
+        time.tzset()
+
+
+def test_the_next_reminder_day_is_the_users_even_across_the_date_line() -> None:
+    # The machine at UTC+14, the user at UTC-12, reminders at 23:00: at 22:30 on Tuesday
+    # (the user's clock; already Thursday on the machine's), Tuesday's reminder is still due.
+    rule = ReminderRule(hour=23)
+    after = datetime(2026, 3, 4, 10, 30, tzinfo=UTC)
+    with _machine_zone("Pacific/Kiritimati"):
+        assert next_reminder(TWO_FREEZES, "Etc/GMT+12", rule, after) == utc(4, 11)
