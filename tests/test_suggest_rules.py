@@ -7,7 +7,7 @@ stated in the module's docstrings (claims, headings, emphasis, examples, shared 
 from __future__ import annotations
 
 from bot.core.glossary import Glossary
-from bot.core.suggest import Analyser, _head, shared_terms, split_claims
+from bot.core.suggest import Analyser, _head, shared_terms, split_claims, suggest_concepts
 from bot.core.text import canonical, tokenize
 
 # -- claims -------------------------------------------------------------------------------------
@@ -164,3 +164,48 @@ def test_a_chinese_term_inside_a_longer_chinese_term_is_absorbed() -> None:
 
     analyser = Analyser(Glossary(), tagger=tagger)
     assert analyser.terms("动态批处理提高批处理吞吐量") == ["动态批处理", "吞吐量"]
+
+
+# -- concepts ------------------------------------------------------------------------------------
+
+
+def _weights(question: str, answer: str) -> list[tuple[str, float]]:
+    concepts = suggest_concepts(question, answer, Analyser(Glossary()))
+    return [(c["label"], c["weight"]) for c in concepts]
+
+
+def test_concept_weights_first_claim_asked_subject_caveat_and_plain() -> None:
+    answer = (
+        "batch 越大 throughput 越高。\n"  # first: 1.5
+        "Prefill 处理整个 prompt。\n"  # about a subject the question asks about: 1.5
+        "Decode 逐 token 生成。\n"
+        "代价：KV cache 占用显存。\n"  # a caveat: 0.6
+        "FP8：权重 W8A8。\n"  # about a subject the question does not ask about: 1.0
+        "GEMM 算术强度高。"  # plain: 1.0
+    )
+    assert _weights("prefill 和 decode 有什么区别？", answer) == [
+        ("batch 越大 throughput 越高", 1.5),
+        ("Prefill 处理整个 prompt", 1.5),
+        ("Decode 逐 token 生成", 1.5),
+        ("代价：KV cache 占用显存", 0.6),
+        ("FP8：权重 W8A8", 1.0),
+        ("GEMM 算术强度高", 1.0),
+    ]
+
+
+def test_an_enumeration_is_a_concept_per_item_and_members_of_a_kind_are_one() -> None:
+    assert _weights("问题？", "负责 routing、batching、scheduling。") == [
+        ("routing", 1.5),
+        ("batching", 1.5),
+        ("scheduling", 1.5),
+    ]
+    concepts = suggest_concepts(
+        "问题？", "GPTQ、AWQ、SmoothQuant 属于 INT4。", Analyser(Glossary())
+    )
+    assert concepts == [
+        {
+            "label": "GPTQ、AWQ、SmoothQuant 属于 INT4",
+            "terms": [["GPTQ"], ["AWQ"], ["SmoothQuant"]],
+            "weight": 1.0,
+        }
+    ]
