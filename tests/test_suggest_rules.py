@@ -209,3 +209,42 @@ def test_an_enumeration_is_a_concept_per_item_and_members_of_a_kind_are_one() ->
             "weight": 1.0,
         }
     ]
+
+
+def test_a_claim_made_twice_is_one_concept_with_the_higher_weight() -> None:
+    answer = "GEMM 算术强度高。\nbatch 越大越好。\n很重要的是 **GEMM**。"
+    assert _weights("问题？", answer) == [("GEMM 算术强度高", 2.0), ("batch 越大越好", 1.0)]
+
+
+def test_labels_cut_at_sixty_characters_are_numbered_when_they_collide() -> None:
+    prefix = "批" * 60
+    answer = f"{prefix} GPTQ\n{prefix} AWQ\n{prefix} SmoothQuant"
+    label = "批" * 59 + "…"
+    assert _weights("问题？", answer) == [
+        (label, 1.5),
+        (f"{label} (2)", 1.0),
+        (f"{label} (3)", 1.0),
+    ]
+
+
+def test_an_item_longer_than_its_term_by_more_than_eight_ends_the_enumeration() -> None:
+    # "负责处理全部请求 routing": 16 characters, routing's 7 + 9.
+    concepts = suggest_concepts(
+        "问题？", "负责处理全部请求 routing、batching、scheduling。", Analyser(Glossary())
+    )
+    assert [c.get("terms") for c in concepts] == [[["routing"], ["batching"], ["scheduling"]]]
+
+
+def test_a_chinese_label_heading_a_claim_is_not_its_subject() -> None:
+    answer = "GEMM 算术强度高。\n代价：KV cache 占用 GPU 显存。"
+    concepts = suggest_concepts("问题？", answer, Analyser(Glossary()))
+    assert concepts[1] == {
+        "label": "代价：KV cache 占用 GPU 显存",
+        "terms": [["KV cache"], ["GPU"]],
+        "weight": 0.6,
+    }
+
+
+def test_an_answer_with_no_terms_is_one_concept_without_aliases() -> None:
+    concepts = suggest_concepts("问题？", "这是一个很普通的回答。", Analyser(Glossary()))
+    assert concepts == [{"label": "这是一个很普通的回答。", "aliases": [], "weight": 1.0}]
