@@ -248,3 +248,74 @@ def test_a_chinese_label_heading_a_claim_is_not_its_subject() -> None:
 def test_an_answer_with_no_terms_is_one_concept_without_aliases() -> None:
     concepts = suggest_concepts("问题？", "这是一个很普通的回答。", Analyser(Glossary()))
     assert concepts == [{"label": "这是一个很普通的回答。", "aliases": [], "weight": 1.0}]
+
+
+def test_labels_are_whole_up_to_sixty_characters_and_cut_without_a_trailing_space() -> None:
+    answer = "\n".join(
+        ["批" * 55 + " GEMM", "批" * 56 + " GPTQ", "批" * 58 + " AWQ"]  # 60, 61, 62 characters
+    )
+    assert [label for label, _ in _weights("问题？", answer)] == [
+        "批" * 55 + " GEMM",
+        "批" * 56 + " GP…",
+        "批" * 58 + "…",
+    ]
+
+
+def test_the_most_specific_terms_come_first() -> None:
+    analyser = Analyser(Glossary())
+    analyser.spread = {"gpu": 1}  # GEMM: in no other answer
+    concepts = suggest_concepts("问题？", "GPU 上跑 GEMM。", analyser)
+    assert concepts[0]["terms"] == [["GEMM"], ["GPU"]]
+
+
+def test_a_subject_lists_at_most_eight_ways_of_saying_it() -> None:
+    names = ["Prefill", "预填充", "prefill stage", "prefill phase", "prompt processing"]
+    names += ["context phase", "context encoding", "首次前向", "预填充阶段", "prompt phase"]
+    concepts = suggest_concepts(
+        "prefill 和 decode 有什么区别？",
+        "GEMM 很多。\nPrefill 处理整个 prompt。",
+        Analyser(Glossary([names])),
+    )
+    assert concepts[1]["subject"] == names[:8]
+
+
+def _subject_of(claim: str, question: str, analyser: Analyser | None = None) -> object:
+    concepts = suggest_concepts(question, f"TopK 采样。\n{claim}", analyser or Analyser(Glossary()))
+    return concepts[1].get("subject")
+
+
+def test_a_subject_opening_a_claim_is_within_its_first_three_characters() -> None:
+    question = "prefill 和 decode 有什么区别？"
+    assert _subject_of("prefill 里 GEMM 很多", question) == ["prefill"]
+    assert _subject_of("在 prefill 里 GEMM 很多", question) == ["prefill"]  # at 2
+    assert _subject_of("所有 prefill 里 GEMM 很多", question) is None  # at 3
+    # Named twice: where it first stands counts.
+    assert _subject_of("Prefill 比 Prefill 之后更吃 GEMM", question) == ["Prefill"]
+    # An identifier found first but further in does not hide the subject at the start.
+    assert _subject_of("Prefill 的 max_batch_size", question) == ["Prefill"]
+
+
+def test_a_head_the_question_names_is_the_subject_as_written() -> None:
+    assert _subject_of("canary 发布：新版本先承接少量 traffic", "如何做 canary 发布？") == [
+        "canary 发布"
+    ]
+    # A Chinese head the question names is a label unless it is a term.
+    assert _subject_of("调度器：负责 batching 和 preemption", "调度器 的作用？") is None
+
+
+def test_a_chinese_word_opening_a_claim_is_a_subject_only_if_the_glossary_knows_it() -> None:
+    def tagger(text: str) -> list[tuple[str, str]]:
+        return [("调度器", "n")] if text.startswith("调度器") else []
+
+    analyser = Analyser(Glossary(), tagger=tagger)
+    assert _subject_of("调度器里 GEMM 很多", "调度器 的作用？", analyser) is None
+    known = Analyser(Glossary([["调度器", "scheduler"]]), tagger=tagger)
+    assert _subject_of("调度器里 GEMM 很多", "调度器 的作用？", known) == ["调度器", "scheduler"]
+
+
+def test_a_technical_term_is_the_subject_of_a_head_at_most_twice_its_length() -> None:
+    question = "问题？"
+    assert _subject_of("GEMM 矩阵乘：算术强度高的 batch", question) == ["GEMM"]  # 8 = 2 x 4
+    assert _subject_of("GEMM 矩阵乘法：算术强度高的 batch", question) is None  # 9
+    # A head found again later: the opening ends at its first occurrence.
+    assert _subject_of("代价：GPU 显存和 KV cache 的代价", question) is None
