@@ -1,0 +1,123 @@
+"""CSV/TSV and Anki exports, HTML fields and wrapped lines (bot/core/importer.py), edge by edge.
+
+Each expected draft is read off the small document by eye.
+"""
+
+from __future__ import annotations
+
+from bot.core.importer import (
+    DraftQuestion,
+    _join,
+    _keep_lines,
+    _language,
+    _title,
+    parse_document,
+    parse_markdown,
+    parse_table,
+    repair_wraps,
+)
+from bot.core.levels import Level
+
+
+def _rows(drafts: list[DraftQuestion]) -> list[tuple[str, str]]:
+    return [("\n".join(d.question_lines), "\n".join(d.answer_lines)) for d in drafts]
+
+
+def test_a_leading_x_is_not_taken_for_a_byte_order_mark() -> None:
+    assert _rows(parse_table("XLA 是什么？,编译器\n")) == [("XLA 是什么？", "编译器")]
+    assert _rows(parse_table("\ufeffquestion,answer\nQ1?,A1\n")) == [("Q1?", "A1")]
+
+
+def test_a_comment_line_is_not_the_header_that_picks_the_delimiter() -> None:
+    # The comment has semicolons, the rows commas.
+    assert _rows(parse_table("#deck:a;b;c\nquestion,answer\nQ1?,A1\n")) == [("Q1?", "A1")]
+
+
+def test_a_tab_separator_line_wins_over_commas_in_the_first_row() -> None:
+    text = "#separator:tab\nWhat is 1,000 tokens?\nQ2?\tA2\n"
+    assert _rows(parse_table(text)) == [("What is 1,000 tokens?", ""), ("Q2?", "A2")]
+    # Only the first ten lines are the export's header.
+    late = "#deck:x\n" * 10 + "#separator:tab\nQ1?,A1\n"
+    assert _rows(parse_table(late)) == [("Q1?", "A1")]
+
+
+def test_semicolons_are_the_delimiter_only_when_they_outnumber_commas() -> None:
+    assert _rows(parse_table("What is a;b?,Answer\n")) == [("What is a;b?", "Answer")]
+    assert _rows(parse_table("Q1?;A1, with a comma;x;y\n")) == [("Q1?", "A1, with a comma")]
+
+
+def test_a_first_row_is_a_header_only_if_it_names_a_question_and_an_answer_column() -> None:
+    assert _rows(parse_table("question,notes\nQ1?,A1\n")) == [("question", "notes"), ("Q1?", "A1")]
+    assert _rows(parse_table("notes,answer\nQ1?,A1\n")) == [("notes", "answer"), ("Q1?", "A1")]
+
+
+def test_html_fields_in_capitals_are_read_as_html() -> None:
+    text = "#html:true\nQ1?\t<UL><LI>one</LI><LI>two</LI></UL>\n"
+    assert _rows(parse_table(text)) == [("Q1?", "- one\n- two")]
+    # The html marker counts in the first ten lines only.
+    late = "#deck:x\n" * 10 + "#html:true\nQ1?\t<b>bold</b>\n"
+    assert _rows(parse_table(late)) == [("Q1?", "<b>bold</b>")]
+
+
+def test_blank_lines_between_paragraphs_are_kept_once() -> None:
+    assert repair_wraps(["", "第一段。", "", "", "第二段。"]) == "第一段。\n\n第二段。"
+
+
+def test_dashes_opening_lines_become_list_items() -> None:
+    assert repair_wraps(["要点：", "-第一。", "-第二。"]) == "要点：\n- 第一。\n- 第二。"
+
+
+def test_a_level_heading_in_any_case_sets_the_level() -> None:
+    drafts = parse_document("BEGINNER QUESTIONS\nQ1：什么是缓存？\n参考答案：缓存是副本。\n")
+    assert [(d.number, d.level) for d in drafts] == [(1, Level.BEGINNER)]
+
+
+def test_a_tags_column_after_the_answer_sets_the_level() -> None:
+    drafts = parse_table("question,answer,tags\nQ1?,A1,#advanced\n")
+    assert [d.level for d in drafts] == [Level.ADVANCED]
+    # Words of the question and the answer are not tags.
+    drafts = parse_table("id,question,answer\n1,What is beginner mode?,intermediate\n")
+    assert [d.level for d in drafts] == [None]
+
+
+def test_dashes_opening_latin_lines_become_list_items() -> None:
+    assert repair_wraps(["Points:", "-first.", "-second."]) == "Points:\n- first.\n- second."
+
+
+def test_a_wrapped_line_is_joined_with_a_space_only_between_latin_letters() -> None:
+    assert _join("显存 a中", "b") == "显存 a中b"
+    assert _join("see", "b中") == "see b中"
+
+
+def test_answer_lines_keep_their_indentation() -> None:
+    assert _keep_lines(["def f():", "    return 1   ", ""]) == "def f():\n    return 1"
+
+
+def test_a_seed_document_reads_past_notes_summaries_and_multi_line_questions() -> None:
+    text = (
+        "初级\n本节说明。\nQ1：第一行\n第二行？\n参考答案：a。\n小结：\n"
+        "中级\nQ2：B？\n参考答案：b。\n"
+    )
+    drafts = parse_document(text)
+    assert [(d.number, d.level, d.question_lines, d.answer_lines) for d in drafts] == [
+        (1, Level.BEGINNER, ["第一行", "第二行？"], ["a。"]),
+        (2, Level.INTERMEDIATE, ["B？"], ["b。"]),
+    ]
+
+
+def test_bold_in_a_markdown_answer_is_kept() -> None:
+    drafts, _ = parse_markdown("### What is a KV cache?\nIt keeps **keys and values**.\n")
+    assert _rows(drafts) == [("What is a KV cache?", "It keeps **keys and values**.")]
+
+
+def test_the_pack_language_is_chinese_up_to_three_latin_letters_per_chinese_character() -> None:
+    assert _language(["缓存" * 5, "a" * 30]) == "zh"
+    assert _language(["缓存" * 5, "a" * 31]) == "en"
+
+
+def test_the_pack_title_without_numbering_marks_or_a_generic_name() -> None:
+    assert _title("## 1. Triton 推理服务", None, "zh", "p") == "Triton 推理服务"
+    assert _title("#XLA 笔记", None, "zh", "p") == "XLA 笔记"
+    assert _title("a" * 100, None, "en", "p") == "a" * 80
+    assert _title(None, "Triton", "en", "p") == "Triton interview questions"
+    assert _title(None, None, "en", "my-pack") == "my-pack"
