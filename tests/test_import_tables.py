@@ -5,18 +5,23 @@ Each expected draft is read off the small document by eye.
 
 from __future__ import annotations
 
+from bot.core.glossary import Glossary
 from bot.core.importer import (
     DraftQuestion,
     _join,
     _keep_lines,
     _language,
+    _tags,
     _title,
+    _topic,
+    detect_format,
     parse_document,
     parse_markdown,
     parse_table,
     repair_wraps,
 )
 from bot.core.levels import Level
+from bot.core.suggest import Analyser
 
 
 def _rows(drafts: list[DraftQuestion]) -> list[tuple[str, str]]:
@@ -121,3 +126,49 @@ def test_the_pack_title_without_numbering_marks_or_a_generic_name() -> None:
     assert _title("a" * 100, None, "en", "p") == "a" * 80
     assert _title(None, "Triton", "en", "p") == "Triton interview questions"
     assert _title(None, None, "en", "my-pack") == "my-pack"
+
+
+# -- the pack's topic and tags -----------------------------------------------------------------
+
+
+def test_pack_tags_are_slugs_of_the_shared_terms_six_at_most() -> None:
+    analyser = Analyser(Glossary())
+    analyser.shared = frozenset(
+        {"KV cache", "TensorRT-LLM", "显存", "--max-len", "a1", "b2", "c3", "d4", "XLA"}
+    )
+    # Sorted: a1 b2 c3 d4 kv-cache max-len tensorrt-llm xla (显存 has no slug).
+    assert _tags(analyser) == ["a1", "b2", "c3", "d4", "kv-cache", "max-len"]
+
+
+def test_the_topic_is_the_term_most_questions_are_about() -> None:
+    questions = [f"Triton 如何配置 knob{i}？" for i in range(6)]
+    answers = [f"用 knob{i}。" for i in range(6)]
+    assert _topic(Analyser(Glossary()), questions, answers) == "Triton"
+
+
+def test_a_topic_needs_a_third_of_the_questions_and_at_least_two() -> None:
+    def topic(n: int) -> str | None:
+        questions = [f"问题 q{i}？" for i in range(n)]
+        questions[0] = questions[1] = "vLLM 怎么部署？"
+        return _topic(Analyser(Glossary()), questions, [""] * n)
+
+    assert topic(7) == "vLLM"  # 2 of 7: 7 // 3 = 2
+    assert topic(9) is None  # 2 of 9: fewer than 9 // 3 = 3
+
+
+def test_between_topics_as_common_a_shorter_latin_word_wins() -> None:
+    questions = [f"vLLM 和 Triton 用 --tp 吗 {i}？" for i in range(4)]
+    assert _topic(Analyser(Glossary()), questions, [""] * 4) == "vLLM"
+
+
+def test_the_file_name_picks_the_format_before_the_content() -> None:
+    text = "just some notes"
+    assert detect_format(text) == "seed"
+    assert [detect_format(text, n) for n in ("bank.tsv", "bank.CSV", "my.notes.csv")] == [
+        "table"
+    ] * 3
+    assert [detect_format(text, n) for n in ("notes.md", "notes.Markdown")] == ["markdown"] * 2
+
+
+def test_an_anki_export_with_a_byte_order_mark_is_a_table() -> None:
+    assert detect_format("\ufeff#separator:tab\nQ1?\tA1\n") == "table"
