@@ -5,9 +5,12 @@ Each expected draft is read off the small document by eye.
 
 from __future__ import annotations
 
+import pytest
+
 from bot.core.glossary import Glossary
 from bot.core.importer import (
     DraftQuestion,
+    ImportError_,
     _join,
     _keep_lines,
     _language,
@@ -15,6 +18,7 @@ from bot.core.importer import (
     _title,
     _topic,
     detect_format,
+    import_document,
     parse_document,
     parse_markdown,
     parse_table,
@@ -172,3 +176,35 @@ def test_the_file_name_picks_the_format_before_the_content() -> None:
 
 def test_an_anki_export_with_a_byte_order_mark_is_a_table() -> None:
     assert detect_format("\ufeff#separator:tab\nQ1?\tA1\n") == "table"
+
+
+def test_the_content_picks_the_format_when_the_name_does_not() -> None:
+    # An Anki marker on any of the first lines; a Markdown heading or bold line on any line.
+    assert detect_format("#columns:Front,Back\n#deck:Default\nQ1?,A1\n") == "table"
+    assert detect_format("Some intro\n## What is a KV cache?\nIt keeps keys.\n") == "markdown"
+    assert detect_format("Some intro\n**What is a KV cache?**\nIt keeps keys.\n") == "markdown"
+    # The seed's format needs both a question line and an answer line.
+    assert detect_format("Q1：什么是缓存？\n## 说明\n") == "markdown"
+    assert detect_format("Q1?\tA1\nQ2?\tA2\n") == "table"
+    assert detect_format("  \n\n") == "seed"
+
+
+def test_an_empty_document_says_what_each_format_expects() -> None:
+    with pytest.raises(ImportError_, match=r"expected rows of question, answer and level \(CSV"):
+        import_document("", "x", source_name="bank.csv")
+    with pytest.raises(ImportError_, match="expected questions as headings or bold lines"):
+        import_document("", "x", source_name="notes.md")
+    with pytest.raises(ImportError_, match="no questions found"):
+        import_document("  \n\n", "x")
+
+
+def test_a_tsv_file_is_split_at_tabs_only() -> None:
+    # Its first row has a comma and no tab: a question without an answer, not two cells.
+    with pytest.raises(ImportError_, match="Q1 has no reference answer"):
+        import_document("What is 1,000 tokens?\nQ2?\tA2\n", "x", source_name="bank.TSV")
+
+
+def test_the_first_line_of_a_seed_document_is_the_packs_title() -> None:
+    text = "KV cache 笔记\n初级\nQ1：什么是 KV cache？\n参考答案：缓存 keys 和 values。\n"
+    pack, _ = import_document(text, "x", glossary=Glossary())
+    assert pack["title"] == "KV cache 笔记"
