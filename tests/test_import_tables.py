@@ -208,3 +208,23 @@ def test_the_first_line_of_a_seed_document_is_the_packs_title() -> None:
     text = "KV cache 笔记\n初级\nQ1：什么是 KV cache？\n参考答案：缓存 keys 和 values。\n"
     pack, _ = import_document(text, "x", glossary=Glossary())
     assert pack["title"] == "KV cache 笔记"
+
+
+def test_a_seed_document_without_questions_says_what_it_expects() -> None:
+    with pytest.raises(ImportError_, match="expected lines like 'Q1：…' followed by '参考答案：'"):
+        import_document("just some notes\n", "x")
+
+
+def test_a_question_without_text_or_with_an_empty_answer_is_refused() -> None:
+    with pytest.raises(ImportError_, match="Q1 has no question text"):
+        import_document("初级\nQ1：\n参考答案：缓存是副本。\n", "x", glossary=Glossary())
+    with pytest.raises(ImportError_, match="Q1 has no reference answer"):
+        import_document("初级\nQ1：什么是缓存？\n参考答案：\n", "x", glossary=Glossary())
+
+
+def test_a_question_without_a_level_is_intermediate_with_a_warning() -> None:
+    pack, warnings = import_document("question,answer\nQ1?,A1\n", "my-pack", source_name="b.csv")
+    assert warnings == ["Q1: no level given; set to intermediate"]
+    assert [q["level"] for q in pack["questions"]] == ["intermediate"]
+    # No title in a table, no topic: the pack's id.
+    assert pack["title"] == "my-pack"
