@@ -26,6 +26,13 @@ def equivalents() -> dict[str, str]:
     return found
 
 
+def _row(c: Counter[str]) -> str:
+    """Killed, survived, equivalent, not checked, and the rate of the checked ("–" if none)."""
+    counted = c["killed"] + c["survived"]
+    rate = f"{c['killed'] / counted:7.1%}" if counted else f"{'–':>7}"
+    return f"{c['killed']:7} {c['survived']:8} {c['equivalent']:6} {c['not checked']:9} {rate}"
+
+
 def main() -> int:
     out = subprocess.run(
         [str(Path(sys.executable).parent / "mutmut"), "results", "--all", "true"],
@@ -53,18 +60,12 @@ def main() -> int:
         if verdict == "survived":
             survivors.append(f"{name}: {status}")
     total = Counter[str]()
-    print(f"{'module':32} {'killed':>7} {'survived':>8} {'equiv.':>6} {'rate':>7}")
+    print(f"{'module':32} {'killed':>7} {'survived':>8} {'equiv.':>6} {'unchecked':>9} {'rate':>7}")
     for module in sorted(by_module):
         c = by_module[module]
         total.update(c)
-        counted = c["killed"] + c["survived"]
-        rate = c["killed"] / counted if counted else 1.0
-        print(f"{module:32} {c['killed']:7} {c['survived']:8} {c['equivalent']:6} {rate:7.1%}")
-    counted = total["killed"] + total["survived"]
-    rate = total["killed"] / counted if counted else 1.0
-    print(
-        f"{'all':32} {total['killed']:7} {total['survived']:8} {total['equivalent']:6} {rate:7.1%}"
-    )
+        print(f"{module:32} {_row(c)}")
+    print(f"{'all':32} {_row(total)}")
     if total["not checked"]:
         print(f"{total['not checked']} mutants not checked yet (run interrupted?)")
     if stale := sorted(set(excluded) - seen_equivalents):

@@ -1,0 +1,29 @@
+"""Claim cues used by the scorer (bot/core/claims.py): denials, avoidance, statements.
+
+Each expected value follows from the cue lists the module documents: negators (没有, not),
+avoidance (避免, prevents), copulas and auxiliaries (is, does).
+"""
+
+from __future__ import annotations
+
+from bot.core.claims import Layout, denies_or_avoids, is_statement
+
+
+def test_a_claim_stated_as_a_denial_or_an_avoidance() -> None:
+    assert denies_or_avoids("没有显存隔离") is True  # a negator, no avoidance
+    assert denies_or_avoids("避免重复计算") is True  # avoidance, no negator
+    assert denies_or_avoids("prevents recomputation") is True
+    assert denies_or_avoids("共享显存") is False
+
+
+def test_a_phrase_with_a_copula_says_something_and_a_name_does_not() -> None:
+    assert is_statement("KV cache is shared") is True
+    assert is_statement("max batch size") is False
+
+
+def test_a_connective_opens_its_clause_and_a_comma_opens_one_after_itself() -> None:
+    text = "A is fast, but B is slow"
+    layout = Layout(text)
+    assert layout.clause_span(5) == (0, 10)  # up to the space after the comma
+    assert layout.clause_span(10) == (10, 11)
+    assert layout.clause_span(16) == (11, len(text))  # "but" belongs to what follows

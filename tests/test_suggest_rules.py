@@ -1,0 +1,321 @@
+"""What the importer's concept suggestions are made of (bot/core/suggest.py), rule by rule.
+
+Fast unit tests, no Chinese word tagger: each expected value is written out from the rule
+stated in the module's docstrings (claims, headings, emphasis, examples, shared words).
+"""
+
+from __future__ import annotations
+
+from bot.core.glossary import Glossary
+from bot.core.suggest import Analyser, _head, shared_terms, split_claims, suggest_concepts
+from bot.core.text import canonical, tokenize
+
+# -- claims -------------------------------------------------------------------------------------
+
+
+def test_a_heading_of_up_to_twenty_characters_is_not_a_claim() -> None:
+    assert split_claims("Points to watch for:\n- Uses more memory") == [("Uses more memory", 1.0)]
+    assert split_claims("关键点：\n- 显存占用高") == [("显存占用高", 1.0)]
+    # A bold heading is a heading too.
+    assert split_claims("**关键点：**\n- 显存占用高") == [("显存占用高", 1.0)]
+    # 21 characters: a claim of its own.
+    assert split_claims("Pitfalls to look for:\n- Uses more memory") == [
+        ("Pitfalls to look for:", 1.0),
+        ("Uses more memory", 1.0),
+    ]
+
+
+def test_a_run_in_list_number_does_not_end_the_line() -> None:
+    assert split_claims("Cache the prompt! 2. Batch the requests.") == [
+        ("Cache the prompt!", 1.0),
+        ("Batch the requests.", 1.0),
+    ]
+
+
+def test_emphasis_weighs_double_and_its_stars_are_dropped() -> None:
+    assert split_claims("用 **KV cache** 复用前缀。") == [("用 KV cache 复用前缀", 2.0)]
+    assert split_claims("用 KV cache 复用前缀。") == [("用 KV cache 复用前缀", 1.0)]
+    assert split_claims("调度是关键。") == [("调度是关键", 2.0)]
+
+
+def test_an_example_weighs_half() -> None:
+    assert split_claims("如 vLLM 和 TGI。") == [("如 vLLM 和 TGI", 0.5)]
+    assert split_claims("For example, vLLM.") == [("For example, vLLM.", 0.5)]
+
+
+def test_only_punctuation_and_spaces_are_trimmed_from_a_claim() -> None:
+    assert split_claims("- XLA 把计算图编译成融合内核。") == [("XLA 把计算图编译成融合内核", 1.0)]
+    assert split_claims("  显存占用高；吞吐更高；") == [("显存占用高", 1.0), ("吞吐更高", 1.0)]
+
+
+# -- words the whole pack shares ---------------------------------------------------------------
+
+ANSWERS = [
+    "GPU 上部署 Triton，设置 max_batch_size 和 --max-model-len。",
+    "GPU 上部署 Triton，调 max_batch_size 和 --max-model-len。",
+    "GPU 上部署 vLLM，调 max_batch_size 和 --max-model-len。",
+    "CPU 上部署 vLLM，调 max_batch_size 和 --max-model-len。",
+]
+
+
+def test_a_term_in_more_than_seventy_percent_of_the_answers_is_the_topic() -> None:
+    analyser = Analyser(Glossary())
+    shared = shared_terms(analyser, ANSWERS)
+    # 4 answers: more than max(2, int(4 * 0.7)) = 2 of them.
+    assert "gpu" in shared  # 3 of 4
+    assert "triton" not in shared and "vllm" not in shared  # 2 of 4
+    assert "cpu" not in shared
+    # Identifiers and flags name a point however often they appear.
+    assert "max_batch_size" not in shared and "--max-model-len" not in shared
+    assert analyser.spread["gpu"] == 3
+    assert analyser.spread["triton"] == 2
+    assert analyser.spread["cpu"] == 1
+    assert analyser.spread["max_batch_size"] == 4
+
+
+def test_fewer_than_four_answers_share_nothing() -> None:
+    analyser = Analyser(Glossary())
+    assert shared_terms(analyser, ANSWERS[:3]) == frozenset()
+    assert analyser.spread["gpu"] == 3  # counted all the same
+
+
+# -- what a claim is about: its head ------------------------------------------------------------
+
+
+def test_a_head_is_the_name_before_the_colon_or_the_copula() -> None:
+    assert _head("Prefill：一次处理整个 prompt") == "Prefill"
+    assert _head("Decode 阶段是逐 token 生成") == "Decode"
+    assert _head("XLA: compiles the graph") == "XLA"
+    # A gloss in parentheses belongs to the head (a comma inside it ends nothing): FP8.
+    assert _head("FP8（W8A8，常用 E4M3）：权重和激活都量化") == "FP8"
+    # Emphasis stars and list dashes around it are not.
+    assert _head("*Prefill*：一次处理整个 prompt") == "Prefill"
+    assert _head("- Prefill -：一次处理整个 prompt") == "Prefill"
+
+
+def test_a_head_of_forty_characters_is_a_name_and_dashes_alone_are_none() -> None:
+    forty = "a" * 40
+    assert _head(f"{forty}：下文") == forty
+    assert _head("-：下文") is None
+    assert _head("一次处理整个 prompt，然后逐步生成") is None
+
+
+# -- the key terms of a piece of text ----------------------------------------------------------
+
+
+def test_terms_lose_surrounding_punctuation_but_keep_their_letters() -> None:
+    terms = Analyser(Glossary()).terms("配置 `max_batch_size:` 即可")
+    assert terms[0] == "max_batch_size"
+    assert Analyser(Glossary()).terms("XLA 编译计算图") == ["XLA"]
+
+
+def test_generic_words_are_not_terms() -> None:
+    assert Analyser(Glossary()).terms("调 model 和 KV cache") == ["KV cache"]
+
+
+def test_in_english_text_long_runs_keep_only_their_notable_words() -> None:
+    # More than four words: capitalised, with a digit, or of six letters or more.
+    terms = Analyser(Glossary()).terms("Continuous batching schedules new requests at every step")
+    assert terms == ["Continuous", "batching", "schedules", "requests"]
+    # Up to four words (stop words not counted): one term.
+    assert Analyser(Glossary()).terms("用 the paged attention kernel 加速") == [
+        "paged attention kernel"
+    ]
+
+
+def test_up_to_four_words_are_one_term_and_five_are_not() -> None:
+    analyser = Analyser(Glossary())
+    assert analyser.terms("fused paged attention kernels") == ["fused paged attention kernels"]
+    # Five: "Use" is generic; of the rest only words of six letters or more.
+    assert analyser.terms("Use fused paged attention kernels") == ["attention", "kernels"]
+
+
+def test_a_notable_word_is_capitalised_has_a_digit_or_six_letters() -> None:
+    analyser = Analyser(Glossary())
+    assert analyser.terms("Ray runs the fp16 job on many nodes") == ["Ray", "fp16"]
+    assert analyser.terms("Ray runs each kernel on many nodes") == ["Ray", "kernel"]
+
+
+def test_chinese_nouns_of_two_characters_count_only_when_the_glossary_knows_them() -> None:
+    def tagger(text: str) -> list[tuple[str, str]]:
+        assert text == "显存收益调度器始终保持"
+        return [("显存", "n"), ("收益", "n"), ("调度器", "n"), ("始终保持", "i")]
+
+    analyser = Analyser(Glossary([["显存", "GPU memory"]]), tagger=tagger)
+    assert analyser.terms("显存收益调度器始终保持") == ["显存", "调度器"]
+
+
+def test_an_english_term_inside_a_longer_question_word_is_still_kept() -> None:
+    analyser = Analyser(Glossary())
+    asked = canonical(tokenize("What is microbatching?"))
+    assert analyser.keep("batch", asked) is True
+    assert analyser.keep("microbatching", asked) is False
+
+
+def test_a_term_is_absorbed_by_a_longer_one_only_whole_words() -> None:
+    analyser = Analyser(Glossary())
+    assert analyser.terms("KV cache 和 cache 命中") == ["KV cache"]
+    assert analyser.terms("microbatching 和 batch 不同") == ["microbatching", "batch"]
+
+
+def test_a_chinese_term_inside_a_longer_chinese_term_is_absorbed() -> None:
+    def tagger(text: str) -> list[tuple[str, str]]:
+        return [("动态批处理", "n"), ("提高", "v"), ("批处理", "n"), ("吞吐量", "n")]
+
+    analyser = Analyser(Glossary(), tagger=tagger)
+    assert analyser.terms("动态批处理提高批处理吞吐量") == ["动态批处理", "吞吐量"]
+
+
+# -- concepts ------------------------------------------------------------------------------------
+
+
+def _weights(question: str, answer: str) -> list[tuple[str, float]]:
+    concepts = suggest_concepts(question, answer, Analyser(Glossary()))
+    return [(c["label"], c["weight"]) for c in concepts]
+
+
+def test_concept_weights_first_claim_asked_subject_caveat_and_plain() -> None:
+    answer = (
+        "batch 越大 throughput 越高。\n"  # first: 1.5
+        "Prefill 处理整个 prompt。\n"  # about a subject the question asks about: 1.5
+        "Decode 逐 token 生成。\n"
+        "代价：KV cache 占用显存。\n"  # a caveat: 0.6
+        "FP8：权重 W8A8。\n"  # about a subject the question does not ask about: 1.0
+        "GEMM 算术强度高。"  # plain: 1.0
+    )
+    assert _weights("prefill 和 decode 有什么区别？", answer) == [
+        ("batch 越大 throughput 越高", 1.5),
+        ("Prefill 处理整个 prompt", 1.5),
+        ("Decode 逐 token 生成", 1.5),
+        ("代价：KV cache 占用显存", 0.6),
+        ("FP8：权重 W8A8", 1.0),
+        ("GEMM 算术强度高", 1.0),
+    ]
+
+
+def test_an_enumeration_is_a_concept_per_item_and_members_of_a_kind_are_one() -> None:
+    assert _weights("问题？", "负责 routing、batching、scheduling。") == [
+        ("routing", 1.5),
+        ("batching", 1.5),
+        ("scheduling", 1.5),
+    ]
+    concepts = suggest_concepts(
+        "问题？", "GPTQ、AWQ、SmoothQuant 属于 INT4。", Analyser(Glossary())
+    )
+    assert concepts == [
+        {
+            "label": "GPTQ、AWQ、SmoothQuant 属于 INT4",
+            "terms": [["GPTQ"], ["AWQ"], ["SmoothQuant"]],
+            "weight": 1.0,
+        }
+    ]
+
+
+def test_a_claim_made_twice_is_one_concept_with_the_higher_weight() -> None:
+    answer = "GEMM 算术强度高。\nbatch 越大越好。\n很重要的是 **GEMM**。"
+    assert _weights("问题？", answer) == [("GEMM 算术强度高", 2.0), ("batch 越大越好", 1.0)]
+
+
+def test_labels_cut_at_sixty_characters_are_numbered_when_they_collide() -> None:
+    prefix = "批" * 60
+    answer = f"{prefix} GPTQ\n{prefix} AWQ\n{prefix} SmoothQuant"
+    label = "批" * 59 + "…"
+    assert _weights("问题？", answer) == [
+        (label, 1.5),
+        (f"{label} (2)", 1.0),
+        (f"{label} (3)", 1.0),
+    ]
+
+
+def test_an_item_longer_than_its_term_by_more_than_eight_ends_the_enumeration() -> None:
+    # "负责处理全部请求 routing": 16 characters, routing's 7 + 9.
+    concepts = suggest_concepts(
+        "问题？", "负责处理全部请求 routing、batching、scheduling。", Analyser(Glossary())
+    )
+    assert [c.get("terms") for c in concepts] == [[["routing"], ["batching"], ["scheduling"]]]
+
+
+def test_a_chinese_label_heading_a_claim_is_not_its_subject() -> None:
+    answer = "GEMM 算术强度高。\n代价：KV cache 占用 GPU 显存。"
+    concepts = suggest_concepts("问题？", answer, Analyser(Glossary()))
+    assert concepts[1] == {
+        "label": "代价：KV cache 占用 GPU 显存",
+        "terms": [["KV cache"], ["GPU"]],
+        "weight": 0.6,
+    }
+
+
+def test_an_answer_with_no_terms_is_one_concept_without_aliases() -> None:
+    concepts = suggest_concepts("问题？", "这是一个很普通的回答。", Analyser(Glossary()))
+    assert concepts == [{"label": "这是一个很普通的回答。", "aliases": [], "weight": 1.0}]
+
+
+def test_labels_are_whole_up_to_sixty_characters_and_cut_without_a_trailing_space() -> None:
+    answer = "\n".join(
+        ["批" * 55 + " GEMM", "批" * 56 + " GPTQ", "批" * 58 + " AWQ"]  # 60, 61, 62 characters
+    )
+    assert [label for label, _ in _weights("问题？", answer)] == [
+        "批" * 55 + " GEMM",
+        "批" * 56 + " GP…",
+        "批" * 58 + "…",
+    ]
+
+
+def test_the_most_specific_terms_come_first() -> None:
+    analyser = Analyser(Glossary())
+    analyser.spread = {"gpu": 1}  # GEMM: in no other answer
+    concepts = suggest_concepts("问题？", "GPU 上跑 GEMM。", analyser)
+    assert concepts[0]["terms"] == [["GEMM"], ["GPU"]]
+
+
+def test_a_subject_lists_at_most_eight_ways_of_saying_it() -> None:
+    names = ["Prefill", "预填充", "prefill stage", "prefill phase", "prompt processing"]
+    names += ["context phase", "context encoding", "首次前向", "预填充阶段", "prompt phase"]
+    concepts = suggest_concepts(
+        "prefill 和 decode 有什么区别？",
+        "GEMM 很多。\nPrefill 处理整个 prompt。",
+        Analyser(Glossary([names])),
+    )
+    assert concepts[1]["subject"] == names[:8]
+
+
+def _subject_of(claim: str, question: str, analyser: Analyser | None = None) -> object:
+    concepts = suggest_concepts(question, f"TopK 采样。\n{claim}", analyser or Analyser(Glossary()))
+    return concepts[1].get("subject")
+
+
+def test_a_subject_opening_a_claim_is_within_its_first_three_characters() -> None:
+    question = "prefill 和 decode 有什么区别？"
+    assert _subject_of("prefill 里 GEMM 很多", question) == ["prefill"]
+    assert _subject_of("在 prefill 里 GEMM 很多", question) == ["prefill"]  # at 2
+    assert _subject_of("所有 prefill 里 GEMM 很多", question) is None  # at 3
+    # Named twice: where it first stands counts.
+    assert _subject_of("Prefill 比 Prefill 之后更吃 GEMM", question) == ["Prefill"]
+    # An identifier found first but further in does not hide the subject at the start.
+    assert _subject_of("Prefill 的 max_batch_size", question) == ["Prefill"]
+
+
+def test_a_head_the_question_names_is_the_subject_as_written() -> None:
+    assert _subject_of("canary 发布：新版本先承接少量 traffic", "如何做 canary 发布？") == [
+        "canary 发布"
+    ]
+    # A Chinese head the question names is a label unless it is a term.
+    assert _subject_of("调度器：负责 batching 和 preemption", "调度器 的作用？") is None
+
+
+def test_a_chinese_word_opening_a_claim_is_a_subject_only_if_the_glossary_knows_it() -> None:
+    def tagger(text: str) -> list[tuple[str, str]]:
+        return [("调度器", "n")] if text.startswith("调度器") else []
+
+    analyser = Analyser(Glossary(), tagger=tagger)
+    assert _subject_of("调度器里 GEMM 很多", "调度器 的作用？", analyser) is None
+    known = Analyser(Glossary([["调度器", "scheduler"]]), tagger=tagger)
+    assert _subject_of("调度器里 GEMM 很多", "调度器 的作用？", known) == ["调度器", "scheduler"]
+
+
+def test_a_technical_term_is_the_subject_of_a_head_at_most_twice_its_length() -> None:
+    question = "问题？"
+    assert _subject_of("GEMM 矩阵乘：算术强度高的 batch", question) == ["GEMM"]  # 8 = 2 x 4
+    assert _subject_of("GEMM 矩阵乘法：算术强度高的 batch", question) is None  # 9
+    # A head found again later: the opening ends at its first occurrence.
+    assert _subject_of("代价：GPU 显存和 KV cache 的代价", question) is None
