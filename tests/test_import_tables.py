@@ -232,3 +232,17 @@ def test_a_question_without_a_level_is_intermediate_with_a_warning() -> None:
     assert [q["level"] for q in pack["questions"]] == ["intermediate"]
     # No title in a table, no topic: the pack's id.
     assert pack["title"] == "my-pack"
+
+
+def test_a_level_heading_with_questions_after_it_is_a_level() -> None:
+    # `## Intermediate questions` (25 characters with its marks) is a level heading, not a
+    # question without an answer: the limit counts the heading's own words.
+    raw, _ = import_document(
+        "## Beginner questions\n\n**Q1: What is a cache?**\n\nA copy of data kept close.\n\n"
+        "## Intermediate questions\n\n**Q2: What is TTL?**\n\nA lifetime for a key.\n",
+        "x",
+    )
+    assert [(q["level"], q["question"]) for q in raw["questions"]] == [
+        ("beginner", "What is a cache?"),
+        ("intermediate", "What is TTL?"),
+    ]

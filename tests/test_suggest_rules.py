@@ -7,7 +7,14 @@ stated in the module's docstrings (claims, headings, emphasis, examples, shared 
 from __future__ import annotations
 
 from bot.core.glossary import Glossary
-from bot.core.suggest import Analyser, _head, shared_terms, split_claims, suggest_concepts
+from bot.core.suggest import (
+    Analyser,
+    _enumeration,
+    _head,
+    shared_terms,
+    split_claims,
+    suggest_concepts,
+)
 from bot.core.text import canonical, tokenize
 
 # -- claims -------------------------------------------------------------------------------------
@@ -328,3 +335,37 @@ def test_a_technical_term_is_the_subject_of_a_head_at_most_twice_its_length() ->
     assert _subject_of("GEMM 矩阵乘法：算术强度高的 batch", question) is None  # 9
     # A head found again later: the opening ends at its first occurrence.
     assert _subject_of("代价：GPU 显存和 KV cache 的代价", question) is None
+
+
+# Found by the mutation run (2026-12-02): each was a bug a reviewer of an imported pack sees.
+
+
+def test_a_word_holding_or_is_not_cut_in_a_list() -> None:
+    # `orchestration` holds "or": the list is still three items.
+    assert _enumeration(
+        "负责 routing、batching、orchestration", ["routing", "batching", "orchestration"]
+    ) == [
+        "routing",
+        "batching",
+        "orchestration",
+    ]
+
+
+def test_a_member_of_a_list_is_a_whole_word() -> None:
+    # PTQ is not one of the members named in "GPTQ、AWQ、SmoothQuant".
+    items = _enumeration("例如 GPTQ、AWQ、SmoothQuant", ["PTQ", "GPTQ", "AWQ", "SmoothQuant"])
+    assert items == ["GPTQ", "AWQ", "SmoothQuant"]
+
+
+def test_a_bullet_that_opens_in_bold_is_emphasised() -> None:
+    assert split_claims("- **KV cache** 放在显存里。\n- 用 prefix caching 复用。") == [
+        ("KV cache 放在显存里", 2.0),
+        ("用 prefix caching 复用", 1.0),
+    ]
+
+
+def test_a_single_dash_flag_keeps_its_dash() -> None:
+    assert Analyser(Glossary()).terms("编译时加 -O2 和 --max-model-len 参数") == [
+        "-O2",
+        "--max-model-len",
+    ]

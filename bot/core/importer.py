@@ -94,8 +94,9 @@ def parse_document(text: str) -> list[DraftQuestion]:
     current: DraftQuestion | None = None
     for raw in text.splitlines():
         line = raw.strip()
-        heading = re.sub(r"^#+\s*|[：:]$|题$|\s*questions?$", "", line, flags=re.IGNORECASE)
-        if heading and parse_level(heading) is not None and len(line) <= 20:
+        heading = re.sub(r"^#+\s*|[：:]$|题目?$|\s*questions?$", "", line, flags=re.IGNORECASE)
+        # The heading's own words are measured, not its marks (`## Intermediate questions`).
+        if heading and parse_level(heading) is not None and len(heading) <= 20:
             level = parse_level(heading)
             current = None
             continue
@@ -145,8 +146,8 @@ def _level_tag(text: str) -> tuple[str, Level | None]:
 
 
 def _is_level_heading(text: str) -> Level | None:
-    heading = re.sub(r"[：:]$|题$|\s*questions?$|\s*level$", "", text.strip(), flags=re.I)
-    return parse_level(heading) if heading and len(text) <= 20 else None
+    heading = re.sub(r"[：:]$|题目?$|\s*questions?$|\s*level$", "", text.strip(), flags=re.I)
+    return parse_level(heading) if heading and len(heading) <= 20 else None
 
 
 def parse_markdown(text: str) -> tuple[list[DraftQuestion], str | None]:

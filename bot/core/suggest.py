@@ -186,13 +186,14 @@ def split_claims(answer: str) -> list[tuple[str, float]]:
     """
     claims: list[tuple[str, float]] = []
     for line in answer.splitlines():
-        for piece in _CLAIM_SPLIT_RE.split(line):
-            piece = _clean(piece)
+        for raw in _CLAIM_SPLIT_RE.split(line):
+            piece = _clean(raw)
             if not piece:
                 continue
             if piece.endswith((":", "：")) and len(piece) <= 20:
                 continue  # a heading of what follows ("关键点："), not a claim
-            weight = 2.0 if _EMPHASIS_RE.search(piece) else 1.0
+            # Emphasis is read before the bullet is cleaned off: `**X** …` opens with it.
+            weight = 2.0 if _EMPHASIS_RE.search(raw) else 1.0
             piece = piece.replace("**", "").strip(" ，,。；;")
             if piece:
                 claims.append((piece, 0.5 if _EXAMPLE_RE.match(piece) else weight))
@@ -233,7 +234,8 @@ class Analyser:
 
         def add(term: str) -> None:
             term = term.strip(" /.,:;()（）“”\"'")
-            term = term if term.startswith("--") else term.strip("-")
+            # A flag keeps its dashes (`--max-model-len`, `-O2`); other words lose stray ones.
+            term = term if _FLAG_RE.fullmatch(term) else term.strip("-")
             if len(term) < 2 or not tokenize(term):
                 return
             if term.casefold() in GENERIC_WORDS or generic_english(term):
@@ -464,11 +466,20 @@ def _same(a: str, b: str) -> bool:
 
 def _enumeration(text: str, terms: list[str]) -> list[str]:
     """Items of a list of short terms (`模型管理、请求路由、调度`), or [] if it is not one."""
-    parts = [p.strip() for p in re.split(r"[、/]|(?:和|与|及|以及|and|or)(?=\S)", text)]
+    # Chinese conjunctions only: the `or` of `orchestration` is no separator (and splitting
+    # at English and/or measured worse on the graded banks).
+    parts = [p.strip() for p in re.split(r"[、/]|(?:和|与|及|以及)(?=\S)", text)]
     if len(parts) < 3:
         return []
-    items = [t for t in terms if any(t in p and len(p) <= len(t) + 8 for p in parts)]
+    items = [t for t in terms if any(_contains(p, t) and len(p) <= len(t) + 8 for p in parts)]
     return items if len(items) >= 3 else []
+
+
+def _contains(text: str, term: str) -> bool:
+    """Whether text names term: a Latin term as a whole word (`PTQ` is not in `GPTQ`)."""
+    if not term.isascii():
+        return term in text
+    return re.search(rf"(?<![A-Za-z0-9]){re.escape(term)}(?![A-Za-z0-9])", text) is not None
 
 
 def _merge_duplicates(claims: list[Claim]) -> list[Claim]:
