@@ -23,7 +23,7 @@ from bot.core.timezones import zone_label
 from bot.i18n import LANGUAGES, Html, Strings
 
 if TYPE_CHECKING:
-    from bot.services.practice import Progress
+    from bot.services.practice import Asked, Progress
 
 MESSAGE_LIMIT = 4096  # Telegram: characters per message (we count UTF-16 units of the HTML)
 EXCERPT_CHARS = 40
@@ -256,6 +256,30 @@ def _hit_line(t: Strings, lang: str | None, hit: ConceptHit) -> str:
         if note
         else f"{mark} {esc(hit.label)} — {quote}"
     )
+
+
+def asked_messages(
+    strings: Strings, lang: str, asked: Asked, header: Sequence[Html] = ()
+) -> list[Html]:
+    """A question as it is asked (by /quiz, or the daily prompt with its `header`): the
+    question, "this replaces your open question" if it does, and its notes."""
+    q = asked.question
+    messages = question_message(
+        strings, lang, level=q.level, pack_title=asked.pack_title, question=q.question
+    )
+    lines = list(header)
+    if asked.replaced:  # the open question it replaces is closed: say so
+        lines.append(strings(lang, "question_replaces"))
+    if lines:
+        messages = prepend(lines, messages)
+    notes = asked_notes(
+        strings,
+        lang,
+        level=q.level,
+        pack_language=asked.pack_language,
+        level_done=asked.level_done_note,
+    )
+    return with_notes(messages, notes)
 
 
 def prepend(lines: list[Html], messages: list[Html]) -> list[Html]:

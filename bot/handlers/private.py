@@ -32,17 +32,14 @@ from bot.keyboards import (
     start_keyboard,
 )
 from bot.render import (
-    asked_notes,
+    asked_messages,
     clock_time,
     feedback_messages,
     language_name,
     level_name,
     level_up_line,
-    prepend,
-    question_message,
     stats_caption,
     stats_messages,
-    with_notes,
     with_reference,
 )
 from bot.services.practice import Asked
@@ -100,21 +97,9 @@ async def ask(
 async def send_asked(context: BotContext, chat_id: int, lang: str, asked: Asked) -> None:
     """Send an opened question with its notes and buttons."""
     svc = context.svc
-    q = asked.question
-    messages = question_message(
-        svc.strings, lang, level=q.level, pack_title=asked.pack_title, question=q.question
-    )
-    if asked.replaced:
-        messages = prepend([svc.strings(lang, "question_replaces")], messages)
-    notes = asked_notes(
-        svc.strings,
-        lang,
-        level=q.level,
-        pack_language=asked.pack_language,
-        level_done=asked.level_done_note,
-    )
-    keyboard = question_keyboard(svc.strings, lang, q.id, context.bot.username)
-    await send(context, chat_id, with_notes(messages, notes), keyboard)
+    messages = asked_messages(svc.strings, lang, asked)
+    keyboard = question_keyboard(svc.strings, lang, asked.question.id, context.bot.username)
+    await send(context, chat_id, messages, keyboard)
 
 
 async def quiz(update: Update, context: BotContext) -> None:

@@ -14,7 +14,7 @@ from bot.core.schedule import DailyCommand, DailySchedule, Days, next_occurrence
 from bot.core.timezones import zone_of
 from bot.i18n import user_language
 from bot.keyboards import question_keyboard
-from bot.render import asked_notes, prepend, question_message, with_notes
+from bot.render import asked_messages
 from bot.services import Services
 from bot.services.rounds import close_round, draft_round
 
@@ -110,22 +110,8 @@ async def draft_daily_prompt(
     if asked is None:
         return None
     q = asked.question
-    messages = question_message(
-        svc.strings, lang, level=q.level, pack_title=asked.pack_title, question=q.question
-    )
-    lines = [svc.strings(lang, "daily_header")]
-    if asked.replaced:  # the open question it replaces is closed: say so, as /quiz does
-        lines.append(svc.strings(lang, "question_replaces"))
-    messages = prepend(lines, messages)
-    # The same notes as under /quiz: the bank's language, a level whose questions are used up.
-    notes = asked_notes(
-        svc.strings,
-        lang,
-        level=q.level,
-        pack_language=asked.pack_language,
-        level_done=asked.level_done_note,
-    )
-    messages = with_notes(messages, notes)
+    # As /quiz asks it (the same notes: the bank's language, a level used up), with a header.
+    messages = asked_messages(svc.strings, lang, asked, [svc.strings(lang, "daily_header")])
     keyboard = question_keyboard(svc.strings, lang, q.id).to_dict()
     return Draft(
         Kind.DAILY, key, chat_id, tuple(messages), deadline_at,
