@@ -415,7 +415,7 @@ async def settle(store: Reachability, chat_id: int, result: Result, what: str = 
             await store.migrate_chat(chat_id, new_id)
         case Outcome.REJECTED:
             # Bad markup or a bad id is our bug: log it loudly, never retry the same request.
-            log.error("Telegram rejected a %s to chat %s: %s", what, chat_id, result.error)
+            log.error("Telegram rejected the %s to chat %s: %s", what, chat_id, result.error)
         case Outcome.RETRY | Outcome.MAYBE_SENT:
             reachability.failed(result.error)
             log.debug("%s to chat %s not confirmed: %s", what, chat_id, result.error)
