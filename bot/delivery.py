@@ -65,6 +65,7 @@ class Outcome(StrEnum):
     RETRY = "retry"
     MAYBE_SENT = "maybe-sent"
     REJECTED = "rejected"
+    MESSAGE_GONE = "message-gone"  # an edit of a message deleted since, or too old to edit
 
 
 def retry_seconds(exc: RetryAfter) -> float:
@@ -79,6 +80,9 @@ def retry_seconds(exc: RetryAfter) -> float:
 _GONE = ("chat not found", "user is deactivated", "peer_id_invalid", "bot was kicked")
 # A bad request that means an edit asked for what the message already shows.
 _UNCHANGED = "message is not modified"
+# Telegram's words for an edit of a message that is not there (deleted) or can no longer be
+# edited: not the bot's bug, and nothing to retry.
+_GONE_MESSAGE = ("message to edit not found", "message can't be edited", "message_id_invalid")
 
 
 def classify(exc: BaseException) -> Outcome:
@@ -93,6 +97,8 @@ def classify(exc: BaseException) -> Outcome:
         text = exc.message.lower()
         if _UNCHANGED in text:
             return Outcome.SENT
+        if any(words in text for words in _GONE_MESSAGE):
+            return Outcome.MESSAGE_GONE
         return Outcome.UNREACHABLE if any(g in text for g in _GONE) else Outcome.REJECTED
     cause = exc.__cause__
     if isinstance(exc, TimedOut):
@@ -413,6 +419,8 @@ async def settle(store: Reachability, chat_id: int, result: Result, what: str = 
             assert new_id is not None
             log.info("group %s moved to %s", chat_id, new_id)
             await store.migrate_chat(chat_id, new_id)
+        case Outcome.MESSAGE_GONE:
+            log.info("the %s to chat %s found its message gone: %s", what, chat_id, result.error)
         case Outcome.REJECTED:
             # Bad markup or a bad id is our bug: log it loudly, never retry the same request.
             log.error("Telegram rejected the %s to chat %s: %s", what, chat_id, result.error)

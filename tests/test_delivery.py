@@ -52,6 +52,10 @@ def _wrapped(kind: type[TelegramError], cause: Exception) -> TelegramError:
         pytest.param(BadRequest("Message is not modified: specified new message content and "
                                 "reply markup are exactly the same"), Outcome.SENT,
                      id="edit-unchanged"),
+        pytest.param(BadRequest("Bad Request: message to edit not found"),
+                     Outcome.MESSAGE_GONE, id="edited-message-deleted"),
+        pytest.param(BadRequest("Bad Request: message can't be edited"),
+                     Outcome.MESSAGE_GONE, id="edited-message-too-old"),
         pytest.param(NetworkError("Bad Gateway"), Outcome.RETRY, id="502"),
         pytest.param(_wrapped(NetworkError, httpx.ConnectError("refused")), Outcome.RETRY,
                      id="refused"),

@@ -165,9 +165,7 @@ async def set_keyboard(
     result = await delivery.edit_keyboard(
         context.bot, message.chat.id, message.message_id, keyboard
     )
-    if _message_gone(result):  # deleted since: its buttons went with it
-        log.info("buttons of a deleted message in chat %s: %s", message.chat.id, result.error)
-        return
+    # A message deleted since took its buttons with it: settle logs that, nothing to do.
     await delivery.settle(context.svc.chats, message.chat.id, result, "keyboard")
 
 
@@ -187,25 +185,11 @@ async def edit_text(
         return
     chat_id = message.chat.id
     result = await delivery.edit_text(context.bot, chat_id, message.message_id, text, keyboard)
-    if _message_gone(result):
+    if result.outcome is delivery.Outcome.MESSAGE_GONE:
         log.info("message %s in chat %s is gone; sending anew", message.message_id, chat_id)
         await send(context, chat_id, [text], keyboard)
         return
     await delivery.settle(context.svc.chats, chat_id, result, "edit")
-
-
-# Telegram's words for an edit of a message that is not there (deleted) or can no longer be
-# edited: not the bot's bug (delivery logs a rejected request as one), and nothing to retry.
-_GONE_MESSAGE = ("message to edit not found", "message can't be edited", "message_id_invalid")
-
-
-def _message_gone(result: delivery.Result) -> bool:
-    error = result.error
-    return (
-        result.outcome is delivery.Outcome.REJECTED
-        and isinstance(error, BadRequest)
-        and any(words in error.message.lower() for words in _GONE_MESSAGE)
-    )
 
 
 async def is_admin(update: Update, context: BotContext) -> bool:

@@ -407,7 +407,7 @@ class OutboxSender:
                 self._chat_current.add(new_id)
                 row.chat_id, row.on_wire = new_id, False
                 self._ready.put_nowait(row)
-            case Outcome.REJECTED:
+            case Outcome.REJECTED | Outcome.MESSAGE_GONE:
                 self._succeeded()
                 await self._finish(row, Status.FAILED, str(result.error))
                 log.error(
