@@ -19,7 +19,7 @@ from bot.core.models import LeaderboardRow, RoundAnswer, RoundRecord
 from bot.core.rounds import MemberResult, points, rank
 from bot.core.scoring import ConceptHit, ScoreResult, Status
 from bot.core.streaks import StreakState, visible_streak
-from bot.core.timezones import zone_label
+from bot.core.timezones import ambiguous_timezone, suggest_timezones, zone_label
 from bot.i18n import LANGUAGES, Html, Strings
 
 if TYPE_CHECKING:
@@ -451,11 +451,12 @@ def stats_caption(t: Strings, lang: str, p: Progress) -> Html:
     )
 
 
-def unknown_zone(
-    t: Strings, lang: str | None, wanted: str, choices: Sequence[str], suggestions: Sequence[str]
-) -> Html:
+def unknown_zone(t: Strings, lang: str | None, wanted: str) -> Html:
     """What a zone nobody can tell apart (`CST`) or nobody knows gets: the choices, or close
     matches and an example."""
+    wanted = wanted[:60]
+    choices = ambiguous_timezone(wanted)
+    suggestions = [] if choices else suggest_timezones(wanted)
     if choices:
         return t(
             lang,

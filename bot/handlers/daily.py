@@ -11,9 +11,7 @@ from telegram import Chat, Update
 from bot.core.models import ChatRecord, UserProfile
 from bot.core.schedule import DailyCommand, parse_daily, parse_switch
 from bot.core.timezones import (
-    ambiguous_timezone,
     resolve_timezone,
-    suggest_timezones,
     zone_label,
     zone_of,
 )
@@ -51,8 +49,7 @@ async def daily(update: Update, context: BotContext) -> None:
     command = parse_daily(list(context.args or []))
     if command.problem is not None:
         if command.problem == "ambiguous_zone":
-            choices = ambiguous_timezone(command.bad_value)
-            await send(context, chat.id, [unknown_zone(t, lang, command.bad_value, choices, [])])
+            await send(context, chat.id, [unknown_zone(t, lang, command.bad_value)])
             return
         key = {"time": "daily_bad_time", "zone": "daily_bad_zone"}.get(
             command.problem, "daily_bad_words"
@@ -123,9 +120,7 @@ async def group_timezone(update: Update, context: BotContext) -> None:
         return
     chosen = resolve_timezone(wanted)
     if chosen is None:
-        choices = ambiguous_timezone(wanted)
-        suggestions = [] if choices else suggest_timezones(wanted[:60])
-        await send(context, chat.id, [unknown_zone(t, lang, wanted[:60], choices, suggestions)])
+        await send(context, chat.id, [unknown_zone(t, lang, wanted)])
         return
     if not await is_admin(update, context):
         await send(context, chat.id, [t(lang, "admins_only")])

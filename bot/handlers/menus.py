@@ -21,42 +21,10 @@ from telegram import (
 )
 from telegram.error import TelegramError
 
+from bot.commands import GROUP_ADMIN_MENU, GROUP_MENU, PRIVATE_MENU
 from bot.i18n import DEFAULT_LANGUAGE, LANGUAGES, Strings
 
 log = logging.getLogger(__name__)
-
-# (command, string key of its description) in menu order, per audience.
-PRIVATE_MENU: tuple[tuple[str, str], ...] = (
-    ("quiz", "cmd_quiz"),
-    ("hint", "cmd_hint"),
-    ("skip", "cmd_skip"),
-    ("reveal", "cmd_reveal"),
-    ("stats", "cmd_stats"),
-    ("settings", "cmd_settings"),
-    ("level", "cmd_level"),
-    ("daily", "cmd_daily"),
-    ("reminders", "cmd_reminders"),
-    ("timezone", "cmd_timezone"),
-    ("lang", "cmd_lang"),
-    ("export", "cmd_export"),
-    ("forget", "cmd_forget"),
-    ("help", "cmd_help"),
-    ("start", "cmd_start"),
-)
-GROUP_MENU: tuple[tuple[str, str], ...] = (
-    ("quiz", "cmd_group_quiz"),
-    ("reveal", "cmd_group_reveal"),
-    ("top", "cmd_top"),
-    ("help", "cmd_help"),
-)
-GROUP_ADMIN_MENU: tuple[tuple[str, str], ...] = (
-    *GROUP_MENU[:-1],
-    ("daily", "cmd_group_daily"),
-    ("level", "cmd_group_level"),
-    ("roundlength", "cmd_roundlength"),
-    ("timezone", "cmd_group_timezone"),
-    ("help", "cmd_help"),
-)
 
 MENUS: tuple[tuple[BotCommandScope, tuple[tuple[str, str], ...]], ...] = (
     (BotCommandScopeDefault(), PRIVATE_MENU),

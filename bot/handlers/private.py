@@ -6,6 +6,7 @@ import asyncio
 
 from telegram import CallbackQuery, InlineKeyboardMarkup, Message, MessageEntity, Update
 
+from bot.commands import GROUP_ONLY
 from bot.core.answers import is_substantive
 from bot.core.levels import LEVEL_ORDER, Level, parse_quiz_args
 from bot.core.models import UserProfile
@@ -316,10 +317,6 @@ async def edited(update: Update, context: BotContext) -> None:
     )
 
 
-# Commands that work only in groups (a private chat has no round to time or rank).
-GROUP_ONLY_COMMANDS = ("roundlength", "top")
-
-
 async def unknown_command(update: Update, context: BotContext) -> None:
     """A command no private handler took: for another bot, for groups only, or unknown."""
     svc = context.svc
@@ -332,7 +329,7 @@ async def unknown_command(update: Update, context: BotContext) -> None:
     if addressee and addressee.lower() != mine.lower():
         # Typed or copied for another bot (a group's habit): not run, and not called unknown.
         text = svc.strings(lang, "other_bot_command", bot=addressee[:40])
-    elif command.lower() in GROUP_ONLY_COMMANDS:
+    elif command.lower() in GROUP_ONLY:
         text = svc.strings(lang, "group_only_command", command=command.lower())
     else:
         text = svc.strings(lang, "unknown_command")

@@ -10,9 +10,7 @@ from telegram import InlineKeyboardMarkup, Update
 from bot.core.levels import Level, parse_level
 from bot.core.schedule import DEFAULT_DAILY_TIME
 from bot.core.timezones import (
-    ambiguous_timezone,
     resolve_timezone,
-    suggest_timezones,
     zone_label,
     zone_of,
 )
@@ -103,9 +101,7 @@ async def timezone(update: Update, context: BotContext) -> None:
         return
     zone = resolve_timezone(wanted)
     if zone is None:
-        choices = ambiguous_timezone(wanted)
-        suggestions = [] if choices else suggest_timezones(wanted[:60])
-        await send(context, chat.id, [unknown_zone(t, lang, wanted[:60], choices, suggestions)])
+        await send(context, chat.id, [unknown_zone(t, lang, wanted)])
         return
     await move_zone(svc, user, zone)
     await send(
