@@ -6,7 +6,7 @@ avoidance (避免, prevents), copulas and auxiliaries (is, does).
 
 from __future__ import annotations
 
-from bot.core.claims import Layout, denies_or_avoids, is_statement
+from bot.core.claims import Layout, denies_or_avoids, has_verb, is_statement
 
 
 def test_a_claim_stated_as_a_denial_or_an_avoidance() -> None:
@@ -27,3 +27,13 @@ def test_a_connective_opens_its_clause_and_a_comma_opens_one_after_itself() -> N
     assert layout.clause_span(5) == (0, 10)  # up to the space after the comma
     assert layout.clause_span(10) == (10, 11)
     assert layout.clause_span(16) == (11, len(text))  # "but" belongs to what follows
+
+
+def test_in_a_list_of_terms_a_verb_that_is_also_a_noun_names_a_thing() -> None:
+    # From a graded term list: `batch size` there is a name, not the advice "batch the size".
+    assert has_verb("Key/Value, attention, 自回归, 显存, 序列长度, batch size, GQA") is False
+    assert has_verb("prefix caching, cache hit, hash, system prompt, TTFT") is False
+    # Verbs that are only verbs are still advice in a list ...
+    assert has_verb("OOM, preemption, add GPUs, KV cache, max-num-seqs") is True
+    # ... and outside a list the same word opens advice.
+    assert has_verb("If latency is fine, batch requests together") is True

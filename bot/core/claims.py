@@ -132,6 +132,11 @@ _IMPERATIVE_RE = re.compile(
     r"(?![,;:，；：]|\s*$)",
     re.IGNORECASE,
 )
+# Imperatives that open a name as often as advice (`batch size`, `cache hit`, `split point`).
+_NOUN_VERBS = frozenset(
+    "set turn check watch split limit cap move run look switch scale cut drop pin shard cache "
+    "batch route".split()
+)
 # A gloss or a relation: "X：说明", "A -> B", "X (what it does)".
 # A gloss has words in it: `min(1, p/q)` is a formula in a list, not a gloss.
 _RELATION_RE = re.compile(r"[:：=]\s*[^\W\d_]{2}|->|=>|→|[(（][^)）]*[^\W\d_]{2}[^)）]*[)）]")
@@ -313,12 +318,17 @@ def has_verb(text: str) -> bool:
     """Whether text has a verb, copula, negator or relation mark (the cue lists above)."""
     if _RELATION_RE.search(text) or _ZH_PREDICATE_RE.search(text) or _NEGATION_RE.search(text):
         return True
-    if any(not m.group(1).isupper() for m in _IMPERATIVE_RE.finditer(text)):
-        return True  # (`SET EX` in capitals is a command's name, not advice)
-    words = [w.lower() for w in _LATIN_WORD_RE.findall(text)]
     # A list of short items (`thundering herd, hot key expiry, delete after write, CDC`) is a
     # list even with a connective inside a name; only an auxiliary makes it a statement.
     listed = _is_list(text)
+    if any(
+        # (`SET EX` in capitals is a command's name, not advice; in a list, `batch size` and
+        # `cache hit` are names too: those verbs are nouns as often)
+        not m.group(1).isupper() and not (listed and m.group(1).lower() in _NOUN_VERBS)
+        for m in _IMPERATIVE_RE.finditer(text)
+    ):
+        return True
+    words = [w.lower() for w in _LATIN_WORD_RE.findall(text)]
     cues = _EN_STATEMENT if listed else _EN_PREDICATES
     if any(w in cues for w in words):
         return True
