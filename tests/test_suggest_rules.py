@@ -369,3 +369,15 @@ def test_a_single_dash_flag_keeps_its_dash() -> None:
         "-O2",
         "--max-model-len",
     ]
+
+
+def test_a_chinese_head_that_is_a_term_but_no_name_is_a_label() -> None:
+    # From the LLM guide: `正确性：这种 rejection sampling 保证…` is about rejection sampling;
+    # 正确性 heads the bullet as a label would, and the glossary does not know it.
+    def tagger(text: str) -> list[tuple[str, str]]:
+        return [("正确性", "n")] if text.startswith("正确性") else []
+
+    claim = "正确性：rejection sampling 保证分布相同"
+    assert _subject_of(claim, "问题？", Analyser(Glossary(), tagger=tagger)) is None
+    known = Analyser(Glossary([["正确性", "correctness"]]), tagger=tagger)
+    assert _subject_of(claim, "问题？", known) == ["正确性", "correctness"]

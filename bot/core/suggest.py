@@ -439,7 +439,13 @@ def _subject_of(claim: str, terms: list[str], asked: str, analyser: Analyser) ->
     head = _head(claim)
     if head is not None:
         # The glossary may spell the head another way (`readinessProbe` as `readiness probe`).
-        named = [t for t in terms if any(_same(head, a) for a in analyser.glossary.synonyms(t))]
+        named = [
+            t
+            for t in terms
+            if any(_same(head, a) for a in analyser.glossary.synonyms(t))
+            # A Chinese head the glossary does not know is a bullet's label (`正确性：`).
+            and (re.match(r"[-A-Za-z]", t) or t in analyser.glossary or not analyser.keep(t, asked))
+        ]
         if named:
             return named[0]
         if re.match(r"[-A-Za-z]", head) and f" {canonical(tokenize(head)).strip()} " in asked:
