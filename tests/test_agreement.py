@@ -71,12 +71,12 @@ def test_second_bank_after_review(library: Library) -> None:
 
 
 def test_second_bank_imported_as_is() -> None:
-    # Issue 9 asks rho >= 0.80 and pairwise >= 0.88 here; measured 0.820 / 0.879.
+    # Issue 9's targets: rho >= 0.80 and pairwise >= 0.88; measured 0.824 / 0.882.
     result = measure(
         imported(CONTENT / "guides" / "llm_inference.txt", "llm"), "graded_llm_inference.yaml"
     )
     assert result.spearman >= 0.80
-    assert result.pairwise >= 0.87
+    assert result.pairwise >= 0.88
     gaming = result.mean_of(GAMING_KINDS)
     assert gaming is not None and gaming <= 0.35
 

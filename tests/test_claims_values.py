@@ -449,3 +449,35 @@ def test_names_made_of_verbs_are_names_in_a_term_list() -> None:
         " write-through every write goes to both together.",
     )
     assert {h.status for h in stated.covered} == {Status.COVERED}
+
+
+SCHEDULING = Question(
+    id="batching",
+    level=Level.BEGINNER,
+    question="continuous batching 怎么调度？",
+    answer="continuous batching 每一步都重新调度，结束的请求马上退出。",
+    concepts=(
+        Concept(label="每一步都重新调度", aliases=("重新调度", "调度")),
+        Concept(label="结束的请求马上退出", aliases=("退出",)),
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    "unsure",
+    [
+        "具体怎么重新调度的我不太清楚",
+        "具体怎么重新调度讲不太清楚",
+        "I'm not sure how it does the 重新调度",
+        "I don't know the 重新调度 details",
+    ],
+)
+def test_saying_one_does_not_know_is_neither_a_claim_nor_a_denial(unsure: str) -> None:
+    answer = f"结束的请求马上退出，{unsure}。"
+    result = score_answer(SCHEDULING, answer)
+    assert result.covered_labels == ["结束的请求马上退出"]
+    assert result.contradicted == []  # a denial would cost half its weight
+    assert result.coverage == pytest.approx(0.5)
+    # A denial of the same claim is one.
+    denied = score_answer(SCHEDULING, "结束的请求马上退出，它不会重新调度。")
+    assert [h.label for h in denied.contradicted] == ["每一步都重新调度"]

@@ -155,6 +155,17 @@ _LIST_ITEM_RE = re.compile(r"[,，、;；\n]")
 _FILLER = frozenset("a an the of in on at for to and or with its it this that as by from".split())
 
 
+# Saying one does not know ("具体怎么调度的我不太清楚", "not sure how") denies nothing of
+# the claim and states nothing of it: the clause earns no credit and costs none.
+# Each holds a negator, so only texts with one are searched.
+_UNSURE_RE = re.compile(
+    r"[我俺]\S{0,2}?不太?(?:清楚|知道|确定|了解|懂|记得)|不太(?:清楚|确定|了解|懂|记得)"
+    r"|[讲说记]不太?清|\bnot (?:sure|certain)\b|\bno idea\b"
+    r"|\bI (?:don[’']t|do not|can[’']t|cannot) (?:know|remember|recall|say)\b",
+    re.IGNORECASE,
+)
+
+
 class Layout:
     """Sentence and clause boundaries of a (normalised) text, by character offset."""
 
@@ -210,6 +221,13 @@ class Layout:
         self._clause_starts = sorted(starts)
         self._negating_clauses = negating
         return self._clause_starts
+
+    def is_unsure(self, pos: int) -> bool:
+        """Whether the clause at `pos` says the writer does not know (see _UNSURE_RE)."""
+        if not self.has_negator:
+            return False
+        c_start, c_end = self.clause_span(pos)
+        return _UNSURE_RE.search(self.text, c_start, c_end) is not None
 
     @property
     def sentences(self) -> int:
