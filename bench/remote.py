@@ -46,6 +46,10 @@ class RemoteAPI:
         """Connections refused for `refuse` s, then 502s for `bad_gateway` s (returns at once)."""
         self._call("/_control/outage", {"refuse": refuse, "bad_gateway": bad_gateway})
 
+    def messages(self, messages: list[dict[str, Any]]) -> None:
+        """Users' messages, pushed as updates in this order (user_id, name, text)."""
+        self._call("/_control/messages", messages)
+
     def stats(self) -> dict[str, Any]:
         result: dict[str, Any] = self._call("/_control/stats")
         return result

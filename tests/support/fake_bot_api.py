@@ -203,6 +203,12 @@ class FakeBotAPI:
             self.fail(**fault)
         return web.json_response({"ok": True})
 
+    async def _control_messages(self, request: web.Request) -> web.Response:
+        """Messages from users, in order: [{"user_id": …, "name": …, "text": …}, …]."""
+        for item in await request.json():
+            self.message(FakeUser(int(item["user_id"]), str(item["name"])), str(item["text"]))
+        return web.json_response({"ok": True})
+
     async def _control_outage(self, request: web.Request) -> web.Response:
         """Refuse connections for `refuse` s, then answer 502 for `bad_gateway` s.
 
@@ -220,6 +226,7 @@ class FakeBotAPI:
         app.router.add_get("/_control/stats", self._control_stats)
         app.router.add_post("/_control/fail", self._control_fail)
         app.router.add_post("/_control/outage", self._control_outage)
+        app.router.add_post("/_control/messages", self._control_messages)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
         self._site = web.TCPSite(self._runner, "127.0.0.1", port)
