@@ -481,3 +481,12 @@ def test_saying_one_does_not_know_is_neither_a_claim_nor_a_denial(unsure: str) -
     # A denial of the same claim is one.
     denied = score_answer(SCHEDULING, "结束的请求马上退出，它不会重新调度。")
     assert [h.label for h in denied.contradicted] == ["每一步都重新调度"]
+
+
+def test_a_false_claim_costs_more_than_half_a_true_one() -> None:
+    # Two claims of weight 1: one stated, one denied. A grader marks the false statement
+    # down: it takes back 0.6 of the true one's point (measured on the graded banks: 0.5
+    # and 0.8 agree less with the reviewed LLM bank's grades), so 0.4 of 2 is left.
+    result = score_answer(SCHEDULING, "结束的请求马上退出，它不会重新调度。")
+    assert result.coverage == pytest.approx(0.2)
+    assert result.score == pytest.approx(0.2)  # no credit for vocabulary after a false claim

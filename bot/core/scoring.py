@@ -74,7 +74,7 @@ LIST_CREDIT_ENUMERATION = 0.6
 TERMS_NEEDED = 2
 # What a claim said wrongly (denied, or said of another subject) costs, as a share of its
 # weight: a grader marks a false statement down, not just uncredited.
-CONTRADICTION_COST = 0.5
+CONTRADICTION_COST = 0.6
 _STOP_WORDS = frozenset(
     [
         "a",
