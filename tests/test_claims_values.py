@@ -490,3 +490,11 @@ def test_a_false_claim_costs_more_than_half_a_true_one() -> None:
     result = score_answer(SCHEDULING, "结束的请求马上退出，它不会重新调度。")
     assert result.coverage == pytest.approx(0.2)
     assert result.score == pytest.approx(0.2)  # no credit for vocabulary after a false claim
+
+
+@pytest.mark.parametrize("asked", ["结束的请求会马上退出吗？", "Do finished requests 退出?"])
+def test_a_question_asked_back_states_nothing(asked: str) -> None:
+    assert score_answer(SCHEDULING, asked).covered == []
+    # The same words as a statement state the claim.
+    stated = score_answer(SCHEDULING, "结束的请求会马上退出。")
+    assert stated.covered_labels == ["结束的请求马上退出"]

@@ -222,6 +222,12 @@ class Layout:
         self._negating_clauses = negating
         return self._clause_starts
 
+    def is_question(self, pos: int) -> bool:
+        """Whether the sentence at `pos` asks (ends with a question mark): it states nothing."""
+        start, end = self.sentence_span(self.sentence(pos))
+        ending = self.text[start:end].rstrip()
+        return ending.endswith(("?", "？"))
+
     def is_unsure(self, pos: int) -> bool:
         """Whether the clause at `pos` says the writer does not know (see _UNSURE_RE)."""
         if not self.has_negator:

@@ -1075,6 +1075,8 @@ class _Reading:
                 continue  # part of another subject's name (训练 in 量化感知训练): says nothing
             if self.layout.is_unsure(start):
                 continue  # "怎么调度的我不太清楚": neither stated nor denied
+            if self.layout.is_question(start):
+                continue  # a question asked back ("how do keys expire?") states nothing
             bound = (
                 self.said_of(start, end, item.subject)
                 if item.subject >= 0 and phrase.text.casefold() not in self.compiled.unbound
