@@ -37,3 +37,21 @@ def test_in_a_list_of_terms_a_verb_that_is_also_a_noun_names_a_thing() -> None:
     assert has_verb("OOM, preemption, add GPUs, KV cache, max-num-seqs") is True
     # ... and outside a list the same word opens advice.
     assert has_verb("If latency is fine, batch requests together") is True
+
+
+def test_an_additive_connective_ends_the_reach_of_a_denial() -> None:
+    # "does not lower latency, and there are bubbles": the bubbles are not denied.
+    for text in ("PP 不降延迟还有 bubble", "PP 不降延迟而且有 bubble", "不降延迟，此外有 bubble"):
+        at = text.index("bubble")
+        assert Layout(text).is_negated(at, at + len("bubble")) is False, text
+    text = "PP 不降延迟也没有 bubble"
+    at = text.index("bubble")
+    assert Layout(text).is_negated(at, at + len("bubble")) is True
+
+
+def test_a_question_in_the_a_not_a_form_denies_nothing() -> None:
+    for text in ("先看有没有别的进程占显存", "先看是不是别的进程占显存"):
+        at = text.index("显存")
+        assert Layout(text).is_negated(at, at + 2) is False, text
+    text = "先看别的进程没有占显存"
+    assert Layout(text).is_negated(text.index("显存"), text.index("显存") + 2) is True

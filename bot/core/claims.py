@@ -28,13 +28,13 @@ _CLAUSE_MARK_RE = re.compile(
     # the engine skip most positions on their first character: this runs on every answer.
     r"|\b(?=[abhorstuwABHORSTUW])(?:because|since|but|however|although|though|whereas|while"
     r"|so|therefore|thus|hence|which|where|otherwise|unless|instead|rather|then|and then)\b"
-    r"|(?=[因由所从于但不然而否如假除以使这导])(?:因为|由于|所以|因此|从而|于是|但是|但|不过|然而"
-    r"|而是|而非|而不是|否则|如果|假如|除非|然后|以便|以免|使得|这样|导致)",
+    r"|(?=[因由所从于但不然而否如假除以使这导并此还])(?:因为|由于|所以|因此|从而|于是|但是|但|不过|然而"
+    r"|而是|而非|而不是|否则|如果|假如|除非|然后|以便|以免|使得|这样|导致|而且|并且|此外|还有)",
     re.IGNORECASE,
 )
 # Clauses opened by these deny what they say: "X instead of Y", "用 X 而不是 Y".
 _NEGATING_OPENERS = ("instead", "rather", "而不是", "而非")
-_A_NOT_A_RE = re.compile(r"([\u4e00-\u9fff])不\1")
+_A_NOT_A_RE = re.compile(r"([\u4e00-\u9fff])[不没]\1")
 _NEGATING_WORD_RE = re.compile(r"\binstead\b|\brather\b", re.IGNORECASE)
 # How far after a term (characters) a negator still denies it: "X is not", "X 并不".
 _NEGATION_REACH = 10
