@@ -71,7 +71,7 @@ def test_second_bank_after_review(library: Library) -> None:
 
 
 def test_second_bank_imported_as_is() -> None:
-    # Issue 9's targets: rho >= 0.80 and pairwise >= 0.88; measured 0.824 / 0.882.
+    # Issue 9's targets: rho >= 0.80 and pairwise >= 0.88; measured 0.822 / 0.882.
     result = measure(
         imported(CONTENT / "guides" / "llm_inference.txt", "llm"), "graded_llm_inference.yaml"
     )
@@ -90,7 +90,7 @@ def test_second_bank_imported_as_is() -> None:
     [
         pytest.param("k8s_serving.txt", "k8s", "graded_k8s_serving.yaml", 0.81, 0.89, id="k8s"),
         pytest.param(
-            "quantization.txt", "quant", "graded_quantization.yaml", 0.77, 0.86, id="quant"
+            "quantization.txt", "quant", "graded_quantization.yaml", 0.78, 0.87, id="quant"
         ),
         pytest.param(
             "perf_capacity.txt", "perf", "graded_perf_capacity.yaml", 0.73, 0.85, id="perf"
@@ -105,7 +105,7 @@ def test_second_bank_imported_as_is() -> None:
 def test_held_out_banks_imported_as_is(
     guide: str, pack_id: str, graded: str, rho: float, pairwise: float
 ) -> None:
-    # Measured 0.839 / 0.911 (k8s), 0.783 / 0.872 (quant), 0.745 / 0.861 (perf),
+    # Measured 0.843 / 0.911 (k8s), 0.797 / 0.882 (quant), 0.745 / 0.861 (perf),
     # 0.750 / 0.870 (redis-en).
     result = measure(imported(DATA / "heldout" / guide, pack_id), f"heldout/{graded}")
     assert result.spearman >= rho

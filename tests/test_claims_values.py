@@ -498,3 +498,27 @@ def test_a_question_asked_back_states_nothing(asked: str) -> None:
     # The same words as a statement state the claim.
     stated = score_answer(SCHEDULING, "结束的请求会马上退出。")
     assert stated.covered_labels == ["结束的请求马上退出"]
+
+
+GAINS = Question(
+    id="gains",
+    level=Level.BEGINNER,
+    question="量化有什么收益？",
+    answer="一是显存：INT4 权重只占四分之一。二是带宽：INT4 读的字节少。",
+    concepts=(
+        Concept(label="一是显存", terms=(("显存",), ("INT4",))),
+        Concept(label="二是带宽", terms=(("带宽",), ("INT4",))),
+    ),
+)
+
+
+def test_a_claim_whose_own_term_is_denied_is_not_saved_by_a_shared_one() -> None:
+    # INT4 is in both claims: it tells neither. 显存 is the first claim's own term, and
+    # the answer denies it.
+    result = score_answer(GAINS, "量化把权重换成 INT4，但它并不能减少显存。")
+    assert [h.label for h in result.contradicted] == ["一是显存"]
+    # The shared term still half-states the claim whose own term is not named at all.
+    assert {h.label: h.credit for h in result.covered} == {"二是带宽": 0.5}
+    # Stated, the own term earns the claim.
+    stated = score_answer(GAINS, "量化把权重换成 INT4，显存只要四分之一。")
+    assert "一是显存" in stated.covered_labels

@@ -342,6 +342,9 @@ class _Compiled:
     # Phrases that claims about different subjects share (`调度` said of static and of
     # continuous batching): they tell nothing about which subject a claim is of.
     unbound: frozenset[str] = frozenset()
+    # Term phrases two or more claims share (`延迟`, `token`): they tell nothing of which
+    # claim an answer states.
+    shared_terms: frozenset[str] = frozenset()
     # Every needle of every group, by key: one set intersection with the answer's keys picks
     # the needles worth searching for the whole question at once. (group id, needle, phrase)
     index: dict[str, tuple[tuple[int, str, _Phrase], ...]] = field(default_factory=dict)
@@ -524,6 +527,7 @@ def _compile(question: Question) -> _Compiled:
         question.total_weight,
         LIST_CREDIT_ENUMERATION if asks_to_enumerate(question.question) else LIST_CREDIT,
         _shared_between_subjects(question),
+        _shared_between_claims(question),
     ).indexed()
     # The reference's own polarity: a concept it names in a denial or an avoidance ("避免重复
     # 计算") is a negative claim, and an answer that denies it agrees with it.
@@ -760,6 +764,14 @@ def _shared_between_subjects(question: Question) -> frozenset[str]:
         for phrase in (*concept.phrases, *(p for part in concept.terms for p in part)):
             subjects_of.setdefault(phrase.casefold(), set()).add(key)
     return frozenset(p for p, keys in subjects_of.items() if len(keys) > 1)
+
+
+def _shared_between_claims(question: Question) -> frozenset[str]:
+    claims_of: dict[str, int] = {}
+    for concept in question.concepts:
+        for phrase in {p.casefold() for part in concept.terms for p in part}:
+            claims_of[phrase] = claims_of.get(phrase, 0) + 1
+    return frozenset(p for p, n in claims_of.items() if n > 1)
 
 
 class _Reading:
@@ -1175,6 +1187,13 @@ class _Reading:
         if not hits:
             return None
         hits.sort(key=lambda h: (-h.credit, -_RANK[h.status]))
+        if item.subject < 0:
+            # The same for a claim without a subject: when each term only it has is denied
+            # or turned ("并不能减少显存" for "一是显存"), the terms it shares with other
+            # claims (`INT4`, `权重`) do not state it.
+            telling = [h for h in hits if h.phrase.casefold() not in self.compiled.shared_terms]
+            if telling and all(h.credit == 0 for h in telling):
+                return telling[0]
         if item.subject >= 0:
             # Terms the claims of several subjects share (`调度`, `显存`) tell nothing about
             # whose claim this is: when each term that does tell is said wrongly (of another
