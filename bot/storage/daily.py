@@ -30,8 +30,8 @@ class DailyStore(Database):
         streak and reminders move with it), never twice.
         """
         async with self.transaction() as db:
-            async with db.execute("SELECT kind FROM chats WHERE chat_id = ?", (chat_id,)) as cur:
-                row = await cur.fetchone()
+            rows = await db.execute_fetchall("SELECT kind FROM chats WHERE chat_id = ?", (chat_id,))
+            row = next(iter(rows), None)
             private = row is not None and row[0] == ChatKind.PRIVATE
             await db.execute(
                 "UPDATE chats SET daily_enabled = ?, daily_time = ?, daily_days = ?,"

@@ -202,11 +202,11 @@ class PracticeStore(UsersStore):
             new = await self._move_streak(db, record.user_id, update_streak)
             state = None
             if review is not None:
-                async with db.execute(
+                rows = await db.execute_fetchall(  # one round trip, not a cursor's three
                     "SELECT card FROM reviews WHERE user_id = ? AND question_id = ?",
                     (record.user_id, record.question_id),
-                ) as cur:
-                    row = await cur.fetchone()
+                )
+                row = next(iter(rows), None)
                 before = row[0] if row else None
                 state = review.schedule(before)
                 await _save_review(

@@ -51,12 +51,13 @@ class StreakRow:
 
 async def read_streak(db: aiosqlite.Connection, user_id: int) -> StreakRow | None:
     """The user's streak, zone and reminder setting, read inside the caller's transaction."""
-    async with db.execute(
+    # One round trip to the database thread (a cursor's execute, fetch and close are three).
+    rows = await db.execute_fetchall(
         "SELECT timezone, reminders, streak_current, streak_best, streak_last_day,"
         " streak_freezes FROM users WHERE user_id = ?",
         (user_id,),
-    ) as cur:
-        row = await cur.fetchone()
+    )
+    row = next(iter(rows), None)
     if row is None:
         return None
     last = row["streak_last_day"]

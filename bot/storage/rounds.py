@@ -108,8 +108,11 @@ class RoundsStore(UsersStore):
         feedback, recorded with the answer (so a crash cannot keep one without the other).
         """
         async with self.transaction() as db:
-            async with db.execute("SELECT closed_at FROM rounds WHERE id = ?", (round_id,)) as cur:
-                row = await cur.fetchone()
+            # One round trip to the database thread (a cursor's execute, fetch and close: 3).
+            rows = await db.execute_fetchall(
+                "SELECT closed_at FROM rounds WHERE id = ?", (round_id,)
+            )
+            row = next(iter(rows), None)
             if row is None or row[0] is not None:
                 return None
             cursor = await db.execute(
