@@ -120,6 +120,17 @@ def test_generic_words_are_not_terms() -> None:
     assert Analyser(Glossary()).terms("调 model 和 KV cache") == ["KV cache"]
 
 
+def test_words_of_how_an_answer_argues_are_not_terms() -> None:
+    # From an imported guide: 两件事, 差不多, 兜底 and 折中 were key terms of their claims.
+    def tagger(text: str) -> list[tuple[str, str]]:
+        words = ("两件事", "差不多", "兜底", "折中", "空闲", "数量级", "preStop")
+        return [(w, "n") for w in words if w in text]
+
+    analyser = Analyser(Glossary(), tagger=tagger)
+    text = "删除 Pod 做两件事；成本差不多；TTFT 兜底；折中是空闲时缩容，相差几个数量级，用 preStop"
+    assert analyser.terms(text) == ["Pod", "TTFT", "preStop"]
+
+
 def test_in_english_text_the_words_that_name_nothing_cut_the_terms() -> None:
     # English prose is one long Latin run: what is left between generic words are the
     # terms; the generic words themselves never are.

@@ -75,6 +75,8 @@ GENERIC_WORDS = frozenset(
     values number numbers main key important general common usually default specific different
     same other more better good best new old first second one two question questions answer
     answers
+    两件事 更进一步 进一步 差不多 折中 兜底 空闲 初始化 数量级 开销 线上 线下 手段 办法
+    做法 思路 原则 前提 注意 建议 必要 合理 足够 明显 大量 少量 大致
     """.split()
 )
 _EN_STOP = frozenset(
