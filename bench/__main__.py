@@ -15,6 +15,7 @@ BENCHES = {
     "group": "bench.group_round",
     "picture": "bench.stats_picture",
     "scale": "bench.scale",
+    "startup": "bench.startup",
 }
 
 
