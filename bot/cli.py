@@ -26,7 +26,6 @@ from bot.core.content import (
     parse_pack,
 )
 from bot.core.levels import LEVEL_CHOICES, Level, parse_level
-from bot.core.scoring import score_answer
 from bot.i18n import LANGUAGES
 
 EXIT_USAGE = 2
@@ -224,6 +223,8 @@ def _score_line(library: Library, line: str, number: int) -> dict[str, object]:
     question = library.question(qid)
     if question is None:
         return {"line": number, "question_id": qid, "error": f"unknown question_id {qid!r}"}
+    from bot.core.scoring import score_answer  # not loaded by the commands that do not score
+
     return score_answer(question, answer).summary()
 
 
@@ -245,6 +246,8 @@ def cmd_score(args: argparse.Namespace, stdin: TextIO | None = None) -> int:
         known = ", ".join(sorted(library.questions)[:20])
         print(f"Unknown question id {args.question_id!r}. Known: {known}", file=sys.stderr)
         return 1
+    from bot.core.scoring import score_answer
+
     scored = score_answer(question, stdin.read())
     print(json.dumps(scored.summary(), ensure_ascii=False))
     return 0
