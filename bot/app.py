@@ -32,6 +32,7 @@ from telegram.request import HTTPXRequest
 from bot.config import Settings
 from bot.core.content import Library
 from bot.core.reminders import ReminderRule
+from bot.core.yamlcache import YamlCache
 from bot.delivery import reachability, trace_requests
 from bot.handlers import daily, errors, groups, membership, menus, private, updates
 from bot.handlers import settings as settings_handlers
@@ -112,6 +113,7 @@ def build_application(
     scheduler: bool = True,
     rng: random.Random | None = None,
     checked: bool = False,
+    cache: YamlCache | None = None,
 ) -> Application[Any, Any, Any, Any, Any, Any]:
     """Build the bot; the database opens in post_init and closes in post_shutdown.
 
@@ -120,11 +122,14 @@ def build_application(
     question choice (tests seed it). The outbox sender always runs: it delivers what the
     scheduler and the handlers record. `checked`: the caller has just run the database's
     integrity check (`interview-bot run` does, before anything talks to Telegram), so
-    opening it here does not read the whole file again.
+    opening it here does not read the whole file again. `cache`: the packs' and strings'
+    parsed YAML (see bot/core/yamlcache.py), written back once the strings are read.
     """
     if settings.telegram_bot_token is None:
         raise ValueError("TELEGRAM_BOT_TOKEN is required to build the bot")
-    strings = Strings.load(settings.content_dir / "strings")
+    strings = Strings.load(settings.content_dir / "strings", cache)
+    if cache is not None:
+        cache.save()
     storage = Storage(
         settings.database_path, ReminderRule(settings.reminder_hour, settings.default_timezone)
     )
@@ -357,10 +362,13 @@ async def shut_down(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         await app.post_shutdown(app)
 
 
-def run_bot(settings: Settings, library: Library, *, checked: bool = False) -> None:
+def run_bot(
+    settings: Settings, library: Library, *, checked: bool = False, cache: YamlCache | None = None
+) -> None:
     """Run until interrupted: long polling, or a webhook when TELEGRAM_WEBHOOK_URL is set.
 
-    `checked`: the caller has just checked the database's integrity (see build_application).
+    `checked`: the caller has just checked the database's integrity (see build_application);
+    `cache`: the parsed YAML the library was read with (build_application writes it back).
     """
     secrets = [
         s.get_secret_value()
@@ -368,7 +376,7 @@ def run_bot(settings: Settings, library: Library, *, checked: bool = False) -> N
         if s
     ]
     configure_logging(settings.log_level, secrets)
-    app = build_application(settings, library, checked=checked)
+    app = build_application(settings, library, checked=checked, cache=cache)
     # Before anything talks to Telegram: a second process on this database stops here.
     asyncio.run(_check_lease(settings, app.bot_data[LEASE_KEY].owner))
     log.info(
