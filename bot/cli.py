@@ -25,7 +25,7 @@ from bot.core.content import (
     parse_pack,
 )
 from bot.core.levels import LEVEL_CHOICES, Level, parse_level
-from bot.core.yamlcache import FILE_NAME, YamlCache
+from bot.core.yamlcache import YamlCache, beside
 from bot.i18n import LANGUAGES
 
 EXIT_USAGE = 2
@@ -283,7 +283,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     # The packs' and strings' parsed YAML from the last start, beside the database (written
     # back by build_application once the database is checked): read, not parsed, if unchanged.
     database = settings.database_path
-    cache = YamlCache(None if str(database) == ":memory:" else database.parent / FILE_NAME)
+    cache = YamlCache(None if str(database) == ":memory:" else beside(database))
     library = _library(settings, cache=cache)
     # The database is checked (and migrated) before anything talks to Telegram, so a bad file
     # stops the bot with its one-line reason and no network traffic.

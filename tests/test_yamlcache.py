@@ -50,7 +50,7 @@ def parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 def test_a_second_start_reads_the_packs_and_strings_without_parsing(
     tmp_path: Path, parsed: list[str]
 ) -> None:
-    cache_file = tmp_path / "content-cache.json"
+    cache_file = tmp_path / "bot.sqlite3-yaml"
     first = YamlCache(cache_file)
     library = load_library([CONTENT], first)
     strings = Strings.load(CONTENT / "strings", first)

@@ -2,12 +2,13 @@
 
 Start-up reads every pack and both string tables. libyaml parses them, but PyYAML builds the
 Python objects in Python, and importing PyYAML costs about as much again (issue 13). So
-`interview-bot run` keeps the parsed data of each text in one JSON file beside the database,
-keyed by the text's SHA-256 (and the installed PyYAML), and on the next start reads that
-instead of parsing, without importing PyYAML at all. The data is validated after it is read
-exactly as if it had just been parsed, so the cache never changes what a file means or which
-error it gives; a text whose data JSON cannot hold exactly (a date, a number as a mapping's
-key) is simply parsed every time, and a broken or unwritable cache file is ignored.
+`interview-bot run` keeps the parsed data of each text in one JSON file beside the database
+(`bot.sqlite3-yaml`), keyed by the text's SHA-256 (and the installed PyYAML), and on the
+next start reads that instead of parsing, without importing PyYAML at all. The data is
+validated after it is read exactly as if it had just been parsed, so the cache never changes
+what a file means or which error it gives; a text whose data JSON cannot hold exactly (a
+date, a number as a mapping's key) is parsed every time, and a broken or unwritable cache
+file is ignored.
 """
 
 from __future__ import annotations
@@ -23,7 +24,11 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 FORMAT = 1
-FILE_NAME = "content-cache.json"  # beside the database
+
+
+def beside(database: Path) -> Path:
+    """The cache file of a database: `bot.sqlite3-yaml` beside `bot.sqlite3`."""
+    return database.with_name(f"{database.name}-yaml")
 
 
 class YamlError(Exception):
