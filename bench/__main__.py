@@ -16,6 +16,7 @@ BENCHES = {
     "picture": "bench.stats_picture",
     "scale": "bench.scale",
     "startup": "bench.startup",
+    "startup_instructions": "bench.startup_instructions",
 }
 
 
