@@ -15,6 +15,8 @@ BENCHES = {
     "group": "bench.group_round",
     "picture": "bench.stats_picture",
     "scale": "bench.scale",
+    "startup": "bench.startup",
+    "startup_instructions": "bench.startup_instructions",
 }
 
 

@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-import yaml
 from pydantic import ValidationError
 
 from bot.config import Settings
@@ -26,7 +25,7 @@ from bot.core.content import (
     parse_pack,
 )
 from bot.core.levels import LEVEL_CHOICES, Level, parse_level
-from bot.core.scoring import score_answer
+from bot.core.yamlcache import YamlCache, beside
 from bot.i18n import LANGUAGES
 
 EXIT_USAGE = 2
@@ -46,9 +45,11 @@ def _settings() -> Settings:
         raise SystemExit(f"Configuration error: {problems}") from None
 
 
-def _library(settings: Settings, paths: Sequence[Path] = ()) -> Library:
+def _library(
+    settings: Settings, paths: Sequence[Path] = (), cache: YamlCache | None = None
+) -> Library:
     try:
-        return load_library(paths or [settings.content_dir])
+        return load_library(paths or [settings.content_dir], cache)
     except PackError as exc:
         raise SystemExit(f"Content error:\n{exc}") from None
 
@@ -102,16 +103,19 @@ def cmd_content_check(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-class _LiteralDumper(yaml.SafeDumper):
-    pass
+def _pack_yaml(pack: object) -> str:
+    """A pack as YAML, multi-line texts as literal blocks (PyYAML: only this command writes)."""
+    import yaml
 
+    class LiteralDumper(yaml.SafeDumper):
+        pass
 
-def _str_presenter(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
-    style = "|" if "\n" in data else None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
+    def literal(dumper: yaml.SafeDumper, data: str) -> yaml.ScalarNode:
+        style = "|" if "\n" in data else None
+        return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
 
-
-_LiteralDumper.add_representer(str, _str_presenter)
+    LiteralDumper.add_representer(str, literal)
+    return yaml.dump(pack, Dumper=LiteralDumper, allow_unicode=True, sort_keys=False, width=100)
 
 
 def cmd_content_import(args: argparse.Namespace) -> int:
@@ -148,7 +152,7 @@ def cmd_content_import(args: argparse.Namespace) -> int:
         "# claims, the subject they are said of. Review labels, aliases and weights, remove\n"
         "# `draft: true`, then run `interview-bot content check`.\n"
     )
-    body = yaml.dump(pack, Dumper=_LiteralDumper, allow_unicode=True, sort_keys=False, width=100)
+    body = _pack_yaml(pack)
     try:
         parse_pack(body, str(out))
     except PackError as exc:
@@ -194,6 +198,8 @@ def cmd_content_eval(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
+    import yaml
+
     try:
         data = yaml.safe_load(Path(args.graded).read_text(encoding="utf-8"))
         graded = parse_graded(data, args.graded)
@@ -224,6 +230,8 @@ def _score_line(library: Library, line: str, number: int) -> dict[str, object]:
     question = library.question(qid)
     if question is None:
         return {"line": number, "question_id": qid, "error": f"unknown question_id {qid!r}"}
+    from bot.core.scoring import score_answer  # not loaded by the commands that do not score
+
     return score_answer(question, answer).summary()
 
 
@@ -245,6 +253,8 @@ def cmd_score(args: argparse.Namespace, stdin: TextIO | None = None) -> int:
         known = ", ".join(sorted(library.questions)[:20])
         print(f"Unknown question id {args.question_id!r}. Known: {known}", file=sys.stderr)
         return 1
+    from bot.core.scoring import score_answer
+
     scored = score_answer(question, stdin.read())
     print(json.dumps(scored.summary(), ensure_ascii=False))
     return 0
@@ -270,7 +280,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     secrets = (settings.telegram_bot_token, settings.webhook_secret_token)
     register_secrets([s.get_secret_value() for s in secrets if s is not None])
     install_excepthook()
-    library = _library(settings)
+    # The packs' and strings' parsed YAML from the last start, beside the database (written
+    # back by build_application once the database is checked): read, not parsed, if unchanged.
+    database = settings.database_path
+    cache = YamlCache(None if str(database) == ":memory:" else beside(database))
+    library = _library(settings, cache=cache)
     # The database is checked (and migrated) before anything talks to Telegram, so a bad file
     # stops the bot with its one-line reason and no network traffic.
     asyncio.run(_check_database(settings))
@@ -280,7 +294,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from bot.jobs.lease import LeaseLost, LeaseTaken
 
     try:
-        run_bot(settings, library, checked=True)  # checked just above: once per start
+        run_bot(settings, library, checked=True, cache=cache)  # checked above: once per start
     except InvalidToken:
         # PTB's own message quotes the token: say what happened without it.
         print(

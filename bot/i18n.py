@@ -12,10 +12,8 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-import yaml
-
-from bot.core.content import YAML_LOADER
 from bot.core.models import UserProfile
+from bot.core.yamlcache import YamlCache, parse_yaml
 
 DEFAULT_LANGUAGE = "en"
 LANGUAGES = ("en", "zh")
@@ -71,11 +69,13 @@ class Strings:
         self.tables = tables
 
     @classmethod
-    def load(cls, folder: Path) -> Strings:
+    def load(cls, folder: Path, cache: YamlCache | None = None) -> Strings:
+        """The tables in `folder`; `cache`: their parsed YAML from an earlier start."""
         tables: dict[str, dict[str, str]] = {}
         for lang in LANGUAGES:
             path = folder / f"{lang}.yaml"
-            data = yaml.load(path.read_text(encoding="utf-8"), Loader=YAML_LOADER)  # noqa: S506
+            text = path.read_text(encoding="utf-8")
+            data = cache.load(text) if cache is not None else parse_yaml(text)
             if not isinstance(data, dict):
                 raise ValueError(f"{path}: expected a mapping of string keys")
             tables[lang] = {str(k): str(v) for k, v in data.items()}

@@ -17,12 +17,12 @@ from bot.core.content import Question
 from bot.core.levels import LEVEL_ORDER, Level
 from bot.core.models import LeaderboardRow, RoundAnswer, RoundRecord
 from bot.core.rounds import MemberResult, points, rank
-from bot.core.scoring import ConceptHit, ScoreResult, Status
 from bot.core.streaks import StreakState, visible_streak
 from bot.core.timezones import ambiguous_timezone, suggest_timezones, zone_label
 from bot.i18n import LANGUAGES, Html, Strings
 
 if TYPE_CHECKING:
+    from bot.core.scoring import ConceptHit, ScoreResult
     from bot.services.practice import Asked, Progress
 
 MESSAGE_LIMIT = 4096  # Telegram: characters per message (we count UTF-16 units of the HTML)
@@ -236,6 +236,8 @@ def score_summary(
 
 def hit_note(t: Strings, lang: str | None, hit: ConceptHit) -> str:
     """Why a named concept earned less than full credit ("" when it earned it all)."""
+    from bot.core.scoring import Status  # loaded by then: the hit came from the scorer
+
     if hit.status is Status.NEGATED:
         return t(lang, "hit_negated")
     if hit.status is Status.MISATTRIBUTED:

@@ -11,16 +11,13 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from bot.core.levels import Level, parse_level
 from bot.core.text import words_of
 from bot.core.textfile import UnreadableFile, read_text
-
-# libyaml's safe loader when PyYAML has it: about 10x faster, and start-up reads every pack.
-YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+from bot.core.yamlcache import YamlCache, YamlError, parse_yaml, yaml_loader
 
 ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,47}$"  # short enough for callback data
 
@@ -177,8 +174,10 @@ def problem_line(
 
 def question_id_lines(text: str) -> dict[str, list[int]]:
     """The lines (from 1) where each question's `id:` is written; {} if not YAML."""
+    import yaml  # for an error message only
+
     try:
-        root = yaml.compose(text, Loader=YAML_LOADER)  # a safe loader
+        root = yaml.compose(text, Loader=yaml_loader())  # a safe loader
     except yaml.YAMLError:
         return {}
     lines: dict[str, list[int]] = {}
@@ -211,11 +210,15 @@ def _location(data: Any, loc: tuple[int | str, ...]) -> tuple[str | None, str | 
     return question, "".join(parts) or None
 
 
-def parse_pack(text: str, source: str) -> Pack:
-    """Validate YAML text as a pack; raise PackError naming `source`, question and field."""
+def parse_pack(text: str, source: str, cache: YamlCache | None = None) -> Pack:
+    """Validate YAML text as a pack; raise PackError naming `source`, question and field.
+
+    `cache`: where the text's parsed data may already be (it is validated all the same).
+    """
     try:
-        data = yaml.load(text, Loader=YAML_LOADER)  # noqa: S506 (a safe loader)
-    except yaml.YAMLError as exc:
+        data = cache.load(text) if cache is not None else parse_yaml(text)
+    except YamlError as error:
+        exc = error.original
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
         problem = getattr(exc, "problem", None) or "not valid YAML"
@@ -289,13 +292,13 @@ def _message(err: Any) -> str:
     return re.sub(r"^Value error, ", "", err["msg"])
 
 
-def load_pack(path: Path) -> Pack:
+def load_pack(path: Path, cache: YamlCache | None = None) -> Pack:
     """Read and validate one pack file."""
     try:
         text, _ = read_text(path)
     except UnreadableFile as exc:
         raise PackError([problem_line(path, str(exc))]) from None
-    return parse_pack(text, str(path))
+    return parse_pack(text, str(path), cache)
 
 
 def pack_files(paths: Iterable[Path]) -> list[Path]:
@@ -382,8 +385,11 @@ def _duplicate_across(question_id: str, file: Path, first: Path) -> str:
     return problem_line(file, message, question_id, "id")
 
 
-def load_library(paths: Iterable[Path]) -> Library:
-    """Load every pack under `paths`; collect all problems and raise them together."""
+def load_library(paths: Iterable[Path], cache: YamlCache | None = None) -> Library:
+    """Load every pack under `paths`; collect all problems and raise them together.
+
+    `cache`: the packs' parsed YAML from an earlier start (`interview-bot run`).
+    """
     paths = list(paths)
     if missing := missing_paths(paths):
         raise PackError(missing)
@@ -396,7 +402,7 @@ def load_library(paths: Iterable[Path]) -> Library:
     seen_p: dict[str, str] = {}
     for file in files:
         try:
-            pack = load_pack(file)
+            pack = load_pack(file, cache)
         except PackError as exc:
             problems.extend(exc.problems)
             continue

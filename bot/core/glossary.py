@@ -15,9 +15,9 @@ from typing import Any
 
 import yaml
 
-from bot.core.content import YAML_LOADER
 from bot.core.text import tokenize
 from bot.core.textfile import UnreadableFile, read_text
+from bot.core.yamlcache import yaml_loader
 
 
 class GlossaryError(ValueError):
@@ -132,7 +132,7 @@ def load_glossary(paths: Iterable[Path]) -> Glossary:
         files = sorted(path.glob("*.y*ml")) if path.is_dir() else [path]
         for file in files:
             try:
-                data = yaml.load(read_text(file)[0], Loader=YAML_LOADER)  # noqa: S506
+                data = yaml.load(read_text(file)[0], Loader=yaml_loader())  # noqa: S506
             except UnreadableFile as exc:
                 raise GlossaryError(f"{file}: {exc}") from None
             except yaml.YAMLError as exc:

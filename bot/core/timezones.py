@@ -12,8 +12,6 @@ import zoneinfo
 from functools import cache
 from typing import TYPE_CHECKING
 
-from rapidfuzz import fuzz, process
-
 if TYPE_CHECKING:
     from bot.core.models import ChatRecord, UserProfile
 
@@ -181,6 +179,8 @@ def _cities() -> dict[str, str]:
 
 def suggest_timezones(name: str, limit: int = 3) -> list[str]:
     """Close matches for a mistyped zone, by city name first (`shanghai` -> Asia/Shanghai)."""
+    from rapidfuzz import fuzz, process  # only for a mistyped zone: not loaded at start-up
+
     key = name.strip().replace(" ", "_").casefold()
     if not key:
         return []

@@ -11,7 +11,6 @@ from bot.core.answers import is_substantive
 from bot.core.levels import LEVEL_ORDER, Level, parse_quiz_args
 from bot.core.models import UserProfile
 from bot.core.schedule import DEFAULT_DAILY_TIME
-from bot.core.scoring import is_answerable
 from bot.export import answers_csv
 from bot.handlers.common import (
     BotContext,
@@ -134,6 +133,8 @@ async def quiz(update: Update, context: BotContext) -> None:
 
 async def answer(update: Update, context: BotContext) -> None:
     """A text message in a private chat: the answer to the open question."""
+    from bot.core.scoring import is_answerable  # loaded on the first answer (issue 13)
+
     svc = context.svc
     message = update.effective_message
     user = context.user

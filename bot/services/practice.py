@@ -11,6 +11,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from bot.core.content import Library, Question
@@ -27,12 +28,14 @@ from bot.core.review import (
     review,
     weak_concepts,
 )
-from bot.core.scoring import ScoreResult, score_answer
 from bot.core.selection import pick_question
 from bot.core.streaks import StreakState, at_risk, local_day, record_answer, visible_streak
 from bot.core.timezones import zone_of
 from bot.storage import Storage
 from bot.storage.practice import ReviewUpdate
+
+if TYPE_CHECKING:
+    from bot.core.scoring import ScoreResult
 
 Clock = Callable[[], datetime]
 
@@ -210,6 +213,8 @@ class Practice:
         if open_ is None:
             return None
         question, hints = open_
+        from bot.core.scoring import score_answer  # loaded on the first answer (issue 13)
+
         result = score_answer(question, text)
         now = self.clock()
         day = local_day(now, self.zone(user))
@@ -315,6 +320,8 @@ class Practice:
         has since replaced with a later one. `feedback` drafts the member's private
         feedback (given the instant of the answer), recorded with the answer.
         """
+        from bot.core.scoring import score_answer  # loaded on the first answer (issue 13)
+
         result = score_answer(question, text)
         now = self.clock()
         day = local_day(now, self.zone(user))

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from enum import StrEnum
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from telegram import Bot
@@ -18,13 +19,15 @@ from bot.core.levels import Level, QuizArgs
 from bot.core.models import LeaderboardRow, RoundAnswer, RoundRecord, UserProfile
 from bot.core.outbox import Draft, Kind
 from bot.core.rounds import closes_at, week_start
-from bot.core.scoring import ScoreResult, is_answerable
 from bot.core.selection import pick_question
 from bot.core.streaks import StreakState
 from bot.core.timezones import zone_of
 from bot.i18n import Html
 from bot.render import level_name, ranking_messages, round_deadline, score_summary, split_head
 from bot.services import Services
+
+if TYPE_CHECKING:
+    from bot.core.scoring import ScoreResult
 
 
 async def draft_round(
@@ -222,6 +225,8 @@ async def answer_round(svc: Services, reply: RoundReply, user: UserProfile, lang
         return Answered.NOT_AN_ANSWER  # a reply to one of our other messages (results, help)
     if round_.closed_at is not None:
         return Answered.TOO_LATE
+    from bot.core.scoring import is_answerable  # loaded on the first answer (issue 13)
+
     question = svc.library.question(round_.question_id)
     if question is None or not is_answerable(reply.text):
         return Answered.NOT_AN_ANSWER
