@@ -522,3 +522,25 @@ def test_a_claim_whose_own_term_is_denied_is_not_saved_by_a_shared_one() -> None
     # Stated, the own term earns the claim.
     stated = score_answer(GAINS, "量化把权重换成 INT4，显存只要四分之一。")
     assert "一是显存" in stated.covered_labels
+
+
+SHARING = Question(
+    id="sharing",
+    level=Level.BEGINNER,
+    question="Pod 怎么申请 GPU？",
+    answer="在 limits 里写 nvidia.com/gpu，只能写整数，不能超卖；共享一块卡要用 MIG。",
+    concepts=(
+        Concept(label="整数且不超卖", aliases=("超卖",)),
+        Concept(label="共享要用 MIG", aliases=("MIG",)),
+    ),
+)
+
+
+def test_a_denial_inside_one_item_of_a_term_list_states_only_that_item() -> None:
+    # A graded term list: 不能超卖 says something, the names listed beside it do not.
+    listed = statuses(SHARING, "device plugin, nvidia.com/gpu, limits, 整数, 不能超卖, MIG")
+    assert listed["共享要用 MIG"] is Status.LISTED
+    assert listed["整数且不超卖"] is Status.COVERED  # the reference denies it too
+    # In a sentence the same names are said.
+    said = statuses(SHARING, "limits 里只能写整数，不能超卖，共享要用 MIG")
+    assert said["共享要用 MIG"] is Status.COVERED

@@ -145,6 +145,7 @@ _ITEM_SPLIT_RE = re.compile(r"[,，、/;；\n]|\band\b|\bor\b|和|与|及")
 # Items of a term list are short: with this many Chinese characters or words left once the
 # named terms are blanked, an item is a statement.
 _TERM_ITEM_CJK = 8
+_LIST_ITEM_CJK = 4
 _TERM_ITEM_WORDS = 3
 _CJK_CHAR_RE = re.compile(r"[\u3400-\u9fff]")
 # Past this many unmatched Latin words a sentence is prose even without a listed verb.
@@ -379,6 +380,28 @@ def _long_item(item: str) -> bool:
     cjk = len(_CJK_CHAR_RE.findall(item))
     chunks = [c for c in _CJK_CHAR_RE.sub(" ", item).split() if c.lower() not in _FILLER]
     return cjk >= _TERM_ITEM_CJK or len(chunks) >= _TERM_ITEM_WORDS
+
+
+def list_item_at(text: str, pos: int) -> tuple[int, int] | None:
+    """The item around `pos` when `text` is a list of short terms whose only statements are
+    denials inside items (`device plugin, limits, 整数, 不能超卖, MIG`), else None: such an
+    item says something of itself, not of the names listed beside it."""
+    body = text.rstrip(" 。.!?！？;；\n")  # the sentence's own end is no separator
+    items = _LIST_ITEM_RE.split(body)
+    if len(items) < _LIST_ITEMS or not all(
+        len(_CJK_CHAR_RE.findall(i)) <= _LIST_ITEM_CJK
+        and sum(w.lower() not in _FILLER for w in _LATIN_WORD_RE.findall(i)) < _CLAUSE_WORDS
+        for i in items
+    ):
+        return None
+    if predicates(", ".join(i for i in items if _NEGATION_RE.search(i) is None)):
+        return None
+    start = 0
+    for m in _LIST_ITEM_RE.finditer(body):
+        if m.start() >= pos:
+            return start, m.start()
+        start = m.end()
+    return start, len(body)
 
 
 def _is_list(text: str) -> bool:

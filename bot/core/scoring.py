@@ -40,6 +40,7 @@ from bot.core.claims import (
     denies_or_avoids,
     has_verb,
     is_statement,
+    list_item_at,
     masked,
     negation_in,
     predicates,
@@ -1054,6 +1055,12 @@ class _Reading:
             blanked = masked(self.folded, s_start, s_end, tuple(self.term_spans))
             found = predicates(blanked)
             self.predicating[index] = found
+        if found and self.layout.has_negator:
+            s_start, s_end = layout.sentence_span(index)
+            blanked = masked(self.folded, s_start, s_end, tuple(self.term_spans))
+            item = list_item_at(blanked, pos - s_start)
+            if item is not None:
+                return predicates(blanked[item[0] : item[1]])
         return found
 
     def says_anything(self) -> bool:
