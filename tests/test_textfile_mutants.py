@@ -1,0 +1,95 @@
+"""Reading files saved in other encodings: the edges of UTF-16 and GB18030 detection.
+
+Each case is a file a person could have saved; the expected text and encoding (or refusal)
+are written out by hand.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.core.textfile import UnreadableFile, decode
+
+BINARY = "the file is binary, not text: save it as UTF-8"
+
+
+def test_utf16_without_bom_big_endian_is_read() -> None:
+    data = b"\x00H\x00e\x00l\x00l\x00o"  # "Hello", UTF-16-BE, no byte order mark
+    assert decode(data, other_encodings=True) == ("Hello", "UTF-16")
+
+
+def test_utf16_without_bom_big_endian_needs_asking() -> None:
+    with pytest.raises(UnreadableFile, match="^the file is UTF-16, not UTF-8: save it as UTF-8$"):
+        decode(b"\x00H\x00e\x00l\x00l\x00o")
+
+
+def test_a_two_letter_utf16_file_is_read() -> None:
+    # Four bytes: the smallest sample the NUL pattern is read from.
+    assert decode(b"h\x00i\x00", other_encodings=True) == ("hi", "UTF-16")
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        pytest.param(bytes.fromhex("610062002d4e8765575b"), id="little-endian"),
+        pytest.param(bytes.fromhex("006100624e2d65875b57"), id="big-endian"),
+    ],
+)
+def test_utf16_with_two_ascii_letters_in_five_is_read(data: bytes) -> None:
+    # "ab中文字": 2 of its 5 high (or low) bytes are NUL, exactly the 40% asked for.
+    assert decode(data, other_encodings=True) == ("ab中文字", "UTF-16")
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        pytest.param(b"M\x00\x01\x01o\x00r\x00i\x00", id="little-endian"),
+        pytest.param(b"\x00M\x01\x01\x00o\x00r\x00i", id="big-endian"),
+    ],
+)
+def test_utf16_with_a_byte_one_in_it_is_read(data: bytes) -> None:
+    # "Māori": ā is U+0101, bytes 01 01; only NUL bytes tell the byte order.
+    assert decode(data, other_encodings=True) == ("Māori", "UTF-16")
+
+
+def test_only_the_first_4000_bytes_decide_utf16() -> None:
+    # 2,000 characters of ASCII, then 一 (U+4E00, bytes 00 4E): its NUL is byte 4,001.
+    text = "x" * 1999 + "\n" + "一"
+    data = text.encode("utf-16-le")
+    assert len(data) == 4002
+    assert decode(data, other_encodings=True) == (text, "UTF-16")
+
+
+def test_a_nul_byte_in_other_text_is_binary() -> None:
+    # One NUL among letters: not the pattern of UTF-16 (every other byte NUL).
+    with pytest.raises(UnreadableFile, match=f"^{BINARY}$"):
+        decode(b"Answer:\x00 a store", other_encodings=True)
+
+
+def test_gbk_text_nine_tenths_chinese_is_read() -> None:
+    # 9 ideographs and é (GB18030 A8A6): exactly 90% of the non-ASCII characters are Chinese.
+    data = bytes.fromhex("bbbab4e6cac7d2bbd6d6b3a3bcfbbcbcc7c9a8a6")
+    assert decode(data, other_encodings=True) == ("缓存是一种常见技巧é", "GB18030")
+
+
+def test_gbk_text_less_than_nine_tenths_chinese_is_refused() -> None:
+    data = bytes.fromhex("bbbab4e6cac7d2bbd6d6b3a3bcfbbcbca8a6")  # 8 ideographs and é
+    with pytest.raises(
+        UnreadableFile, match=r"^the file is not UTF-8 \(at byte 1\): save it as UTF-8$"
+    ):
+        decode(data, other_encodings=True)
+
+
+def test_gbk_text_with_a_delete_character_is_read() -> None:
+    # DEL (0x7F) is ASCII: it does not count against the Chinese share.
+    data = bytes.fromhex("bbbab4e6cac7d2bbd6d6b3a3bcfbbcbc7f")
+    assert decode(data, other_encodings=True) == ("缓存是一种常见技\x7f", "GB18030")
+
+
+def test_gb18030_text_with_u0080_is_not_chinese_enough() -> None:
+    # U+0080 (GB18030 81308130) is not ASCII: one in nine non-ASCII characters is not Chinese.
+    data = bytes.fromhex("bbbab4e6cac7d2bbd6d6b3a3bcfbbcbc81308130")
+    with pytest.raises(
+        UnreadableFile, match=r"^the file is not UTF-8 \(at byte 1\): save it as UTF-8$"
+    ):
+        decode(data, other_encodings=True)
