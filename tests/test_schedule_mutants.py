@@ -16,3 +16,14 @@ def test_evening_half_past_typed_apart_with_a_zone() -> None:
     assert parse_daily(["晚上", "8点半", "东八区"]) == DailyCommand(
         enabled=True, at=time(20, 30), zone="Etc/GMT-8"
     )
+
+
+def test_an_hour_and_bad_minutes_are_named_without_the_zone() -> None:
+    # `/daily 8 75 Europe/Berlin`: the time is what is wrong, and only it is quoted.
+    assert parse_daily(["8", "75", "Europe/Berlin"]) == DailyCommand(
+        problem="time", bad_value="8 75"
+    )
+
+
+def test_a_24_hour_time_with_p_m_is_a_bad_time_not_a_zone() -> None:
+    assert parse_daily(["20:30", "p.m."]) == DailyCommand(problem="time", bad_value="20:30 p.m.")
