@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import time
 
-from bot.core.schedule import DailyCommand, parse_daily
+from bot.core.schedule import DailyCommand, Days, parse_daily
 
 
 def test_a_day_period_typed_apart_from_the_hour_still_counts() -> None:
@@ -25,5 +25,14 @@ def test_an_hour_and_bad_minutes_are_named_without_the_zone() -> None:
     )
 
 
-def test_a_24_hour_time_with_p_m_is_a_bad_time_not_a_zone() -> None:
+def test_a_24_hour_time_with_am_or_pm_is_a_bad_time_not_a_zone() -> None:
     assert parse_daily(["20:30", "p.m."]) == DailyCommand(problem="time", bad_value="20:30 p.m.")
+    assert parse_daily(["20:30", "am"]) == DailyCommand(problem="time", bad_value="20:30 am")
+    # The zone after it is not quoted: the time is what is wrong.
+    assert parse_daily(["20:30", "pm", "Europe/Berlin"]) == DailyCommand(
+        problem="time", bad_value="20:30 pm"
+    )
+
+
+def test_every_weekday_means_weekdays() -> None:
+    assert parse_daily(["every", "weekday"]) == DailyCommand(enabled=True, days=Days.WEEKDAYS)
