@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import time
 
-from bot.core.schedule import DailyCommand, Days, parse_daily
+from bot.core.schedule import DailyCommand, Days, parse_daily, parse_time
 
 
 def test_a_day_period_typed_apart_from_the_hour_still_counts() -> None:
@@ -36,3 +36,8 @@ def test_a_24_hour_time_with_am_or_pm_is_a_bad_time_not_a_zone() -> None:
 
 def test_every_weekday_means_weekdays() -> None:
     assert parse_daily(["every", "weekday"]) == DailyCommand(enabled=True, days=Days.WEEKDAYS)
+
+
+def test_dusk_and_small_hours_in_chinese() -> None:
+    assert parse_time("傍晚7点") == time(19, 0)  # "dusk, 7 o'clock"
+    assert parse_time("凌晨12点") == time(0, 0)  # "small hours, 12 o'clock": midnight
