@@ -41,3 +41,9 @@ def test_every_weekday_means_weekdays() -> None:
 def test_dusk_and_small_hours_in_chinese() -> None:
     assert parse_time("傍晚7点") == time(19, 0)  # "dusk, 7 o'clock"
     assert parse_time("凌晨12点") == time(0, 0)  # "small hours, 12 o'clock": midnight
+
+
+def test_noon_in_chinese() -> None:
+    assert parse_time("中午1点") == time(13, 0)  # "noon, 1 o'clock": just after noon
+    assert parse_time("中午2点") == time(14, 0)
+    assert parse_time("中午11点") == time(11, 0)  # just before noon, not 23:00
