@@ -93,3 +93,21 @@ def test_gb18030_text_with_u0080_is_not_chinese_enough() -> None:
         UnreadableFile, match=r"^the file is not UTF-8 \(at byte 1\): save it as UTF-8$"
     ):
         decode(data, other_encodings=True)
+
+
+def test_two_stray_control_characters_are_tolerated() -> None:
+    # A pasted escape sequence or two (ESC, backspace) does not make a file binary.
+    assert decode(b"Q: what is a cache?\x1b\nA: a store.\x08\n") == (
+        "Q: what is a cache?\x1b\nA: a store.\x08\n",
+        "UTF-8",
+    )
+
+
+def test_three_control_characters_make_a_file_binary() -> None:
+    with pytest.raises(UnreadableFile, match=f"^{BINARY}$"):
+        decode(b"Q: what is a cache?\x1b\x01\nA: a store.\x08\n")
+
+
+def test_a_file_of_byte_order_marks_is_empty() -> None:
+    with pytest.raises(UnreadableFile, match="^the file is empty$"):
+        decode(b"\xef\xbb\xbf\xef\xbb\xbf\r\n")
