@@ -111,3 +111,7 @@ def test_three_control_characters_make_a_file_binary() -> None:
 def test_a_file_of_byte_order_marks_is_empty() -> None:
     with pytest.raises(UnreadableFile, match="^the file is empty$"):
         decode(b"\xef\xbb\xbf\xef\xbb\xbf\r\n")
+
+
+def test_a_file_with_only_a_placeholder_is_not_empty() -> None:
+    assert decode(b"XXX\n") == ("XXX\n", "UTF-8")
