@@ -115,3 +115,16 @@ def test_a_file_of_byte_order_marks_is_empty() -> None:
 
 def test_a_file_with_only_a_placeholder_is_not_empty() -> None:
     assert decode(b"XXX\n") == ("XXX\n", "UTF-8")
+
+
+def test_utf8_with_a_byte_order_mark_is_read_without_asking() -> None:
+    assert decode(b"\xef\xbb\xbfWhat is a cache?\n") == ("What is a cache?\n", "UTF-8")
+
+
+def test_a_broken_utf16_file_with_a_bom_is_named() -> None:
+    # A high surrogate with no low one after it: not valid UTF-16.
+    with pytest.raises(
+        UnreadableFile,
+        match="^the file starts as UTF-16 but is not valid UTF-16: save it as UTF-8$",
+    ):
+        decode(b"\xff\xfe\x00\xd8a\x00", other_encodings=True)
