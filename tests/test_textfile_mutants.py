@@ -128,3 +128,9 @@ def test_a_broken_utf16_file_with_a_bom_is_named() -> None:
         match="^the file starts as UTF-16 but is not valid UTF-16: save it as UTF-8$",
     ):
         decode(b"\xff\xfe\x00\xd8a\x00", other_encodings=True)
+
+
+def test_what_looks_like_utf16_but_is_not_valid_is_binary() -> None:
+    # "ab", then half of an emoji (the surrogate D83D alone), then "c", with no BOM.
+    with pytest.raises(UnreadableFile, match=f"^{BINARY}$"):
+        decode(b"a\x00b\x00=\xd8c\x00", other_encodings=True)
