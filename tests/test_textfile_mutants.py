@@ -6,9 +6,11 @@ are written out by hand.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from bot.core.textfile import UnreadableFile, decode
+from bot.core.textfile import UnreadableFile, decode, read_text
 
 BINARY = "the file is binary, not text: save it as UTF-8"
 
@@ -19,7 +21,7 @@ def test_utf16_without_bom_big_endian_is_read() -> None:
 
 
 def test_utf16_without_bom_big_endian_needs_asking() -> None:
-    with pytest.raises(UnreadableFile, match="^the file is UTF-16, not UTF-8: save it as UTF-8$"):
+    with pytest.raises(UnreadableFile, match=r"^the file is UTF-16, not UTF-8: save it as UTF-8$"):
         decode(b"\x00H\x00e\x00l\x00l\x00o")
 
 
@@ -109,7 +111,7 @@ def test_three_control_characters_make_a_file_binary() -> None:
 
 
 def test_a_file_of_byte_order_marks_is_empty() -> None:
-    with pytest.raises(UnreadableFile, match="^the file is empty$"):
+    with pytest.raises(UnreadableFile, match=r"^the file is empty$"):
         decode(b"\xef\xbb\xbf\xef\xbb\xbf\r\n")
 
 
@@ -125,7 +127,7 @@ def test_a_broken_utf16_file_with_a_bom_is_named() -> None:
     # A high surrogate with no low one after it: not valid UTF-16.
     with pytest.raises(
         UnreadableFile,
-        match="^the file starts as UTF-16 but is not valid UTF-16: save it as UTF-8$",
+        match=r"^the file starts as UTF-16 but is not valid UTF-16: save it as UTF-8$",
     ):
         decode(b"\xff\xfe\x00\xd8a\x00", other_encodings=True)
 
@@ -134,3 +136,39 @@ def test_what_looks_like_utf16_but_is_not_valid_is_binary() -> None:
     # "ab", then half of an emoji (the surrogate D83D alone), then "c", with no BOM.
     with pytest.raises(UnreadableFile, match=f"^{BINARY}$"):
         decode(b"a\x00b\x00=\xd8c\x00", other_encodings=True)
+
+
+def test_a_utf16_file_is_read_when_asked(tmp_path: Path) -> None:
+    path = tmp_path / "bank.txt"
+    path.write_bytes(b"\xff\xfeh\x00i\x00")  # "hi", UTF-16 with its BOM
+    assert read_text(path, other_encodings=True) == ("hi", "UTF-16")
+    with pytest.raises(UnreadableFile, match=r"^the file is UTF-16, not UTF-8: save it as UTF-8$"):
+        read_text(path)
+
+
+@pytest.mark.parametrize(
+    ("error", "message"),
+    [
+        pytest.param(
+            PermissionError(13, "Permission denied"),
+            "not allowed to read the file (permissions)",
+            id="permissions",
+        ),
+        pytest.param(
+            OSError(5, "Input/output error"),
+            "cannot read the file (Input/output error)",
+            id="io-error",
+        ),
+        pytest.param(OSError("disk gone"), "cannot read the file (disk gone)", id="no-strerror"),
+    ],
+)
+def test_a_file_that_cannot_be_read_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: OSError, message: str
+) -> None:
+    def refuse(self: Path) -> bytes:
+        raise error
+
+    monkeypatch.setattr(Path, "read_bytes", refuse)
+    with pytest.raises(UnreadableFile) as caught:
+        read_text(tmp_path / "bank.txt")
+    assert str(caught.value) == message
