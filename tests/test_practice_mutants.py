@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.core.content import Library
+from bot.core.content import Library, Pack
+from bot.core.levels import Level
 from bot.core.scoring import ScoreResult
 from bot.core.streaks import StreakState
 from bot.services.practice import Practice
@@ -88,3 +89,45 @@ async def test_round_feedback_is_drafted_with_the_members_counted_streak(
     result, streak = scored
     assert streak == StreakState(current=1, best=1, last_day=date(2026, 3, 2), freezes=0)
     assert seen == [(result.score, streak, datetime(2026, 3, 2, 9, 0, tzinfo=UTC))]
+
+
+def _pack(pack_id: str, level: str, count: int) -> Pack:
+    return Pack.model_validate(
+        {
+            "id": pack_id,
+            "title": pack_id.title(),
+            "language": "en",
+            "questions": [
+                {
+                    "id": f"{pack_id}-{level}-{n}",
+                    "level": level,
+                    "question": f"What is cache {n}?",
+                    "answer": "A store of recent results.",
+                    "concepts": [{"label": "store"}],
+                }
+                for n in range(count)
+            ],
+        }
+    )
+
+
+async def test_a_saved_pack_without_the_level_asked_falls_back_to_that_level_elsewhere(
+    tmp_path: Path,
+) -> None:
+    # Ada saved the beginner-only pack and asks for an advanced question: it comes from the
+    # other pack, at the level asked, again and again (never a beginner one of her pack).
+    library = Library([_pack("basics", "beginner", 5), _pack("deep", "advanced", 1)])
+    storage = Storage(tmp_path / "p.sqlite3")
+    await storage.open()
+    try:
+        clock = FakeClock(datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
+        practice = Practice(storage, library, clock=clock, rng=random.Random(5))
+        await storage.ensure_user(ADA, "Ada", "en")
+        await storage.update_user(ADA, pack="basics")
+        ada = await storage.ensure_user(ADA, "Ada", "en")
+        for _ in range(3):
+            asked = await practice.ask(ADA, ada, Level.ADVANCED, None)
+            assert asked is not None
+            assert asked.question.id == "deep-advanced-0"
+    finally:
+        await storage.close()
