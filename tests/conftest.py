@@ -59,6 +59,7 @@ from bot.app import build_application, running  # noqa: E402
 from bot.config import Settings  # noqa: E402
 from bot.jobs.daily import DailySender, TickReport  # noqa: E402
 from bot.jobs.outbox import OutboxSender  # noqa: E402
+from bot.services.practice import Practice  # noqa: E402
 from bot.storage import Storage  # noqa: E402
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser, Sent  # noqa: E402
 
@@ -202,6 +203,16 @@ class BotHarness:
 @pytest.fixture
 def clock() -> FakeClock:
     return FakeClock(datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
+
+
+@pytest.fixture
+async def practice(tmp_path: Path, library: Library) -> AsyncIterator[Practice]:
+    """The practice steps on a fresh database, at the clock's Monday 09:00, choices seeded."""
+    storage = Storage(tmp_path / "p.sqlite3")
+    await storage.open()
+    clock = FakeClock(datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
+    yield Practice(storage, library, clock=clock, rng=random.Random(5))
+    await storage.close()
 
 
 @pytest.fixture

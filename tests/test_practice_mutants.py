@@ -6,11 +6,8 @@ Written for survivors of the mutation run; expected values written out by hand.
 from __future__ import annotations
 
 import random
-from collections.abc import AsyncIterator
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-
-import pytest
 
 from bot.core.content import Library, Pack
 from bot.core.levels import Level
@@ -26,15 +23,6 @@ GROUP = -4242
 PARTLY_ANSWER = (
     "max_batch_size 限制单次最大批。其他参数：preserve_ordering, max_queue_delay_microseconds"
 )
-
-
-@pytest.fixture
-async def practice(tmp_path: Path, library: Library) -> AsyncIterator[Practice]:
-    storage = Storage(tmp_path / "p.sqlite3")
-    await storage.open()
-    clock = FakeClock(datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
-    yield Practice(storage, library, clock=clock, rng=random.Random(5))
-    await storage.close()
 
 
 async def _round(practice: Practice) -> int:

@@ -20,15 +20,6 @@ from tests.conftest import FakeClock
 ADA, BOB = 501, 502
 
 
-@pytest.fixture
-async def practice(tmp_path: Path, library: Library) -> AsyncIterator[Practice]:
-    storage = Storage(tmp_path / "p.sqlite3")
-    await storage.open()
-    clock = FakeClock(datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
-    yield Practice(storage, library, clock=clock, rng=random.Random(5))
-    await storage.close()
-
-
 async def _user(practice: Practice, user_id: int) -> UserProfile:
     return await practice.storage.ensure_user(user_id, f"u{user_id}", "en")
 
