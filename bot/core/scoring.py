@@ -1046,18 +1046,18 @@ class _Reading:
         return self.layout.direction(start, end, tuple(self.spans)) == -direction
 
     def predicates_at(self, pos: int) -> bool:
-        """Whether the sentence at `pos` says something beyond naming terms."""
+        """Whether the sentence at `pos` (in a list of terms with a denial in it, the item
+        at `pos`) says something beyond naming terms."""
         layout = self.layout
         index = layout.sentence(pos)
         found = self.predicating.get(index)
+        if found is not None and not (found and layout.has_negator):
+            return found
+        s_start, s_end = layout.sentence_span(index)
+        blanked = masked(self.folded, s_start, s_end, tuple(self.term_spans))
         if found is None:
-            s_start, s_end = layout.sentence_span(index)
-            blanked = masked(self.folded, s_start, s_end, tuple(self.term_spans))
-            found = predicates(blanked)
-            self.predicating[index] = found
-        if found and self.layout.has_negator:
-            s_start, s_end = layout.sentence_span(index)
-            blanked = masked(self.folded, s_start, s_end, tuple(self.term_spans))
+            found = self.predicating[index] = predicates(blanked)
+        if found and layout.has_negator:
             item = list_item_at(blanked, pos - s_start)
             if item is not None:
                 return predicates(blanked[item[0] : item[1]])
