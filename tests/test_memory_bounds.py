@@ -43,7 +43,7 @@ def test_the_typo_memo_stays_within_its_bound() -> None:
     rng.shuffle(words)
     for start in range(0, len(words), 250):
         score_answer(question, " ".join(words[start : start + 250]))
-        sizes.append(len(scoring._TYPO_MEMO))
+        sizes.append(scoring.typo_memo_size())
     assert max(sizes) <= TYPO_MEMO_BOUND
     assert min(sizes) > 0  # it memoises all along (bounded is not "turned off")
 

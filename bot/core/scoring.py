@@ -324,6 +324,21 @@ class _CompiledConcept:
     listed: bool = False  # the reference only names it in a list (no predicate around)
 
 
+class _TypoMemo:
+    """One question's looked-up answer words: those that are no phrase word's typo
+    (`clean`: a set, so a set difference in C skips them) and those that are (`typos`)."""
+
+    __slots__ = ("clean", "typos")
+
+    def __init__(self) -> None:
+        self.clean: set[str] = set()
+        self.typos: dict[str, tuple[str, ...]] = {}
+
+    def clear(self) -> None:
+        self.clean.clear()
+        self.typos.clear()
+
+
 @dataclass(frozen=True, slots=True)
 class _Compiled:
     concepts: tuple[_CompiledConcept, ...]
@@ -351,6 +366,7 @@ class _Compiled:
     index: dict[str, tuple[tuple[int, str, _Phrase], ...]] = field(default_factory=dict)
     index_keys: frozenset[str] = frozenset()
     keyless: tuple[tuple[int, str, _Phrase], ...] = ()
+    typo_memo: _TypoMemo = field(default_factory=_TypoMemo, compare=False)
 
     def indexed(self) -> _Compiled:
         """This compiled question with the needle index of all its groups built."""
@@ -466,10 +482,30 @@ def _phrases(texts: tuple[str, ...], *, unless_in: str = "", said: bool = False)
 # question is kept in the value so its id cannot be reused while the entry lives.
 _COMPILED: dict[int, tuple[Question, _Compiled]] = {}
 _COMPILED_MAX = 10_000
-# One memo of answer words to the phrase words they are typos of, shared by every question
-# and bounded: typos repeat across answers, and a bank of any size costs the same memory.
-_TYPO_MEMO: dict[tuple[int, str], tuple[str, ...]] = {}
+# Answer words already looked up as possible typos, per question (see _TypoMemo), and one
+# bound on them for the whole process: typos repeat across answers, and a bank of any size
+# costs the same memory.
 _TYPO_MEMO_MAX = 20_000
+_typo_memo_size = 0
+
+
+def typo_memo_size() -> int:
+    """How many answer words the typo memos of every question hold together."""
+    return _typo_memo_size
+
+
+def _remember_typos(memo: _TypoMemo, raw: str, found: tuple[str, ...]) -> None:
+    global _typo_memo_size
+    if _typo_memo_size >= _TYPO_MEMO_MAX:
+        for _, compiled in _COMPILED.values():
+            compiled.typo_memo.clear()
+        memo.clear()  # (a question compiled outside the cache holds one too)
+        _typo_memo_size = 0
+    if found:
+        memo.typos[raw] = found
+    else:
+        memo.clean.add(raw)
+    _typo_memo_size += 1
 
 
 def _compile(question: Question) -> _Compiled:
@@ -630,7 +666,9 @@ def _compile(question: Question) -> _Compiled:
         ),
     )
     if len(_COMPILED) >= _COMPILED_MAX:
+        global _typo_memo_size
         _COMPILED.clear()
+        _typo_memo_size = 0  # the memos went with their questions
     _COMPILED[id(question)] = (question, compiled)
     return compiled
 
@@ -903,17 +941,14 @@ class _Reading:
         """Map answer words that look like typos of phrase words to those words."""
         self.typos = {}
         compiled = self.compiled
-        tag = id(compiled)
-        # Words of the question's own texts are spelled right (one set difference in C).
-        for raw in set(self.tokens.latin) - compiled.known_words:
-            if len(raw) < _TYPO_MIN:  # (typos_of's own first test, before a memo lookup)
-                continue
-            found = _TYPO_MEMO.get((tag, raw))
+        memo = compiled.typo_memo
+        # Words of the question's own texts are spelled right, and most other words were
+        # looked up before and are no typo: one set difference in C skips both.
+        for raw in set(self.tokens.latin).difference(compiled.known_words, memo.clean):
+            found = memo.typos.get(raw)
             if found is None:
                 found = compiled.typos_of(raw)
-                if len(_TYPO_MEMO) >= _TYPO_MEMO_MAX:
-                    _TYPO_MEMO.clear()
-                _TYPO_MEMO[(tag, raw)] = found
+                _remember_typos(memo, raw, found)
             for word in found:
                 self.typos.setdefault(word, set()).add(raw)
 
