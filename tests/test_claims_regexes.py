@@ -1,0 +1,154 @@
+"""The patterns written for speed find what their plain forms find.
+
+Scoring runs a few of `claims.py`'s patterns over every answer. Python's engine skips ahead in
+C only when a pattern starts with a character or a class of them; a pattern that starts with a
+look around or a word boundary is tried at every position, three to five times slower. So
+some patterns are written in a faster but harder-to-read form, and a few tests run only where
+a cheaper test (a set of words) says they can match. Each fast form is checked here against
+its plain form, written out below as the rule reads, on every graded answer of the project
+and on seeded random text made of the characters the patterns care about. A wrong rewrite
+would move sentence ends (and with them which terms a claim joins) or lose a gloss, a
+negator or an imperative, and answers would score differently.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from bot.core import claims
+from bot.core.text import tokenize
+
+DATA = Path(__file__).parent / "data"
+
+PLAIN_SENTENCE_END = re.compile(r"[。！？；!?;\n]+|\.(?=\s|$|[\u3400-\u9fff])")
+PLAIN_RELATION = re.compile(r"[:：=]\s*[^\W\d_]{2}|->|=>|→|[(（][^)）]*[^\W\d_]{2}[^)）]*[)）]")
+
+# The characters the patterns turn on, letters and Chinese around them, and words that are
+# negators, imperatives or neither.
+PIECES = [
+    *"。！？；!?;\n.:：=->→()（）,，、 ab中文不没非无别7_",
+    " not ",
+    " no ",
+    "no-cache",
+    " never ",
+    "doesn't",
+    "can’t",
+    " cannot ",
+    " Lower ",
+    " add ",
+    " SET ",
+    "and use",
+    "then cache",
+    "，调大",
+    "不同",
+    "无状态",
+    "是不是",
+    "Triton",
+    "max_batch_size",
+    "NoSchedule",
+]
+
+
+def _graded_answers() -> list[str]:
+    texts = []
+    for path in sorted(DATA.rglob("graded_*.yaml")):
+        for answers in yaml.safe_load(path.read_text(encoding="utf-8")).values():
+            texts.extend(str(a["answer"]) for a in answers)
+    return texts
+
+
+def _random_texts(count: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choice(PIECES) for _ in range(rng.randint(1, 40))) for _ in range(count)]
+
+
+def _corpus() -> list[str]:
+    # As scoring sees them: normalised (full-width folded), as `tokenize` leaves them.
+    return [tokenize(t).folded for t in (*_graded_answers(), *_random_texts(3000, 20261202))]
+
+
+CORPUS = _corpus()
+
+
+def test_the_corpus_holds_what_the_patterns_look_for() -> None:
+    # Not vacuous: the corpus has sentence ends of both kinds, glosses and negators.
+    assert len(CORPUS) > 3500
+    assert sum(1 for t in CORPUS if ". " in t) > 100
+    assert sum(1 for t in CORPUS if PLAIN_RELATION.search(t)) > 500
+    assert sum(1 for t in CORPUS if claims._NEGATION_RE.search(t)) > 500
+    assert sum(1 for t in CORPUS if claims._IMPERATIVE_RE.search(t)) > 100
+
+
+@pytest.mark.parametrize(
+    ("fast", "plain"),
+    [
+        (claims._SENTENCE_END_RE, PLAIN_SENTENCE_END),
+        (claims._RELATION_RE, PLAIN_RELATION),
+    ],
+    ids=["sentence-end", "relation"],
+)
+def test_the_fast_form_matches_the_plain_form(
+    fast: re.Pattern[str], plain: re.Pattern[str]
+) -> None:
+    for text in CORPUS:
+        assert [m.span() for m in fast.finditer(text)] == [
+            m.span() for m in plain.finditer(text)
+        ], text
+
+
+def test_the_chinese_cues_match_their_plain_form_everywhere() -> None:
+    plain = re.compile(claims._ZH_PREDICATE_PATTERN)
+    for text in CORPUS:
+        assert [m.span() for m in claims._ZH_PREDICATE_RE.finditer(text)] == [
+            m.span() for m in plain.finditer(text)
+        ], text
+
+
+def _words(text: str) -> list[str]:
+    return [w.lower() for w in re.findall(r"[A-Za-z]{2,}", text)]
+
+
+def test_the_first_test_for_negators_never_misses_one() -> None:
+    # With the answer's own token words (as Layout gets them) and with plain letter runs
+    # (as has_verb gets them).
+    for text in CORPUS:
+        if claims._NEGATION_RE.search(text) or claims._NEGATING_WORD_RE.search(text):
+            assert claims.may_deny(text, _words(text)), text
+            assert claims.may_deny(text, set(tokenize(text).latin)), text
+
+
+def test_an_imperative_verb_is_always_one_of_the_words() -> None:
+    for text in CORPUS:
+        for m in claims._IMPERATIVE_RE.finditer(text):
+            assert m.group(1).lower() in _words(text), text
+
+
+def test_sentences_split_where_people_end_them() -> None:
+    layout = claims.Layout("Triton 很快。It batches. v1.2 is out!! 然后呢？ok.结束")
+    text = layout.text
+    spans = [text[slice(*layout.sentence_span(i))] for i in range(layout.sentences)]
+    assert spans == ["Triton 很快。", "It batches.", " v1.2 is out!!", " 然后呢？", "ok.", "结束"]
+
+
+class _Intersects(frozenset[str]):
+    """A word set every text shares a word with: the first test always says "maybe"."""
+
+    def isdisjoint(self, other: object) -> bool:
+        return False
+
+
+def test_has_verb_says_what_it_says_without_its_first_tests(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The word tests only skip searches that would find nothing: with them forced to
+    # "maybe", every search runs, and every text must get the same answer.
+    fast = [claims.has_verb(t) for t in CORPUS]
+    monkeypatch.setattr(claims, "_IMPERATIVE_VERBS", _Intersects())
+    monkeypatch.setattr(claims, "may_deny", lambda text, words: True)
+    assert [claims.has_verb(t) for t in CORPUS] == fast
+    assert sum(fast) > 500 and len(fast) - sum(fast) > 200  # both answers are common
