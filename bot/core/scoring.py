@@ -270,11 +270,14 @@ class _Phrase:
     is_term: bool = True
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class _Group:
     """Phrases that say one thing: needles grouped by key (the question's needle index is
     built from these), needles without a key, and the typo-tolerant phrases with their first
     word and its stem.
+
+    Equal and hashed by identity (eq=False): an answer's matches are kept by group, and one
+    group is one place in one compiled question.
     """
 
     by_key: dict[str, tuple[tuple[str, _Phrase], ...]]
@@ -362,10 +365,10 @@ class _Compiled:
     # claim an answer states.
     shared_terms: frozenset[str] = frozenset()
     # Every needle of every group, by key: one set intersection with the answer's keys picks
-    # the needles worth searching for the whole question at once. (group id, needle, phrase)
-    index: dict[str, tuple[tuple[int, str, _Phrase], ...]] = field(default_factory=dict)
+    # the needles worth searching for the whole question at once. (group, needle, phrase)
+    index: dict[str, tuple[tuple[_Group, str, _Phrase], ...]] = field(default_factory=dict)
     index_keys: frozenset[str] = frozenset()
-    keyless: tuple[tuple[int, str, _Phrase], ...] = ()
+    keyless: tuple[tuple[_Group, str, _Phrase], ...] = ()
     typo_memo: _TypoMemo = field(default_factory=_TypoMemo, compare=False)
 
     def indexed(self) -> _Compiled:
@@ -373,12 +376,12 @@ class _Compiled:
         groups = [g for c in self.concepts for g in (c.aliases, *c.requires, *c.terms)] + list(
             self.subjects
         )
-        index: dict[str, list[tuple[int, str, _Phrase]]] = {}
-        keyless: list[tuple[int, str, _Phrase]] = []
+        index: dict[str, list[tuple[_Group, str, _Phrase]]] = {}
+        keyless: list[tuple[_Group, str, _Phrase]] = []
         for group in groups:
             for key, needles in group.by_key.items():
-                index.setdefault(key, []).extend((id(group), n, p) for n, p in needles)
-            keyless.extend((id(group), n, p) for n, p in group.keyless)
+                index.setdefault(key, []).extend((group, n, p) for n, p in needles)
+            keyless.extend((group, n, p) for n, p in group.keyless)
         frozen = {k: tuple(v) for k, v in index.items()}
         return replace(self, index=frozen, index_keys=frozenset(frozen), keyless=tuple(keyless))
 
@@ -818,7 +821,6 @@ class _Reading:
 
     __slots__ = (
         "_found",
-        "_fuzzed",
         "_layout",
         "_subjects",
         "canon",
@@ -854,9 +856,8 @@ class _Reading:
         self.positions: dict[str, list[int]] | None = None
         self._layout: Layout | None = None
         self._subjects: list[tuple[int, int, int]] | None = None
-        # What the search found for each group (by id), and the groups searched with typos.
-        self._found: dict[int, list[tuple[_Phrase, int, int]]] | None = None
-        self._fuzzed: set[int] = set()
+        # What the search found for each group, exactly or (once asked) with typos.
+        self._found: dict[_Group, list[tuple[_Phrase, int, int]]] | None = None
         self.spans: list[tuple[int, int]] = []  # every place a phrase was named (folded)
         self.term_spans: list[tuple[int, int]] = []  # ... of those that are only names
         self.predicating: dict[int, bool] = {}  # sentence index -> says something
@@ -891,13 +892,11 @@ class _Reading:
         if self._found is None:
             self._search_all()
         assert self._found is not None
-        found = self._found.get(id(group))
-        if found:
+        found = self._found.get(group)
+        if found is not None:  # found by the exact search, or looked for before
             return found
-        if found is None:
-            found = self._found[id(group)] = []
-        if group.fuzzy and id(group) not in self._fuzzed:
-            self._fuzzed.add(id(group))
+        found = self._found[group] = []
+        if group.fuzzy:
             if self.typos is None:
                 self.index_typos()
             # A near match needs a typo of one of the phrase's words in the answer: without
@@ -915,16 +914,16 @@ class _Reading:
     def _search_all(self) -> None:
         """Search every needle of the question whose key the answer has, once."""
         compiled, canon = self.compiled, self.canon
-        found: dict[int, list[tuple[_Phrase, int, int]]] = {}
+        found: dict[_Group, list[tuple[_Phrase, int, int]]] = {}
         self._found = found
         if not self.tokens:
             return
         needles = [n for key in compiled.index_keys & self.keys for n in compiled.index[key]]
-        for gid, needle, phrase in (*needles, *compiled.keyless):
+        for group, needle, phrase in (*needles, *compiled.keyless):
             at = canon.find(needle)
             while at >= 0:
                 begin, end = self.locate(at, needle)
-                found.setdefault(gid, []).append((phrase, begin, end))
+                found.setdefault(group, []).append((phrase, begin, end))
                 self._note(phrase, begin, end)
                 at = canon.find(needle, at + 1)
         for places in found.values():
