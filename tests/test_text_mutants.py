@@ -151,3 +151,21 @@ def test_stems_stay_bounded_and_right_after_the_memo_is_emptied() -> None:
     assert len(text._STEMS) <= limit
     assert stem("batching") == "batch"
     assert stem("batches") == "batch"
+
+
+@pytest.mark.parametrize("room", ["plenty", "none"])
+def test_stems_of_mixed_text_with_and_without_room_in_the_stem_memo(
+    room: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # With no room, the memo empties itself while the words go in: tokenize then takes its
+    # other path. Either way, Chinese runs stay whole and English words are stemmed.
+    from bot.core import text
+
+    if room == "none":
+        monkeypatch.setattr(text._Stems, "LIMIT", 2)
+    tokens = tokenize("批处理 Batching 和 caches，以及 tuning 2 GPUs")
+    assert tokens.stem == ["批处理", "batch", "和", "cach", "以及", "tun", "2", "gpu"]
+    assert tokens.latin == ["batching", "caches", "tuning", "2", "gpus"]
+    assert tokens.cjk_runs == ["批处理", "和", "以及"]
+    assert tokens.latin_index == [1, 3, 5, 6, 7]
+    assert tokens.cjk == [True, False, True, False, True, False, False, False]

@@ -68,12 +68,11 @@ class Tokens:
 
     __slots__ = (
         "_fstart",
+        "_latin_index",
         "_words",
-        "cjk",
         "cjk_runs",
         "folded",
         "latin",
-        "latin_index",
         "latin_stem",
         "origin",
         "raw",
@@ -86,15 +85,27 @@ class Tokens:
         self.stem: list[str] = []
         self._words: list[str] = []  # as found in `folded`, before lower-casing
         self._fstart: list[int] | None = None  # found on demand, a prefix at a time
-        self.cjk: list[bool] = []
         self.cjk_runs: list[str] = []
         self.latin: list[str] = []  # the non-CJK tokens (raw), in order
         self.latin_stem: list[str] = []  # and their stems
-        self.latin_index: list[int] = []  # and their positions in the stream
+        self._latin_index: list[int] | None = None
         self.origin: list[int] | None = None
 
     def __len__(self) -> int:
         return len(self.raw)
+
+    # Found when asked (phrases and typo searches ask; most answers never do).
+    @property
+    def cjk(self) -> list[bool]:
+        """Whether each token is a CJK run."""
+        return list(map(_IS_CJK, self.raw))
+
+    @property
+    def latin_index(self) -> list[int]:
+        """Positions of the non-CJK tokens in the stream."""
+        if self._latin_index is None:
+            self._latin_index = list(compress(range(len(self.raw)), map(_NOT_CJK, self.raw)))
+        return self._latin_index
 
     @property
     def fstart(self) -> list[int]:
@@ -204,27 +215,27 @@ def tokenize(text: str) -> Tokens:
     # The hot path of scoring: C-level maps and compress over the words, no per-token
     # objects and no Python loop (offsets are found only when asked for).
     words = _TOKEN_RE.findall(folded)
-    cjk = list(map(_IS_CJK, words))
-    latin_flags = list(map(_NOT_CJK, words))
     raw = list(map(str.lower, words))  # CJK runs have no case: unchanged
-    latin = list(compress(raw, latin_flags))
+    latin = list(filter(_NOT_CJK, raw))
     tokens = Tokens()
     tokens.folded = folded
     tokens._words = words
     tokens.raw = raw
-    tokens.cjk = cjk
     if len(latin) == len(raw):
         tokens.stem = tokens.latin_stem = list(map(_stems_of, raw))
-        tokens.latin_index = list(range(len(raw)))
-    else:
-        # CJK runs are their own stems; they are not kept in the stem memo.
+    elif len(_STEMS) + len(latin) < _STEMS.LIMIT:
+        # CJK runs are their own stems and are not kept in the memo: once the Latin words
+        # are in it (with room for all, so none is emptied out meanwhile), one lookup
+        # each with the token itself as the default gives every stem.
         tokens.latin_stem = list(map(_stems_of, latin))
-        tokens.latin_index = list(compress(range(len(raw)), latin_flags))
+        tokens.stem = list(map(_STEMS.get, raw, raw))
+    else:
+        tokens.latin_stem = list(map(_stems_of, latin))
         stems = raw.copy()
         for i, st in zip(tokens.latin_index, tokens.latin_stem, strict=True):
             stems[i] = st
         tokens.stem = stems
-    tokens.cjk_runs = list(compress(words, cjk))
+    tokens.cjk_runs = list(filter(_IS_CJK, words))
     tokens.latin = latin
     tokens.origin = origin
     return tokens
