@@ -29,7 +29,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from itertools import accumulate, pairwise
+from itertools import accumulate, chain, compress, pairwise
 
 from rapidfuzz.distance import OSA
 
@@ -827,7 +827,6 @@ class _Reading:
         "compiled",
         "folded",
         "keys",
-        "positions",
         "predicating",
         "spans",
         "starts",
@@ -853,7 +852,6 @@ class _Reading:
         )
         # Built on first use only (most answers never need a typo search).
         self.typos: dict[str, set[str]] | None = None
-        self.positions: dict[str, list[int]] | None = None
         self._layout: Layout | None = None
         self._subjects: list[tuple[int, int, int]] | None = None
         # What the search found for each group, exactly or (once asked) with typos.
@@ -918,8 +916,9 @@ class _Reading:
         self._found = found
         if not self.tokens:
             return
-        needles = [n for key in compiled.index_keys & self.keys for n in compiled.index[key]]
-        for group, needle, phrase in (*needles, *compiled.keyless):
+        index = compiled.index
+        needles = chain.from_iterable(map(index.__getitem__, compiled.index_keys & self.keys))
+        for group, needle, phrase in chain(needles, compiled.keyless):
             at = canon.find(needle)
             while at >= 0:
                 begin, end = self.locate(at, needle)
@@ -929,7 +928,8 @@ class _Reading:
         for places in found.values():
             # By position, so the same answer always reports the same match (set order
             # changes with the hash seed of each process).
-            places.sort(key=lambda f: (f[1], -f[2], f[0].text))
+            if len(places) > 1:
+                places.sort(key=_place_order)
 
     def _note(self, phrase: _Phrase, begin: int, end: int) -> None:
         self.spans.append((begin, end))
@@ -957,17 +957,13 @@ class _Reading:
         typos = self.typos.get(word, ()) if self.typos else ()
         if target not in self.keys and not typos:
             return []
-        if self.positions is None:  # Latin words only: typo-tolerant phrases are all Latin
-            self.positions = {}
-            tokens = self.tokens
-            for i in tokens.latin_index:
-                raw, st = tokens.raw[i], tokens.stem[i]
-                self.positions.setdefault(st, []).append(i)
-                if raw != st:
-                    self.positions.setdefault(raw, []).append(i)
-        found = set(self.positions.get(target, ()))
-        for typo in typos:
-            found.update(self.positions.get(typo, ()))
+        # Tokens whose stem or own form is the word's stem or one of its typos (two scans
+        # in C; typo-tolerant phrases are all Latin, so no Chinese run is one of these).
+        wanted = {target, *typos}
+        tokens = self.tokens
+        where = range(len(tokens.raw))
+        found = set(compress(where, map(wanted.__contains__, tokens.stem)))
+        found.update(compress(where, map(wanted.__contains__, tokens.raw)))
         return sorted(found)
 
     def find_fuzzy(self, phrase: _Phrase) -> tuple[int, int] | None:
@@ -1261,6 +1257,10 @@ class _Reading:
         return False
 
 
+def _place_order(place: tuple[_Phrase, int, int]) -> tuple[int, int, str]:
+    return place[1], -place[2], place[0].text
+
+
 def _max_edits(word: str) -> int:
     if len(word) < FUZZY_MIN_WORD or not word.isalpha():
         return 0
@@ -1309,20 +1309,21 @@ def score_answer(question: Question, text: str) -> ScoreResult:
         for item, h in hits
         if h is not None and h.status is Status.MISATTRIBUTED and h.said_of_subject >= 0
     }
-    hits = [
-        (
-            item,
-            replace(
-                hit,
-                status=Status.MISATTRIBUTED,
-                credit=0.0,
-                said_of=given[item.subject].concept.label,
+    if given:
+        hits = [
+            (
+                item,
+                replace(
+                    hit,
+                    status=Status.MISATTRIBUTED,
+                    credit=0.0,
+                    said_of=given[item.subject].concept.label,
+                )
+                if hit is not None and hit.named_only and item.subject in given
+                else hit,
             )
-            if hit is not None and hit.named_only and item.subject in given
-            else hit,
-        )
-        for item, hit in hits
-    ]
+            for item, hit in hits
+        ]
     for item, hit in hits:
         if hit is None or hit.credit == 0:
             missed.append(item.concept)
