@@ -26,6 +26,14 @@ from bot.core.text import tokenize
 DATA = Path(__file__).parent / "data"
 
 PLAIN_SENTENCE_END = re.compile(r"[。！？；!?;\n]+|\.(?=\s|$|[\u3400-\u9fff])")
+PLAIN_CLAUSE_MARK = re.compile(
+    r"[,，:：]|\s[-–—]\s"
+    r"|\b(?=[abhorstuwABHORSTUW])(?:because|since|but|however|although|though|whereas|while"
+    r"|so|therefore|thus|hence|which|where|otherwise|unless|instead|rather|then|and then)\b"
+    r"|(?=[因由所从于但不然而否如假除以使这导并此还])(?:因为|由于|所以|因此|从而|于是|但是|但|不过|然而"
+    r"|而是|而非|而不是|否则|如果|假如|除非|然后|以便|以免|使得|这样|导致|而且|并且|此外|还有)",
+    re.IGNORECASE,
+)
 PLAIN_RELATION = re.compile(r"[:：=]\s*[^\W\d_]{2}|->|=>|→|[(（][^)）]*[^\W\d_]{2}[^)）]*[)）]")
 
 # The characters the patterns turn on, letters and Chinese around them, and words that are
@@ -34,6 +42,15 @@ PIECES = [
     *"。！？；!?;\n.:：=->→()（）,，、 ab中文不没非无别7_",
     " not ",
     " no ",
+    " so ",
+    "But ",
+    " and then ",
+    " - ",
+    " — ",
+    "而不是",
+    "但是",
+    "还有",
+    "butter",
     "no-cache",
     " never ",
     "doesn't",
@@ -107,6 +124,33 @@ def test_the_chinese_cues_match_their_plain_form_everywhere() -> None:
         assert [m.span() for m in claims._ZH_PREDICATE_RE.finditer(text)] == [
             m.span() for m in plain.finditer(text)
         ], text
+
+
+def _plain_clause_starts(text: str) -> tuple[list[int], set[int]]:
+    """Clause starts as the rule reads: a connective opens a clause at its own start, a
+    punctuation mark after itself; one of "instead, rather, 而不是, 而非" opens a denial."""
+    layout = claims.Layout(text)
+    starts = set(layout._sentence_starts)
+    negating = set()
+    for m in PLAIN_CLAUSE_MARK.finditer(text):
+        word = m.group().strip().lower()
+        at = m.start() if word[:1].isalnum() or "\u4e00" <= word[:1] <= "\u9fff" else m.end()
+        starts.add(at)
+        if word in ("instead", "rather", "而不是", "而非"):
+            negating.add(at)
+    return sorted(starts), negating
+
+
+def test_clauses_start_where_the_plain_pattern_says() -> None:
+    # With the answer's words (as scoring builds a Layout) and without them.
+    opened = 0
+    for text in CORPUS:
+        expected = _plain_clause_starts(text)
+        for words in (set(tokenize(text).latin), None):
+            layout = claims.Layout(text, words)
+            assert (layout._clauses(), layout._negating_clauses) == expected, text
+        opened += len(expected[0]) > 1
+    assert opened > 2000
 
 
 def _words(text: str) -> list[str]:

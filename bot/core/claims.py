@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Iterable
+from itertools import chain
 
 # A run of 。！？；!?; and line breaks, or a full stop before a space, the end or Chinese.
 # Written to start with one character class (the `.` told apart by a look back): the
@@ -30,15 +31,29 @@ from collections.abc import Iterable
 _SENTENCE_END_RE = re.compile(
     r"[。！？；!?;\n.](?:(?<=\.)(?=\s|$|[\u3400-\u9fff])|(?<!\.)[。！？；!?;\n]*)"
 )
-_CLAUSE_MARK_RE = re.compile(
-    r"[,，:：]|\s[-–—]\s"
-    # Connectives that open a new clause (negation stops before them). The lookaheads let
-    # the engine skip most positions on their first character: this runs on every answer.
-    r"|\b(?=[abhorstuwABHORSTUW])(?:because|since|but|however|although|though|whereas|while"
-    r"|so|therefore|thus|hence|which|where|otherwise|unless|instead|rather|then|and then)\b"
-    r"|(?=[因由所从于但不然而否如假除以使这导并此还])(?:因为|由于|所以|因此|从而|于是|但是|但|不过|然而"
-    r"|而是|而非|而不是|否则|如果|假如|除非|然后|以便|以免|使得|这样|导致|而且|并且|此外|还有)",
+# What opens a clause: punctuation or a Chinese connective (the first pattern), a dash
+# between spaces (the second), or an English connective (the third). Plainly one pattern,
+#   [,，:：]|\s[-–—]\s|\b(?=[abhorstuwABHORSTUW])(?:because|…|and then)\b|(?:因为|…|还有)
+# split in three for speed (no match of one can overlap one of another, so together they
+# find the same; tests/test_claims_regexes.py checks it): each of the first two starts
+# with a character or a class, so the engine skips to those in C; the third, whose first
+# letters are cased, runs only when one of its words is in the text.
+_CLAUSE_CONNECTIVES_ZH = (
+    "因为|由于|所以|因此|从而|于是|但是|但|不过|然而|而是|而非|而不是|否则|如果|假如|除非|然后|以便|以免"
+    "|使得|这样|导致|而且|并且|此外|还有"
+)
+_CLAUSE_MARK_RE = re.compile(r",|，|:|：|" + _CLAUSE_CONNECTIVES_ZH)
+_CLAUSE_DASH_RE = re.compile(r"\s[-–—]\s")
+# Connectives that open a new clause (negation stops before them). ("instead" is listed
+# but never found: the lookahead of first letters leaves out its "i".)
+_CLAUSE_WORD_RE = re.compile(
+    r"\b(?=[abhorstuwABHORSTUW])(?:because|since|but|however|although|though|whereas|while"
+    r"|so|therefore|thus|hence|which|where|otherwise|unless|instead|rather|then|and then)\b",
     re.IGNORECASE,
+)
+_CONNECTIVE_WORDS = frozenset(
+    "because since but however although though whereas while so therefore thus hence which "
+    "where otherwise unless rather then".split()
 )
 # Clauses opened by these deny what they say: "X instead of Y", "用 X 而不是 Y".
 _NEGATING_OPENERS = ("instead", "rather", "而不是", "而非")
@@ -237,6 +252,7 @@ class Layout:
         "_negated",
         "_negating_clauses",
         "_sentence_starts",
+        "_words",
         "has_negator",
         "text",
     )
@@ -245,6 +261,7 @@ class Layout:
         """`words`, when given, are the text's Latin words, lower-cased: a cheaper first
         test for English negators than a search of the whole text."""
         self.text = text
+        self._words = words
         self._sentence_starts = [0, *(m.end() for m in _SENTENCE_END_RE.finditer(text))]
         # Most answers deny nothing: one search spares them every per-clause negation test.
         if words is None:
@@ -267,7 +284,10 @@ class Layout:
         text = self.text
         starts = set(self._sentence_starts)
         negating: set[int] = set()
-        for m in _CLAUSE_MARK_RE.finditer(text):
+        marks = chain(_CLAUSE_MARK_RE.finditer(text), _CLAUSE_DASH_RE.finditer(text))
+        if self._words is None or not _CONNECTIVE_WORDS.isdisjoint(self._words):
+            marks = chain(marks, _CLAUSE_WORD_RE.finditer(text))
+        for m in marks:
             word = m.group().strip().lower()
             # A connective opens a clause at its own start (it belongs to what follows);
             # punctuation opens one after itself.
