@@ -822,6 +822,7 @@ class _Reading:
     __slots__ = (
         "_found",
         "_layout",
+        "_starts_at",
         "_subjects",
         "canon",
         "compiled",
@@ -829,7 +830,6 @@ class _Reading:
         "keys",
         "predicating",
         "spans",
-        "starts",
         "term_spans",
         "text",
         "tokens",
@@ -842,14 +842,9 @@ class _Reading:
         self.tokens = tokenize(text)
         self.folded = self.tokens.folded
         self.canon = canonical(self.tokens)
-        stems = self.tokens.stem
         # Latin stems and CJK bigrams: what needles are keyed by, and the answer's vocabulary.
         self.keys = answer_terms(self.tokens)
-        # Offset of each token in `canon`: 1, then each stem's length plus its space.
-        # (Maps and accumulate run in C: this is on every answer's path.)
-        self.starts = (
-            list(accumulate(map(_PLUS_ONE, map(len, stems[:-1])), initial=1)) if stems else []
-        )
+        self._starts_at: list[int] | None = None  # see `starts`
         # Built on first use only (most answers never need a typo search).
         self.typos: dict[str, set[str]] | None = None
         self._layout: Layout | None = None
@@ -859,6 +854,16 @@ class _Reading:
         self.spans: list[tuple[int, int]] = []  # every place a phrase was named (folded)
         self.term_spans: list[tuple[int, int]] = []  # ... of those that are only names
         self.predicating: dict[int, bool] = {}  # sentence index -> says something
+
+    def starts(self) -> list[int]:
+        """Offset of each token in `canon`: 1, then each stem's length plus its space. Found
+        on the first match (maps and accumulate run in C)."""
+        if self._starts_at is None:
+            stems = self.tokens.stem
+            self._starts_at = (
+                list(accumulate(map(_PLUS_ONE, map(len, stems[:-1])), initial=1)) if stems else []
+            )
+        return self._starts_at
 
     @property
     def layout(self) -> Layout:
@@ -870,7 +875,7 @@ class _Reading:
 
     def locate(self, at: int, needle: str) -> tuple[int, int]:
         """Where in the folded text the needle found at canonical offset `at` stands."""
-        tokens, starts = self.tokens, self.starts
+        tokens, starts = self.tokens, self.starts()
         if needle.startswith(" "):  # starts at a word: the token after the space
             first = bisect_right(starts, at + 1) - 1
             begin = tokens.start_of(first)
