@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 
 BENCHES = {
     "scoring": "bench.scoring",
+    "scoring_instructions": "bench.scoring_instructions",
     "throughput": "bench.bot_throughput",
     "fanout": "bench.fanout",
     "restarts": "bench.restarts",
