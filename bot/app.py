@@ -245,8 +245,10 @@ def build_application(
 
 
 def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
-    in_private = filters.ChatType.PRIVATE
-    in_group = filters.ChatType.GROUPS
+    # Commands run when sent, not when edited: an edited /skip or /quiz would skip or replace
+    # a question the person never asked to lose (PTB's CommandHandler takes edits too).
+    in_private = filters.ChatType.PRIVATE & filters.UpdateType.MESSAGE
+    in_group = filters.ChatType.GROUPS & filters.UpdateType.MESSAGE
     handlers = [
         # 1. The bot's own membership: blocked, unblocked, removed from or added to a group.
         ChatMemberHandler(membership.my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER),
@@ -268,7 +270,7 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         CommandHandler("settings", settings_handlers.settings_command, in_private),
         CommandHandler("reminders", daily.reminders, in_private),
         # 4. The daily question: private chats, and groups (admins change it).
-        CommandHandler("daily", daily.daily),
+        CommandHandler("daily", daily.daily, filters.UpdateType.MESSAGE),
         # 5. Group rounds and group settings.
         CommandHandler("quiz", groups.quiz, in_group),
         CommandHandler("reveal", groups.reveal, in_group),
@@ -293,8 +295,8 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
             in_group,
         ),
         MessageHandler(
-            filters.UpdateType.MESSAGES
-            & in_group
+            filters.UpdateType.MESSAGES  # an edited answer replaces the first (groups.answer)
+            & filters.ChatType.GROUPS
             & filters.REPLY
             & filters.TEXT
             & ~filters.COMMAND,
@@ -309,16 +311,16 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         CallbackQueryHandler(daily.daily_button, pattern=r"^daily:"),
         CallbackQueryHandler(private.stale_button),  # anything else: an outdated button
         # 7. Private chats: edits are not re-scored; plain text answers the open question.
-        MessageHandler(filters.UpdateType.EDITED_MESSAGE & in_private, private.edited),
         MessageHandler(
-            filters.UpdateType.MESSAGE & in_private & filters.TEXT & ~filters.COMMAND,
+            filters.UpdateType.EDITED_MESSAGE & filters.ChatType.PRIVATE, private.edited
+        ),
+        MessageHandler(
+            in_private & filters.TEXT & ~filters.COMMAND,
             private.answer,
         ),
         # 8. Anything else in private: unknown commands, stickers, photos, voice, files.
-        MessageHandler(
-            filters.UpdateType.MESSAGE & in_private & filters.COMMAND, private.unknown_command
-        ),
-        MessageHandler(filters.UpdateType.MESSAGE & in_private, private.not_text),
+        MessageHandler(in_private & filters.COMMAND, private.unknown_command),
+        MessageHandler(in_private, private.not_text),
     ]
     app.add_handlers(handlers)
     # 0. Before all of the above: an update delivered twice (webhook retry, replay, polling

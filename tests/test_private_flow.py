@@ -235,6 +235,23 @@ async def test_edits_are_not_rescored(bot: BotHarness, api: FakeBotAPI) -> None:
     assert len(await bot.storage.answers_for(ADA.id)) == 1
 
 
+async def test_an_edited_command_is_not_run_again(bot: BotHarness, api: FakeBotAPI) -> None:
+    # Editing "/quiz beginner" into "/skip" must not skip the open question, nor editing it
+    # into "/quiz" replace it: commands run as sent, and the edit gets a note.
+    before = len(api.to(ADA.id))
+    quiz_id = api.message(ADA, "/quiz beginner")
+    (question,) = (await api.wait_for(ADA.id, before + 1))[before:]
+    assert "❓" in question.visible
+    (note,) = await bot.say(ADA, "/skip", edited_from=quiz_id)
+    assert "ran the command as first sent" in note.visible
+    (note,) = await bot.say(ADA, "/quiz advanced", edited_from=quiz_id)
+    assert "ran the command as first sent" in note.visible
+    # Still the first question: the answer is scored against it, and nothing else was asked.
+    (feedback,) = await bot.say(ADA, "max_batch_size 和 preferred_batch_size")
+    assert "Score:" in feedback.visible
+    assert sum("❓" in m.visible for m in api.to(ADA.id)) == 1
+
+
 async def test_quick_messages_from_one_chat_are_handled_in_order(
     bot: BotHarness, api: FakeBotAPI
 ) -> None:

@@ -305,15 +305,17 @@ async def not_text(update: Update, context: BotContext) -> None:
 
 
 async def edited(update: Update, context: BotContext) -> None:
-    """An edited message is not re-scored; say so once, quietly."""
+    """An edited message is not re-scored, nor an edited command run again; say so once,
+    quietly."""
     svc = context.svc
     message = update.edited_message
     if message is None:
         return
+    is_command = bool(message.text and message.text.startswith("/"))
     await send(
         context,
         message.chat_id,
-        [svc.strings(context.lang, "edited")],
+        [svc.strings(context.lang, "edited_command" if is_command else "edited")],
         reply_to=message.message_id,
     )
 
