@@ -11,6 +11,7 @@ BENCHES = {
     "scoring": "bench.scoring",
     "scoring_instructions": "bench.scoring_instructions",
     "throughput": "bench.bot_throughput",
+    "throughput_instructions": "bench.throughput_instructions",
     "fanout": "bench.fanout",
     "restarts": "bench.restarts",
     "group": "bench.group_round",

@@ -1,0 +1,72 @@
+"""Instructions per update (valgrind): the bot's CPU against the echo bot's, deterministic.
+
+bench.bot_throughput's updates per second move with the VM's load; the instructions each
+bot executes per update move much less. Each bot runs bench.bot_throughput's set-up (the
+fake Bot API in its own process, 50 ms latency, the same warm-up) under
+`valgrind --tool=cachegrind --cache-sim=no`, once with 30 users and once with 90 (each
+sends /quiz and an answer); the difference over the 120 extra updates is one update's
+instructions, start-up and warm-up left out. The driver polls the server once a second
+here, not every 10 ms: under valgrind the runs are slow, and the polls are not the bots'
+work. A few minutes in all.
+
+`python -m bench.throughput_instructions [bot|echo]...` (default: both)
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FEW, MANY = 30, 90
+
+CHILD = """
+import asyncio, sys
+import bench.bot_throughput as B
+
+B.USERS = int(sys.argv[2])
+B.WARM_UP_USERS = 10
+
+async def push_and_wait(api, messages, total):
+    await asyncio.to_thread(api.messages, messages)
+    while True:
+        stats = await asyncio.to_thread(api.stats)
+        if sum(stats["per_chat"].values()) >= total:
+            return stats
+        await asyncio.sleep(1.0)
+
+B._push_and_wait = push_and_wait
+asyncio.run(B.measure_bot() if sys.argv[1] == "bot" else B.measure_echo(B.ECHO_BEST))
+"""
+
+
+def _instructions(which: str, users: int) -> int:
+    argv = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
+    argv += [sys.executable, "-c", CHILD, which, str(users)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "0"}
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)  # noqa: S603
+    found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
+    if done.returncode != 0 or found is None:
+        raise RuntimeError(f"{which} exited with {done.returncode}: {done.stderr[-800:]}")
+    return int(found.group(1).replace(",", ""))
+
+
+def per_update(which: str) -> float:
+    extra_updates = 2 * (MANY - FEW)
+    return (_instructions(which, MANY) - _instructions(which, FEW)) / extra_updates
+
+
+def report(kinds: list[str]) -> None:
+    figures = {kind: per_update(kind) for kind in kinds}
+    print("Instructions per update (valgrind; /quiz and an answer per user, 50 ms latency)")
+    for kind, value in figures.items():
+        print(f"  {'interview bot' if kind == 'bot' else 'echo bot':<14} {value / 1e6:6.2f} M")
+    if len(figures) == 2:
+        print(f"  ratio, echo / bot: {figures['echo'] / figures['bot']:.2f}")
+
+
+if __name__ == "__main__":
+    report(sys.argv[1:] or ["bot", "echo"])
