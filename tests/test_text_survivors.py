@@ -32,3 +32,9 @@ def test_six_letter_ing_words_fold_with_the_memo_emptied() -> None:
     # Three letters are left: tuning/tune, coding/code, paging/page meet.
     assert [stem(w) for w in ("tuning", "coding", "paging")] == ["tun", "cod", "pag"]
     assert [stem(w) for w in ("tune", "code", "page")] == ["tun", "cod", "pag"]
+
+
+def test_five_letter_ed_words_fold_with_the_memo_emptied() -> None:
+    # "-ed" comes off words of five letters or more: tuned/tune, based/base meet.
+    text._STEMS.clear()
+    assert [stem(w) for w in ("tuned", "based", "used")] == ["tun", "bas", "used"]
