@@ -230,6 +230,7 @@ _PROSE_WORDS = 6
 _CLAUSE_WORDS = 4
 _LIST_ITEMS = 4
 _LIST_ITEM_RE = re.compile(r"[,，、;；\n]")
+_SENTENCE_END_CHARS = " 。.!?！？;；\n"  # what may end a sentence (stripped before items)
 _FILLER = frozenset("a an the of in on at for to and or with its it this that as by from".split())
 
 
@@ -467,7 +468,7 @@ def list_item_at(text: str, pos: int) -> tuple[int, int] | None:
     """The item around `pos` when `text` is a list of short terms whose only statements are
     denials inside items (`device plugin, limits, 整数, 不能超卖, MIG`), else None: such an
     item says something of itself, not of the names listed beside it."""
-    body = text.rstrip(" 。.!?！？;；\n")  # the sentence's own end is no separator
+    body = text.rstrip(_SENTENCE_END_CHARS)  # the sentence's own end is no separator
     items = _LIST_ITEM_RE.split(body)
     if len(items) < _LIST_ITEMS or not all(
         len(_CJK_CHAR_RE.findall(i)) <= _LIST_ITEM_CJK
@@ -487,7 +488,10 @@ def list_item_at(text: str, pos: int) -> tuple[int, int] | None:
 
 def _is_list(text: str) -> bool:
     """Many comma-separated items, none as long as a clause (in Latin words)."""
-    items = _LIST_ITEM_RE.split(text)
+    # The sentence's own end is no separator: "a, b, c" is the same list with a line break
+    # or a semicolon after it (found by the property test that adding text never lowers a
+    # score: "WE，preferred," said something, "WE，preferred,\n" did not).
+    items = _LIST_ITEM_RE.split(text.rstrip(_SENTENCE_END_CHARS))
     return len(items) >= _LIST_ITEMS and all(
         sum(w.lower() not in _FILLER for w in _LATIN_WORD_RE.findall(i)) < _CLAUSE_WORDS
         for i in items
