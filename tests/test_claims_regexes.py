@@ -196,3 +196,13 @@ def test_has_verb_says_what_it_says_without_its_first_tests(
     monkeypatch.setattr(claims, "may_deny", lambda text, words: True)
     assert [claims.has_verb(t) for t in CORPUS] == fast
     assert sum(fast) > 500 and len(fast) - sum(fast) > 200  # both answers are common
+
+
+def test_alternatives_split_only_at_the_top_level() -> None:
+    # A `|` inside a class or inside groups (nested too) is not an alternative of the whole.
+    assert claims._alternatives(r"a[b|c]d|(x|(y|z))w|e") == ["a[b|c]d", "(x|(y|z))w", "e"]
+
+
+def test_a_class_of_first_characters_ends_at_its_own_bracket() -> None:
+    # The class is the first `]`, not a later one in a lookahead.
+    assert claims._literal_first(r"[ab]c(?=[d])") == r"ac(?=[d])|bc(?=[d])"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from bot.core import claims
 from bot.core.claims import list_item_at, values_at
 from bot.core.content import Concept, Question
 from bot.core.scoring import Status, score_answer
@@ -265,3 +266,22 @@ def test_a_value_after_three_coordinated_terms_reaches_the_first() -> None:
     text = "TTFT 和 ITL 和 end-to-end latency 都更低"
     spans = [(text.index(t), text.index(t) + len(t)) for t in ("TTFT", "ITL", "end-to-end latency")]
     assert values_at(text, *spans[0], tuple(spans)) == (-1, 0, 0, 0)
+
+
+def test_a_negator_alone_makes_a_statement() -> None:
+    # No verb, copula or relation mark left: the denial itself says something.
+    assert claims.has_verb("not yet") is True
+    assert claims.has_verb("PagedAttention, KV cache") is False
+
+
+def test_the_end_of_a_sentence_adds_no_item_to_a_list() -> None:
+    # Three short items are not a list however the sentence ends; four are.
+    assert claims._is_list("TTL, CDC, Redis;") is False
+    assert claims._is_list("TTL, CDC, Redis\n") is False
+    assert claims._is_list("TTL, CDC, Redis, jitter;") is True
+
+
+def test_an_item_of_four_words_is_a_clause_not_a_term() -> None:
+    # "cache stampede on hot keys": four words that are not fillers ("on" is one).
+    assert claims._is_list("cache stampede on hot keys, TTL, CDC, Redis") is False
+    assert claims._is_list("cache stampede on keys, TTL, CDC, Redis") is True
