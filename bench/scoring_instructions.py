@@ -13,14 +13,10 @@ minute in all.
 
 from __future__ import annotations
 
-import os
-import re
 import shutil
-import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from bench.valgrind import run_child
+
 ANSWERS = 500
 
 CHILD = """
@@ -43,15 +39,7 @@ for i in range(int(sys.argv[1])):
 
 
 def _instructions(answers: int) -> int:
-    argv = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
-    argv += [sys.executable, "-c", CHILD, str(answers)]
-    # A fixed hash seed: set iteration order, and with it a few branches, is the same each run.
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "0"}
-    done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)  # noqa: S603
-    found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
-    if done.returncode != 0 or found is None:
-        raise RuntimeError(f"exited with {done.returncode}: {done.stderr[-800:]}")
-    return int(found.group(1).replace(",", ""))
+    return run_child(CHILD, str(answers))
 
 
 def report() -> None:

@@ -17,13 +17,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import re
 import shutil
 import sys
 import tempfile
 from pathlib import Path
 
 from bench.scale import BARE_BOT, CONTENT, ROOT, _cached, _now, build, compile_bot
+from bench.valgrind import CACHEGRIND, instructions_in
 from tests.support.fake_bot_api import FakeBotAPI
 
 # Run in the child: replace the first getUpdates by an exit, then start the bot or bare PTB.
@@ -45,16 +45,15 @@ exec(sys.argv[2])
 
 
 async def _instructions(api: FakeBotAPI, which: str, env: dict[str, str]) -> int:
-    argv = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
-    argv += [sys.executable, "-c", CHILD, which, BARE_BOT]
+    argv = [*CACHEGRIND, sys.executable, "-c", CHILD, which, BARE_BOT]
     process = await asyncio.create_subprocess_exec(
         *argv, env=env, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE
     )
     _, err = await process.communicate()
-    found = re.search(r"I\s+refs:\s+([\d,]+)", err.decode())
-    if process.returncode != 0 or found is None:
+    count = instructions_in(err.decode())
+    if process.returncode != 0 or count is None:
         raise RuntimeError(f"{which} exited with {process.returncode}: {err.decode()[-800:]}")
-    return int(found.group(1).replace(",", ""))
+    return count
 
 
 async def measure(kinds: list[str]) -> dict[str, int]:

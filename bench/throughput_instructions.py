@@ -14,13 +14,10 @@ work. A few minutes in all.
 
 from __future__ import annotations
 
-import os
-import re
-import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from bench.valgrind import run_child
+
 FEW, MANY = 30, 90
 
 CHILD = """
@@ -44,14 +41,7 @@ asyncio.run(B.measure_bot() if sys.argv[1] == "bot" else B.measure_echo(B.ECHO_B
 
 
 def _instructions(which: str, users: int) -> int:
-    argv = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null"]
-    argv += [sys.executable, "-c", CHILD, which, str(users)]
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONHASHSEED": "0"}
-    done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)  # noqa: S603
-    found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
-    if done.returncode != 0 or found is None:
-        raise RuntimeError(f"{which} exited with {done.returncode}: {done.stderr[-800:]}")
-    return int(found.group(1).replace(",", ""))
+    return run_child(CHILD, which, str(users))
 
 
 def per_update(which: str) -> float:
