@@ -59,4 +59,9 @@ def report(kinds: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    report(sys.argv[1:] or ["bot", "echo"])
+    chosen = sys.argv[1:] or ["bot", "echo"]
+    if unknown := [k for k in chosen if k not in ("bot", "echo")]:
+        usage = "python -m bench.throughput_instructions [bot|echo]..."
+        print(f"unknown: {' '.join(unknown)}; usage: {usage}")
+        raise SystemExit(2)
+    report(chosen)
