@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
 
+from bot.core import yamlcache
 from bot.core.content import Library, Question, load_library
 
 # Property tests draw the same examples on every run (seeded from each test), as every other
@@ -60,7 +62,6 @@ from collections import Counter  # noqa: E402
 from collections.abc import AsyncIterator  # noqa: E402
 from contextlib import AsyncExitStack  # noqa: E402
 from datetime import UTC, datetime, timedelta  # noqa: E402
-from typing import Any  # noqa: E402
 
 from bot.app import build_application, running  # noqa: E402
 from bot.config import Settings  # noqa: E402
@@ -248,3 +249,17 @@ async def bot(
     await harness.start()
     yield harness
     await harness.stop()
+
+
+@pytest.fixture
+def parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every text PyYAML parsed (the YAML cache tests: what was read from the cache was not)."""
+    texts: list[str] = []
+    real = yamlcache.parse_yaml
+
+    def counting(text: str) -> Any:
+        texts.append(text)
+        return real(text)
+
+    monkeypatch.setattr(yamlcache, "parse_yaml", counting)
+    return texts

@@ -11,26 +11,10 @@ import pytest
 
 from bot.core import claims
 from bot.core.claims import list_item_at, values_at
-from bot.core.content import Concept, Question
-from bot.core.scoring import Status, score_answer
-
-
-def _question(
-    *concepts: Concept,
-    question: str = "How does the server stay fast?",
-    answer: str = "Reference.",
-) -> Question:
-    return Question(
-        id="t-q1", level="beginner", question=question, answer=answer, concepts=concepts
-    )
-
-
-def _statuses(question: Question, answer: str) -> dict[str, tuple[Status, float]]:
-    result = score_answer(question, answer)
-    return {
-        h.label: (h.status, round(h.credit, 4)) for h in (*result.covered, *result.contradicted)
-    }
-
+from bot.core.content import Concept
+from bot.core.scoring import Status
+from tests.support.questions import question_of as _question
+from tests.support.questions import statuses as _statuses
 
 # -- a list of short terms with a denial inside one item ---------------------------------------
 

@@ -16,24 +16,8 @@ import pytest
 from bot.core import scoring
 from bot.core.content import Concept, Question
 from bot.core.scoring import RELEVANCE_SHARE, Status, _short_forms, needle, score_answer
-
-
-def _question(
-    *concepts: Concept,
-    question: str = "How does the server stay fast?",
-    answer: str = "Reference.",
-) -> Question:
-    return Question(
-        id="t-q1", level="beginner", question=question, answer=answer, concepts=concepts
-    )
-
-
-def _statuses(question: Question, answer: str) -> dict[str, tuple[Status, float]]:
-    result = score_answer(question, answer)
-    return {
-        h.label: (h.status, round(h.credit, 4)) for h in (*result.covered, *result.contradicted)
-    }
-
+from tests.support.questions import question_of as _question
+from tests.support.questions import statuses as _statuses
 
 # -- claims given as key terms ---------------------------------------------------------------
 

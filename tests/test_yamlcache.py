@@ -7,11 +7,9 @@ from __future__ import annotations
 import datetime as dt
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-import bot.core.yamlcache
 from bot.core.content import PackError, load_library
 from bot.core.yamlcache import YamlCache
 from bot.i18n import Strings
@@ -31,20 +29,6 @@ questions:
         aliases: [quick storage]
         weight: 2
 """
-
-
-@pytest.fixture
-def parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every text PyYAML parsed."""
-    texts: list[str] = []
-    real = bot.core.yamlcache.parse_yaml
-
-    def counting(text: str) -> Any:
-        texts.append(text)
-        return real(text)
-
-    monkeypatch.setattr(bot.core.yamlcache, "parse_yaml", counting)
-    return texts
 
 
 def test_a_second_start_reads_the_packs_and_strings_without_parsing(

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
@@ -18,20 +17,6 @@ import bot.core.yamlcache
 from bot.core.yamlcache import YamlCache, YamlError, parse_yaml, yaml_loader
 
 TEXT = "id: demo\ntitle: Demo\n"
-
-
-@pytest.fixture
-def parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every text PyYAML parsed."""
-    texts: list[str] = []
-    real = bot.core.yamlcache.parse_yaml
-
-    def counting(text: str) -> Any:
-        texts.append(text)
-        return real(text)
-
-    monkeypatch.setattr(bot.core.yamlcache, "parse_yaml", counting)
-    return texts
 
 
 def test_a_cache_from_another_pyyaml_is_not_used(
