@@ -28,7 +28,7 @@ DATA = Path(__file__).parent / "data"
 PLAIN_SENTENCE_END = re.compile(r"[。！？；!?;\n]+|\.(?=\s|$|[\u3400-\u9fff])")
 PLAIN_CLAUSE_MARK = re.compile(
     r"[,，:：]|\s[-–—]\s"
-    r"|\b(?=[abhorstuwABHORSTUW])(?:because|since|but|however|although|though|whereas|while"
+    r"|\b(?:because|since|but|however|although|though|whereas|while"
     r"|so|therefore|thus|hence|which|where|otherwise|unless|instead|rather|then|and then)\b"
     r"|(?=[因由所从于但不然而否如假除以使这导并此还])(?:因为|由于|所以|因此|从而|于是|但是|但|不过|然而"
     r"|而是|而非|而不是|否则|如果|假如|除非|然后|以便|以免|使得|这样|导致|而且|并且|此外|还有)",
@@ -45,6 +45,7 @@ PIECES = [
     " so ",
     "But ",
     " and then ",
+    " instead ",
     " - ",
     " — ",
     "而不是",

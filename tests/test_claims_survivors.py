@@ -143,6 +143,12 @@ def test_a_denial_of_a_claim_the_reference_affirms(answer: str) -> None:
             "continuous batching",
             id="rather-than",
         ),
+        pytest.param(
+            "Use continuous batching instead of static batching.",
+            "static batching",
+            "continuous batching",
+            id="instead-of",
+        ),
         pytest.param("用连续批处理而不是静态批处理。", "静态批处理", "连续批处理", id="而不是"),
     ],
 )

@@ -33,7 +33,7 @@ _SENTENCE_END_RE = re.compile(
 )
 # What opens a clause: punctuation or a Chinese connective (the first pattern), a dash
 # between spaces (the second), or an English connective (the third). Plainly one pattern,
-#   [,，:：]|\s[-–—]\s|\b(?=[abhorstuwABHORSTUW])(?:because|…|and then)\b|(?:因为|…|还有)
+#   [,，:：]|\s[-–—]\s|\b(?:because|…|and then)\b|(?:因为|…|还有)
 # split in three for speed (no match of one can overlap one of another, so together they
 # find the same; tests/test_claims_regexes.py checks it): each of the first two starts
 # with a character or a class, so the engine skips to those in C; the third, whose first
@@ -44,16 +44,15 @@ _CLAUSE_CONNECTIVES_ZH = (
 )
 _CLAUSE_MARK_RE = re.compile(r",|，|:|：|" + _CLAUSE_CONNECTIVES_ZH)
 _CLAUSE_DASH_RE = re.compile(r"\s[-–—]\s")
-# Connectives that open a new clause (negation stops before them). ("instead" is listed
-# but never found: the lookahead of first letters leaves out its "i".)
+# Connectives that open a new clause (negation stops before them).
 _CLAUSE_WORD_RE = re.compile(
-    r"\b(?=[abhorstuwABHORSTUW])(?:because|since|but|however|although|though|whereas|while"
+    r"\b(?=[abhiorstuwABHIORSTUW])(?:because|since|but|however|although|though|whereas|while"
     r"|so|therefore|thus|hence|which|where|otherwise|unless|instead|rather|then|and then)\b",
     re.IGNORECASE,
 )
 _CONNECTIVE_WORDS = frozenset(
     "because since but however although though whereas while so therefore thus hence which "
-    "where otherwise unless rather then".split()
+    "where otherwise unless instead rather then".split()
 )
 # Clauses opened by these deny what they say: "X instead of Y", "用 X 而不是 Y".
 _NEGATING_OPENERS = ("instead", "rather", "而不是", "而非")
