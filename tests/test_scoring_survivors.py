@@ -216,6 +216,16 @@ def test_a_comparand_at_the_very_start_of_the_answer_is_not_the_topic() -> None:
     assert _statuses(_formats_en(), answer) == {"FP8 wide dynamic range": (Status.COVERED, 1.0)}
 
 
+@pytest.mark.parametrize(
+    "opening",
+    ["Compared with INT8", "Compared to INT8", "Compared  with INT8", "Compared with  INT8"],
+)
+def test_a_subject_after_compared_with_is_the_comparand(opening: str) -> None:
+    # The claim is FP8's however the comparison is typed (14 characters and more before INT8).
+    answer = f"{opening} the dynamic range is larger in FP8."
+    assert _statuses(_formats_en(), answer) == {"FP8 wide dynamic range": (Status.COVERED, 1.0)}
+
+
 def test_a_subject_followed_by_xiangbi_is_the_comparand() -> None:
     # 与 INT8 相比: INT8 is the comparand (相比 after it), the claim is FP8's.
     answer = "与 INT8 相比 FP8 的动态范围更大。"

@@ -682,8 +682,11 @@ _CLAUSE_OPENING_RE = re.compile(
 )
 # What a comparison is measured against is not what it is said of: `动态范围比 INT8 大` says
 # the dynamic range of the clause's topic is larger, not INT8's.
+# How far before a subject the words that make it a comparand may start ("compared with "
+# is 14 characters; a phone may type two spaces).
+_COMPARAND_REACH = 24
 _COMPARAND_BEFORE_RE = re.compile(
-    r"(?:比|相比|相比于|相较于|相对于|不如|than|compared (?:to|with)|vs\.?|versus)\s*$",
+    r"(?:比|相比|相比于|相较于|相对于|不如|than|compared\s+(?:to|with)|vs\.?|versus)\s*$",
     re.IGNORECASE,
 )
 _COMPARAND_AFTER_RE = re.compile(r"\s*(?:相比|相比较|比较|比起来|来说更)")
@@ -1061,7 +1064,7 @@ class _Reading:
         """Whether the subject named at [start, end) is what something is compared with."""
         folded = self.folded
         return (
-            _COMPARAND_BEFORE_RE.search(folded, max(0, start - 12), start) is not None
+            _COMPARAND_BEFORE_RE.search(folded, max(0, start - _COMPARAND_REACH), start) is not None
             or _COMPARAND_AFTER_RE.match(folded, end) is not None
         )
 
