@@ -544,3 +544,37 @@ def test_a_denial_inside_one_item_of_a_term_list_states_only_that_item() -> None
     # In a sentence the same names are said.
     said = statuses(SHARING, "limits 里只能写整数，不能超卖，共享要用 MIG")
     assert said["共享要用 MIG"] is Status.COVERED
+
+
+# -- a pole inside a denial --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("reference", "answer", "expected"),
+    [
+        # The reference denies raising it: raising says the opposite, lowering agrees.
+        ("Do not raise max_num_seqs.", "Raise max_num_seqs.", (Status.NEGATED, 0.0)),
+        ("Do not raise max_num_seqs.", "Lower max_num_seqs.", (Status.COVERED, 1.0)),
+        ("Do not raise max_num_seqs.", "Don't raise max_num_seqs.", (Status.COVERED, 1.0)),
+        ("Do not raise max_num_seqs.", "max_num_seqs should stay low.", (Status.COVERED, 1.0)),
+        ("Do not raise max_num_seqs.", "Never lower max_num_seqs.", (Status.NEGATED, 0.0)),
+        ("不要调大 max_num_seqs，显存会不够。", "调大 max_num_seqs。", (Status.NEGATED, 0.0)),
+        ("不要调大 max_num_seqs，显存会不够。", "max_num_seqs 不能太大。", (Status.COVERED, 1.0)),
+        # A reference that affirms it reads as before.
+        ("Raise max_num_seqs.", "Lower max_num_seqs.", (Status.NEGATED, 0.0)),
+        ("Raise max_num_seqs.", "Don't raise max_num_seqs.", (Status.NEGATED, 0.0)),
+    ],
+)
+def test_a_pole_named_in_a_denial_is_the_other_pole(
+    reference: str, answer: str, expected: tuple[Status, float]
+) -> None:
+    question = Question(
+        id="t-q1",
+        level=Level.BEGINNER,
+        question="How do you tune vLLM?",
+        answer=reference,
+        concepts=(Concept(label="max_num_seqs"),),
+    )
+    hits = score_answer(question, answer)
+    found = {h.label: (h.status, h.credit) for h in (*hits.covered, *hits.contradicted)}
+    assert found == {"max_num_seqs": expected}

@@ -612,8 +612,14 @@ def _compile(question: Question) -> _Compiled:
         return tuple(out)
 
     def valued(group: _Group) -> tuple[int, ...]:
-        # The pole of each scale every place the reference names it agrees on (0 if not).
-        seen = [values_at(reference.folded, s, e, masks) for _, s, e in reference.find(group)]
+        # The pole of each scale every place the reference names it agrees on (0 if not);
+        # a pole denied is the other one ("do not raise max_num_seqs" keeps it low).
+        seen = [
+            denied(
+                values_at(reference.folded, s, e, masks), reference.layout.is_negated(s, e, names)
+            )
+            for _, s, e in reference.find(group)
+        ]
         if not seen:
             return ()
         return tuple(
@@ -1140,8 +1146,13 @@ class _Reading:
                 else None
             )
             # The other pole of a scale the reference names here ("ITL 越好" for "ITL 越差").
+            # The answer's pole, turned round where it denies it, as the reference's is.
             opposite = any(values) and clash(
-                values, values_at(self.folded, start, end, tuple(self.spans))
+                values,
+                denied(
+                    values_at(self.folded, start, end, tuple(self.spans)),
+                    self.negated(start, end),
+                ),
             )
             other = bound is not None and bound[2] != item.subject
             if bound is not None and other and not opposite:
@@ -1263,6 +1274,11 @@ class _Reading:
             if bound is None or bound[2] == subject:
                 return True
         return False
+
+
+def denied(values: tuple[int, ...], negated: bool) -> tuple[int, ...]:
+    """The poles named in a denial read the other way: "not high" is low."""
+    return tuple(-v for v in values) if negated else values
 
 
 def _place_order(place: tuple[_Phrase, int, int]) -> tuple[int, int, str]:
