@@ -560,6 +560,9 @@ def test_a_denial_inside_one_item_of_a_term_list_states_only_that_item() -> None
         ("Do not raise max_num_seqs.", "Never lower max_num_seqs.", (Status.NEGATED, 0.0)),
         ("不要调大 max_num_seqs，显存会不够。", "调大 max_num_seqs。", (Status.NEGATED, 0.0)),
         ("不要调大 max_num_seqs，显存会不够。", "max_num_seqs 不能太大。", (Status.COVERED, 1.0)),
+        # A tuning verb states something: "调小 X" is advice, not a bare name.
+        ("不要调大 max_num_seqs，显存会不够。", "调小 max_num_seqs。", (Status.COVERED, 1.0)),
+        ("调高 max_num_seqs 提高并发。", "调高 max_num_seqs。", (Status.COVERED, 1.0)),
         # A reference that affirms it reads as before.
         ("Raise max_num_seqs.", "Lower max_num_seqs.", (Status.NEGATED, 0.0)),
         ("Raise max_num_seqs.", "Don't raise max_num_seqs.", (Status.NEGATED, 0.0)),
