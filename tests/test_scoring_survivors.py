@@ -236,6 +236,32 @@ def test_a_subject_followed_by_xiangbi_is_the_comparand() -> None:
 # -- phrases found -----------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    ("answer", "named"),
+    [
+        pytest.param(
+            "Requests wait until the queue is static. Batching helps.", {}, id="full-stop"
+        ),
+        pytest.param("延迟是 static；batching 另说。", {}, id="chinese-semicolon"),
+        pytest.param(
+            "Use static batching.", {"static batching": (Status.COVERED, 1.0)}, id="one-sentence"
+        ),
+    ],
+)
+def test_a_phrase_is_not_found_across_a_sentence_end(
+    answer: str, named: dict[str, tuple[Status, float]]
+) -> None:
+    question = _question(Concept(label="static batching"), question="How are requests batched?")
+    assert _statuses(question, answer) == named
+
+
+def test_a_phrase_with_a_sentence_end_of_its_own_is_found_across_one() -> None:
+    question = _question(Concept(label="stop. go"), question="What do the lights say?")
+    assert _statuses(question, "The light is stop. Go when it is green.") == {
+        "stop. go": (Status.COVERED, 1.0)
+    }
+
+
 def test_a_one_character_chinese_alias_is_found() -> None:
     # A one-character phrase has no two-character key to screen answers by: it is searched
     # in every answer.

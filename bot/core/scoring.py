@@ -932,12 +932,20 @@ class _Reading:
             return
         index = compiled.index
         needles = chain.from_iterable(map(index.__getitem__, compiled.index_keys & self.keys))
+        folded = self.folded
         for group, needle, phrase in chain(needles, compiled.keyless):
             at = canon.find(needle)
             while at >= 0:
                 begin, end = self.locate(at, needle)
-                found.setdefault(group, []).append((phrase, begin, end))
-                self._note(phrase, begin, end)
+                # The canonical text has no punctuation: a phrase of several words found
+                # across a sentence end ("…static. Batching…") is not named, unless the
+                # phrase has one itself.
+                if (
+                    _PHRASE_BREAK_RE.search(folded, begin, end) is None
+                    or _PHRASE_BREAK_RE.search(phrase.text) is not None
+                ):
+                    found.setdefault(group, []).append((phrase, begin, end))
+                    self._note(phrase, begin, end)
                 at = canon.find(needle, at + 1)
         for places in found.values():
             # By position, so the same answer always reports the same match (set order
@@ -1274,6 +1282,11 @@ class _Reading:
             if bound is None or bound[2] == subject:
                 return True
         return False
+
+
+# What no phrase runs across: a sentence end (as claims.py reads them). Commas are left
+# alone: a phrase may hold one (`min(1, p/q)` is searched as `min 1 p q`).
+_PHRASE_BREAK_RE = re.compile(r"[。！？；!?;\n]|\.(?=\s|$|[\u3400-\u9fff])")
 
 
 def denied(values: tuple[int, ...], negated: bool) -> tuple[int, ...]:
