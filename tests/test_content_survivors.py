@@ -60,30 +60,30 @@ def _problems(text: str) -> list[str]:
         ),
         pytest.param(
             HEAD.replace("title: Demo", "title: 123") + QUESTION,
-            "demo.yaml: field title: must be a valid string (got 123)",
+            "demo.yaml: field title: must be text (got 123)",
             id="title-a-number",
         ),
         pytest.param(
             HEAD + QUESTION + "        weight: heavy\n",
             "demo.yaml: question demo-q1: field concepts[0].weight: "
-            "must be a valid number, unable to parse string as a number (got 'heavy')",
+            "must be a number such as 1 or 0.5 (got 'heavy')",
             id="weight-a-word",
         ),
         pytest.param(
             # A list is not quoted back: "(got [1])" would read as YAML the author did not write.
             HEAD + QUESTION + "        weight: [1]\n",
-            "demo.yaml: question demo-q1: field concepts[0].weight: must be a valid number",
+            "demo.yaml: question demo-q1: field concepts[0].weight: "
+            "must be a number such as 1 or 0.5",
             id="weight-a-list",
         ),
         pytest.param(
             HEAD + "draft: maybe\n" + QUESTION,
-            "demo.yaml: field draft: must be a valid boolean, unable to interpret input"
-            " (got 'maybe')",
+            "demo.yaml: field draft: must be true or false (got 'maybe')",
             id="draft-maybe",
         ),
         pytest.param(
             HEAD + "draft: [yes]\n" + QUESTION,
-            "demo.yaml: field draft: must be a valid boolean",
+            "demo.yaml: field draft: must be true or false",
             id="draft-a-list",
         ),
         pytest.param(
@@ -206,11 +206,21 @@ def test_a_pack_file_of_plain_words(tmp_path: Path) -> None:
     ]
 
 
-def test_a_control_character_is_reported_as_not_yaml(tmp_path: Path) -> None:
-    # PyYAML refuses a BEL (copied from a terminal) before parsing: no line or column to give.
+@pytest.mark.parametrize(
+    ("title", "column"),
+    [("Demo\a", 12), ("面试题 Demo\a", 16)],
+    ids=["after-ascii", "after-chinese"],
+)
+def test_a_control_character_is_named_with_its_line_and_column(
+    tmp_path: Path, title: str, column: int
+) -> None:
+    # PyYAML refuses a BEL (copied from a terminal) before parsing, with an offset only (in
+    # bytes with libyaml): the author is told the character and where it is all the same.
     path = tmp_path / "demo.yaml"
-    path.write_text(HEAD.replace("Demo", "Demo\a") + QUESTION, encoding="utf-8")
-    assert _load_problems(path) == [f"{path}: not valid YAML"]
+    path.write_text(HEAD.replace("Demo", title) + QUESTION, encoding="utf-8")
+    assert _load_problems(path) == [
+        f"{path}: a character YAML does not allow, U+0007 (line 2, column {column}): delete it"
+    ]
 
 
 def test_a_regional_language_tag_counts_as_its_base_language() -> None:
@@ -257,7 +267,7 @@ def test_a_repeated_id_names_every_line_it_is_written_on() -> None:
         "demo.yaml: question demo-q1: field id: appears twice (lines 5 and 11)"
     ]
     assert _problems(HEAD + QUESTION + again * 2) == [
-        "demo.yaml: question demo-q1: field id: appears twice (lines 5, 11 and 17)"
+        "demo.yaml: question demo-q1: field id: appears 3 times (lines 5, 11 and 17)"
     ]
 
 

@@ -219,10 +219,7 @@ def parse_pack(text: str, source: str, cache: YamlCache | None = None) -> Pack:
         data = cache.load(text) if cache is not None else parse_yaml(text)
     except YamlError as error:
         exc = error.original
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
-        problem = getattr(exc, "problem", None) or "not valid YAML"
-        raise PackError([problem_line(source, f"{problem}{where}")]) from None
+        raise PackError([problem_line(source, _yaml_problem(exc, text))]) from None
     if data is None:
         raise PackError([problem_line(source, "the file is empty (no pack in it)")])
     if not isinstance(data, dict):
@@ -251,7 +248,8 @@ def parse_pack(text: str, source: str, cache: YamlCache | None = None) -> Pack:
                     if len(lines) > 1
                     else ""
                 )
-                problems.append(problem_line(source, f"appears twice{where}", qid, "id"))
+                times = "twice" if len(lines) <= 2 else f"{len(lines)} times"
+                problems.append(problem_line(source, f"appears {times}{where}", qid, "id"))
                 continue
             loc = tuple(err["loc"])
             # pydantic counts a list whose items failed as too short as well: the items'
@@ -263,6 +261,29 @@ def parse_pack(text: str, source: str, cache: YamlCache | None = None) -> Pack:
             question, field = _location(data, loc)
             problems.append(problem_line(source, _message(err), question, field))
         raise PackError(problems) from None
+
+
+def _yaml_problem(exc: Exception, text: str) -> str:
+    """PyYAML's complaint with its line and column: a syntax error carries a mark; a
+    character YAML does not allow (a control character pasted in) only its offset."""
+    mark = getattr(exc, "problem_mark", None)
+    if mark is not None:
+        problem = getattr(exc, "problem", None) or "not valid YAML"
+        return f"{problem} (line {mark.line + 1}, column {mark.column + 1})"
+    character = getattr(exc, "character", None)
+    if isinstance(character, int | str):
+        code = character if isinstance(character, int) else ord(character)
+        # Found in the text: libyaml's offset counts bytes of UTF-8, PyYAML's characters.
+        position = text.find(chr(code))
+        if position < 0:
+            return f"a character YAML does not allow, U+{code:04X}: delete it"
+        line = text.count("\n", 0, position) + 1
+        column = position - (text.rfind("\n", 0, position) + 1) + 1
+        return (
+            f"a character YAML does not allow, U+{code:04X} (line {line}, column {column}):"
+            " delete it"
+        )
+    return "not valid YAML"
 
 
 def _message(err: Any) -> str:
@@ -283,8 +304,12 @@ def _message(err: Any) -> str:
         return f"use lower-case letters, digits, - and _ (at most 48 characters){given}"
     if kind in ("greater_than", "less_than_equal", "greater_than_equal", "less_than"):
         return str(err["msg"]).replace("Input should be", "must be") + given
-    if kind in ("string_type", "float_parsing", "float_type", "bool_parsing", "bool_type"):
-        return str(err["msg"]).replace("Input should be", "must be") + given
+    if kind in ("float_parsing", "float_type", "int_parsing", "int_type"):
+        return f"must be a number such as 1 or 0.5{given}"
+    if kind in ("bool_parsing", "bool_type"):
+        return f"must be true or false{given}"
+    if kind == "string_type":
+        return f"must be text{given}"
     if kind in ("tuple_type", "list_type"):
         return f"must be a list ([a, b] or lines starting with -){given}"
     if kind in ("model_type", "model_attributes_type", "dict_type"):
