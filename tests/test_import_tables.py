@@ -226,6 +226,16 @@ def test_a_question_without_text_or_with_an_empty_answer_is_refused() -> None:
         import_document("初级\nQ1：什么是缓存？\n参考答案：\n", "x", glossary=Glossary())
 
 
+def test_a_level_no_one_knows_is_named_in_the_warning() -> None:
+    text = "question\tanswer\tlevel\nWhat?\tThis.\twizard\nWhy?\tThat.\t\n"
+    pack, warnings = import_document(text, "my-pack", source_name="b.tsv")
+    assert warnings == [
+        "Q1: unknown level 'wizard'; set to intermediate (use beginner, intermediate or advanced)",
+        "Q2: no level given; set to intermediate",
+    ]
+    assert [q["level"] for q in pack["questions"]] == ["intermediate", "intermediate"]
+
+
 def test_a_question_without_a_level_is_intermediate_with_a_warning() -> None:
     pack, warnings = import_document("question,answer\nQ1?,A1\n", "my-pack", source_name="b.csv")
     assert warnings == ["Q1: no level given; set to intermediate"]

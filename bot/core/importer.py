@@ -55,6 +55,7 @@ class DraftQuestion:
     question_lines: list[str] = field(default_factory=list)
     answer_lines: list[str] = field(default_factory=list)
     seen_answer: bool = False
+    unknown_level: str = ""  # a level column's value that names no level ("wizard")
 
 
 def _join(left: str, right: str) -> str:
@@ -326,6 +327,8 @@ def parse_table(text: str, delimiter: str | None = None) -> list[DraftQuestion]:
                     level = level or parse_level(word.strip("#"))
         question, tagged = _level_tag(cell(columns["q"]))
         draft = DraftQuestion(number, tagged or level)
+        if draft.level is None and columns["level"] >= 0:
+            draft.unknown_level = cell(columns["level"])
         draft.question_lines = question.splitlines()
         draft.answer_lines = cell(columns["a"]).splitlines()
         draft.seen_answer = bool(draft.answer_lines)
@@ -422,9 +425,14 @@ def import_document(
         if not d.seen_answer or not answer:
             raise ImportError_(f"{name} has no reference answer")
         level = d.level
-        if level is None:
+        if level is None and d.unknown_level:
+            warnings.append(
+                f"{name}: unknown level {d.unknown_level!r}; set to intermediate"
+                " (use beginner, intermediate or advanced)"
+            )
+        elif level is None:
             warnings.append(f"{name}: no level given; set to intermediate")
-            level = Level.INTERMEDIATE
+        level = level or Level.INTERMEDIATE
         rows.append((question, answer, level, d.number))
     lang = language or _language([q + a for q, a, _, _ in rows])
     analyser = Analyser(
