@@ -992,6 +992,26 @@ def test_the_other_pole_said_of_the_claims_own_subject_is_a_contradiction() -> N
     }
 
 
+def test_the_other_pole_of_a_subjects_claim_with_no_subject_named_states_nothing() -> None:
+    # "GPU 利用率高" with neither batching named: of 静态批处理 it would be the opposite,
+    # of 连续批处理 the contrast; either way 静态批处理's claim (low) is not stated: no
+    # credit, nothing taken off.
+    question = _question(
+        Concept(
+            label="static batching wastes GPU", subject=("静态批处理",), aliases=("GPU 利用率",)
+        ),
+        Concept(label="continuous batching rejoins", subject=("连续批处理",), aliases=("每步",)),
+        question="两者有什么区别？",
+        answer="静态批处理的 GPU 利用率低。",
+    )
+    assert _statuses(question, "GPU 利用率高。") == {}
+    assert score_answer(question, "GPU 利用率高。").coverage == 0.0
+    # The reference's own pole with no subject named is still credited ("not known whose").
+    assert _statuses(question, "GPU 利用率低。") == {
+        "static batching wastes GPU": (Status.COVERED, 1.0)
+    }
+
+
 # -- spelling and quotes -------------------------------------------------------------------------
 
 

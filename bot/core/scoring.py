@@ -1163,6 +1163,11 @@ class _Reading:
                 ),
             )
             other = bound is not None and bound[2] != item.subject
+            if opposite and bound is None and item.subject >= 0:
+                # The other pole of a subject's claim with no subject named: of this subject
+                # it is the opposite, of a sibling the contrast; in neither reading is this
+                # subject's claim stated ("GPU 利用率高" for "静态批处理的 GPU 利用率低").
+                continue
             if bound is not None and other and not opposite:
                 status, said_of = Status.MISATTRIBUTED, self.folded[bound[0] : bound[1]]
                 said_of_subject = bound[2]
@@ -1171,9 +1176,8 @@ class _Reading:
                 or self.turned_back(start, end, direction)
                 # The other pole said of this subject, or of nothing in a claim that has none.
                 # Said of a sibling it is the contrast put the other way round ("continuous
-                # batching 的 GPU 利用率高" for "static batching 的 GPU 利用率低"); said of no
-                # subject where the claim has one, it is not known whose.
-                or (opposite and not other and (bound is not None or item.subject < 0))
+                # batching 的 GPU 利用率高" for "static batching 的 GPU 利用率低").
+                or (opposite and not other)
             ):
                 status = Status.NEGATED
             elif not self.predicates_at(start) and not item.listed:
