@@ -84,6 +84,15 @@ def configure_logging(
         handler.addFilter(RedactingFilter())
     for noisy in ("httpx", "httpcore"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+    if logging.getLogger().getEffectiveLevel() > logging.DEBUG:
+        logging.getLogger("telegram.ext").addFilter(_drop_rejected_token)
+
+
+def _drop_rejected_token(record: logging.LogRecord) -> bool:
+    """PTB logs a rejected token with its whole traceback before raising it; `run` says it
+    in one line (cli.py). Kept at DEBUG."""
+    error = record.exc_info[1] if record.exc_info else None
+    return not (error is not None and type(error).__name__ == "InvalidToken")
 
 
 def _print_redacted(

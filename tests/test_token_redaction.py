@@ -47,6 +47,27 @@ async def test_a_rejected_token_is_not_printed(token: str, status: int, tmp_path
     assert REDACTED in output  # PTB's message and the API URL were there, cleaned
 
 
+async def test_a_rejected_token_is_one_line_at_the_default_log_level(tmp_path: Path) -> None:
+    api = FakeBotAPI(token=REAL_LOOKING)
+    await api.start()
+    api.fail("getMe", 401, times=100, description="Unauthorized")
+    env = run_env(api, tmp_path / "bot.sqlite3")
+    env.pop("LOG_LEVEL", None)
+    try:
+        process = await start_run(env, tmp_path)
+        _, stderr = await asyncio.wait_for(process.communicate(), 60)
+    finally:
+        await api.stop()
+    lines = [line for line in stderr.decode().splitlines() if line.strip()]
+    assert process.returncode == 4
+    # The start-up line, then the reason in one line: no traceback, no error record of PTB's.
+    assert " INFO bot.app: starting: " in lines[0]
+    assert lines[1:] == [
+        "Telegram rejected TELEGRAM_BOT_TOKEN (getMe answered 401/404): check the token"
+        " with @BotFather and the TELEGRAM_API_BASE_URL."
+    ], lines
+
+
 @pytest.fixture
 def log_stream() -> Iterator[io.StringIO]:
     stream = io.StringIO()
