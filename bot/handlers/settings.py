@@ -139,6 +139,10 @@ async def language(update: Update, context: BotContext) -> None:
     await send(context, chat.id, [svc.strings(wanted, "lang_set")])
 
 
+_FORGOTTEN_KEY = "forgotten"  # user id -> the /forget token that deleted their data
+_FORGOTTEN_KEPT = 256
+
+
 async def forget(update: Update, context: BotContext) -> None:
     turn = context.turn(update)
     if turn is None:
@@ -167,8 +171,17 @@ async def forget_button(update: Update, context: BotContext) -> None:
         await cancel_forget(svc, user_id, token)
         await edit_text(context, query, svc.strings(lang, "forget_cancelled"))
     elif token and await forget_user(svc, user_id, token):
+        # A quick second tap of the same button reaches us after the deletion: it must not
+        # say "nothing was deleted". The user's row is gone, so the used token is kept here,
+        # for the last few users only (a tap comes seconds later, not after a restart).
+        done = context.bot_data.setdefault(_FORGOTTEN_KEY, {})
+        done[user_id] = token
+        while len(done) > _FORGOTTEN_KEPT:
+            del done[next(iter(done))]
         await edit_text(context, query, svc.strings(lang, "forget_done"))
-    else:  # cancelled, replaced by a newer /forget, already used, or from before tokens
+    elif token and context.bot_data.get(_FORGOTTEN_KEY, {}).get(user_id) == token:
+        await edit_text(context, query, svc.strings(lang, "forget_done"))
+    else:  # cancelled, replaced by a newer /forget, or from before tokens
         await edit_text(context, query, svc.strings(lang, "forget_expired"))
 
 
