@@ -202,6 +202,18 @@ async def test_descriptions_are_set_in_both_languages(bot: BotHarness, api: Fake
 # -- /settings -------------------------------------------------------------------------------
 
 
+async def test_settings_screen_names_the_days_of_the_daily_question(bot: BotHarness) -> None:
+    await bot.say(ADA, "/daily 07:00 weekdays")
+    (screen,) = await bot.say(ADA, "/settings")
+    assert "Daily question: on at 07:00 on weekdays" in screen.visible
+    await bot.say(ADA, "/lang zh")
+    (screen,) = await bot.say(ADA, "/settings")
+    assert "每日一题：已开启，工作日 07:00" in screen.visible
+    await bot.say(ADA, "/daily 07:00 every day")
+    (screen,) = await bot.say(ADA, "/settings")
+    assert "每日一题：已开启，每天 07:00" in screen.visible
+
+
 async def test_settings_screen_changes_each_setting_in_place(bot: BotHarness) -> None:
     await bot.say(ADA, "/timezone UTC+8")
     (screen,) = await bot.say(ADA, "/settings")

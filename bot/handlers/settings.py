@@ -203,7 +203,12 @@ def _settings_view(
         language=t(lang, "language_name"),
         zone=zone_label(zone),
         time=_local_time(svc.practice.clock(), zone),
-        daily=t(lang, "settings_daily_on" if daily_on else "settings_daily_off", time=daily_time),
+        daily=t(
+            lang,
+            "settings_daily_on" if daily_on else "settings_daily_off",
+            time=daily_time,
+            days=t(lang, f"days_{chat.daily_days.value}") if chat is not None else "",
+        ),
         reminders=t(lang, "settings_on" if user.reminders else "settings_off"),
     )
     keyboard = settings_keyboard(
