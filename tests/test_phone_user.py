@@ -49,6 +49,8 @@ async def test_offset_west_of_utc_and_the_daily_time_follows(bot: BotHarness) ->
 async def test_daily_accepts_an_offset_zone(bot: BotHarness) -> None:
     (reply,) = await bot.say(LI, "/daily 08:30 东八区")
     assert "UTC+08:00" in reply.visible
+    # The zone named is the user's now: no "that is UTC+08:00 time, set yours" hint.
+    assert "/timezone" not in reply.visible
     chat = await bot.storage.get_chat(LI.id)
     # 08:30 at UTC+8 is 00:30 UTC; the next one after 09:00 UTC is tomorrow's.
     assert chat is not None and chat.next_due_at == datetime(2026, 3, 3, 0, 30, tzinfo=UTC)

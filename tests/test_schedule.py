@@ -104,6 +104,26 @@ def test_parse_time(text: str, expected: time | None) -> None:
     assert parse_time(text) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "at", "days"),
+    [
+        ("每天 8 点", time(8, 0), Days.EVERY_DAY),
+        ("每天8点", time(8, 0), Days.EVERY_DAY),
+        ("工作日8点半", time(8, 30), Days.WEEKDAYS),
+        ("周一到周五 9 点", time(9, 0), Days.WEEKDAYS),
+        ("每天 晚上 8 点", time(20, 0), Days.EVERY_DAY),
+        ("8 点 半", time(8, 30), None),
+        ("每天 8 点 30 分", time(8, 30), Days.EVERY_DAY),
+        ("8点30 分", time(8, 30), None),
+    ],
+)
+def test_chinese_times_are_read_however_they_are_spaced(
+    text: str, at: time, days: Days | None
+) -> None:
+    command = parse_daily(text.split())
+    assert (command.problem, command.at, command.days, command.zone) == (None, at, days, None)
+
+
 def test_parse_daily_commands() -> None:
     assert parse_daily([]).show
     assert parse_daily(["off"]).enabled is False

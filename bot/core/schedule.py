@@ -116,7 +116,7 @@ def parse_time(text: str) -> time | None:
             if not 1 <= hour <= 12:
                 return None
             hour = hour % 12 + (12 if ampm == "pm" else 0)
-    elif m := _CN_TIME_RE.match(text):
+    elif m := _CN_TIME_RE.match(text.replace(" ", "")):  # 8 点, 8 点半 as 8点, 8点半
         hour = int(m.group("h"))
         minute = 30 if m.group("half") else int(m.group("m") or 0)
         period = m.group("ampm")
@@ -146,15 +146,36 @@ class DailyCommand:
     bad_value: str = ""
 
 
+_CN_DAY_WORDS = sorted((w for w in (*_WEEKDAYS, *_EVERY_DAY) if not w.isascii()), key=len)
+
+
 def _joined_day_periods(words: list[str]) -> list[str]:
-    """`早上 8点` typed with a space is one time, as `早上8点` is."""
-    out: list[str] = []
+    """`早上 8点` typed with a space is one time, as `早上8点` is; `每天8点` is a day and a
+    time, as `每天 8点` is; `8 点` is one time."""
+    split: list[str] = []
     for word in words:
-        if out and out[-1] in _DAY_PERIODS and word[:1].isdigit():
+        day = next((d for d in reversed(_CN_DAY_WORDS) if word.startswith(d)), None)
+        if day is not None and len(word) > len(day):
+            split.extend((day, word[len(day) :]))
+        else:
+            split.append(word)
+    out: list[str] = []
+    for word in split:
+        if out and _continues_time(out[-1], word):
             out[-1] += word
         else:
             out.append(word)
     return out
+
+
+def _continues_time(before: str, word: str) -> bool:
+    """Whether `word` goes on with the Chinese time `before` (早上 8, 8 点, 8点 30分, 8点30 分)."""
+    return (
+        (before in _DAY_PERIODS and word[:1].isdigit())
+        or (before.isdigit() and word[:1] in ("点", "點", "时"))
+        or (before[-1] in "点點时" and re.fullmatch(r"\d{1,2}分?|半", word) is not None)
+        or (re.fullmatch(r"\d{1,2}[点點时]\d{1,2}", before) is not None and word == "分")
+    )
 
 
 def parse_daily(args: list[str]) -> DailyCommand:

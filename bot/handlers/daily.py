@@ -69,6 +69,10 @@ async def daily(update: Update, context: BotContext) -> None:
         )
         return
     updated = await set_daily(svc, record, command)
+    if command.zone is not None and user is not None:
+        # A zone named in a private chat became the user's: read it back, or the reply
+        # would still say the time is in the default zone.
+        user = await svc.storage.get_user(user.user_id) or user
     await send(context, chat.id, [_confirmation(svc, updated, user, lang)])
 
 
