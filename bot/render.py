@@ -13,7 +13,7 @@ from datetime import date, datetime, time, timedelta
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
-from bot.core.content import Question
+from bot.core.content import Pack, Question
 from bot.core.levels import LEVEL_ORDER, Level
 from bot.core.models import LeaderboardRow, RoundAnswer, RoundRecord
 from bot.core.rounds import MemberResult, points, rank
@@ -155,6 +155,17 @@ def language_name(t: Strings, lang: str, code: str) -> str:
     """A pack's language (`zh-Hans`) named in `lang`; the code itself if it has no name."""
     base = code.split("-")[0].lower()
     return t(lang, f"language_{base}") if base in LANGUAGES else code
+
+
+def pack_list(t: Strings, lang: str, packs: dict[str, Pack]) -> Html:
+    """The packs asked, each with its language: "basics (English), triton (Chinese)"."""
+    # Each item is escaped HTML already, and so is the separator.
+    return Html(
+        t(lang, "list_separator").join(
+            t(lang, "pack_with_language", pack=pid, language=language_name(t, lang, p.language))
+            for pid, p in packs.items()
+        )
+    )
 
 
 def asked_notes(

@@ -200,3 +200,13 @@ def test_the_reminder_rule_reads_the_clock_by_zone_of() -> None:
     assert rule.zone(None) == ZoneInfo("Asia/Shanghai")
     assert rule.zone("") == ZoneInfo("Asia/Shanghai")
     assert rule.zone("Europe/Berlin") == ZoneInfo("Europe/Berlin")
+
+
+def test_quiz_args_name_a_draft_pack_as_a_draft() -> None:
+    from bot.core.levels import Level, parse_quiz_args
+
+    wanted = parse_quiz_args(["beginner", "Notes"], ["triton"], drafts=["notes"])
+    assert (wanted.problem, wanted.word) == ("pack_draft", "Notes")
+    ready = parse_quiz_args(["beginner", "triton"], ["triton"], drafts=["notes"])
+    assert (ready.problem, ready.level, ready.pack) == (None, Level.BEGINNER, "triton")
+    assert parse_quiz_args(["nope"], ["triton"], drafts=["notes"]).problem == "bad_level"

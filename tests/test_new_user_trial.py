@@ -402,16 +402,23 @@ async def test_a_share_link_to_a_draft_question_does_not_open_it(mixed_bot: BotH
     assert "no longer in my question bank" in gone.visible
 
 
-async def test_quiz_naming_a_draft_pack_says_there_is_no_such_pack(mixed_bot: BotHarness) -> None:
+async def test_quiz_naming_a_draft_pack_says_it_is_being_reviewed(mixed_bot: BotHarness) -> None:
+    # The pack exists but is not asked yet: not "no such pack", and not a level it is not.
     (reply,) = await mixed_bot.say(ADA, "/quiz unreviewed")
-    assert "There is no pack “unreviewed”. Packs: basics (English), triton (Chinese)." in (
-        reply.visible
+    assert reply.visible == (
+        "The pack “unreviewed” is still being reviewed: its questions are asked once its author"
+        " marks it ready. Packs: basics (English), triton (Chinese)."
     )
-    assert "no Beginner questions" not in reply.visible
     (reply,) = await mixed_bot.say(ADA, "/quiz beginner unreviewed")
-    assert "There is no pack “unreviewed”." in reply.visible
-    (reply,) = await mixed_bot.say(LI, "/quiz unreviewed")
-    assert "可用题库：basics（英文）、triton（中文）。" in reply.visible
+    assert "“unreviewed” is still being reviewed" in reply.visible
+    assert "level" not in reply.visible
+    (reply,) = await mixed_bot.say(LI, "/quiz Unreviewed")
+    assert reply.visible == (
+        "题库“Unreviewed”还在审核中：作者确认后才会出题。可用题库：basics（英文）、triton（中文）。"
+    )
+    # A word that is neither a level nor any pack still gets both explanations.
+    (reply,) = await mixed_bot.say(ADA, "/quiz nothing")
+    assert "There is no pack “nothing”. Packs: basics (English), triton (Chinese)." in reply.visible
 
 
 # -- the "every question at this level answered" note: once per user and level --------------

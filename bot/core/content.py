@@ -344,6 +344,7 @@ class Library:
         self.packs: dict[str, Pack] = {p.id: p for p in packs}
         # The packs that are asked, in file order: a draft pack is loaded but never offered.
         self.offered: dict[str, Pack] = {p.id: p for p in packs if not p.draft}
+        self.drafts: tuple[str, ...] = tuple(p.id for p in packs if p.draft)
         self.questions: dict[str, Question] = {}
         self.pack_of: dict[str, str] = {}
         self.topic_of: dict[str, str] = {}  # concept label -> its topic, where one is set

@@ -51,15 +51,19 @@ class QuizArgs:
 
     level: Level | None = None
     pack: str | None = None
-    problem: str | None = None  # "bad_level" (a word that is neither) | "bad_quiz_args"
+    problem: str | None = None  # "bad_level" (neither) | "pack_draft" | "bad_quiz_args"
     word: str = ""  # the word refused (else the first that is not a level)
 
 
-def parse_quiz_args(args: Iterable[str], packs: Iterable[str]) -> QuizArgs:
+def parse_quiz_args(
+    args: Iterable[str], packs: Iterable[str], drafts: Iterable[str] = ()
+) -> QuizArgs:
     """The one reader of /quiz arguments (private chats and groups): a level and a pack id,
-    each at most once, in any order and any case."""
+    each at most once, in any order and any case. `drafts`: packs loaded but not yet asked
+    (named, they get their own answer rather than "no such pack")."""
     words = list(args)
     known = {p.casefold(): p for p in packs}
+    unready = {p.casefold() for p in drafts}
     word = next((w for w in words if parse_level(w) is None), "")
     level: Level | None = None
     pack: str | None = None
@@ -70,6 +74,8 @@ def parse_quiz_args(args: Iterable[str], packs: Iterable[str]) -> QuizArgs:
             level = found
         elif pack is None and each.casefold() in known:
             pack = known[each.casefold()]
+        elif each.casefold() in unready:
+            return QuizArgs(problem="pack_draft", word=each)
         elif parse_level(each) is None:  # neither a level nor a pack
             return QuizArgs(problem="bad_level", word=each)
         else:  # a second level

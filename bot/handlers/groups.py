@@ -20,7 +20,7 @@ from bot import delivery
 from bot.core.levels import Level, parse_level, parse_quiz_args
 from bot.handlers.common import BotContext, is_admin, send
 from bot.keyboards import chat_link_keyboard
-from bot.render import leaderboard_messages, level_name
+from bot.render import leaderboard_messages, level_name, pack_list
 from bot.services import Services
 from bot.services.rounds import (
     Answered,
@@ -68,7 +68,7 @@ async def quiz(update: Update, context: BotContext) -> None:
     if chat is None or message is None:
         return
     lang = context.lang
-    wanted = parse_quiz_args(context.args or [], svc.library.offered)  # a draft: no such pack
+    wanted = parse_quiz_args(context.args or [], svc.library.offered, svc.library.drafts)
     opener = update.effective_user.id if update.effective_user else None
     quiz = await quiz_round(
         context.bot, svc, chat.id, chat.type, chat.title or "", lang, wanted, opener
@@ -80,7 +80,10 @@ async def quiz(update: Update, context: BotContext) -> None:
         case Opening.NOT_ASKED:
             assert wanted.problem is not None
             first_pack = next(iter(svc.library.offered), "")
-            text = svc.strings(lang, wanted.problem, word=wanted.word[:40], pack=first_pack)
+            packs = pack_list(svc.strings, lang, svc.library.offered)
+            text = svc.strings(
+                lang, wanted.problem, word=wanted.word[:40], pack=first_pack, packs=packs
+            )
             await send(context, chat.id, [text], reply_to=message.message_id)
         case Opening.NO_QUESTION:
             name = level_name(svc.strings, lang, wanted.level or Level.BEGINNER)

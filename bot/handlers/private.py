@@ -35,9 +35,9 @@ from bot.render import (
     asked_messages,
     clock_time,
     feedback_messages,
-    language_name,
     level_name,
     level_up_line,
+    pack_list,
     stats_caption,
     stats_messages,
     with_reference,
@@ -107,21 +107,10 @@ async def quiz(update: Update, context: BotContext) -> None:
     if turn is None:
         return
     svc, user, chat, lang = turn
-    wanted = parse_quiz_args(context.args or [], svc.library.offered)  # a draft: no such pack
+    wanted = parse_quiz_args(context.args or [], svc.library.offered, svc.library.drafts)
     if (problem := wanted.problem) is not None:
         word = wanted.word
-        # Each item is escaped HTML already, and so is the separator.
-        packs = Html(
-            svc.strings(lang, "list_separator").join(
-                svc.strings(
-                    lang,
-                    "pack_with_language",
-                    pack=pid,
-                    language=language_name(svc.strings, lang, pack.language),
-                )
-                for pid, pack in svc.library.offered.items()  # a draft pack is not asked
-            )
-        )
+        packs = pack_list(svc.strings, lang, svc.library.offered)  # a draft pack is not asked
         first_pack = next(iter(svc.library.offered), "")
         text = svc.strings(lang, problem, word=word[:40], packs=packs, pack=first_pack)
         if problem == "bad_level" and svc.library.offered:
