@@ -59,6 +59,11 @@ def _problems(text: str) -> list[str]:
             id="weight-above-10",
         ),
         pytest.param(
+            HEAD + QUESTION + "".join(f"      - label: c{i}\n" for i in range(59)),
+            "demo.yaml: question demo-q1: field concepts: too many: at most 40 (has 60)",
+            id="too-many-concepts",
+        ),
+        pytest.param(
             HEAD.replace("title: Demo", "title: 123") + QUESTION,
             "demo.yaml: field title: must be text (got 123)",
             id="title-a-number",

@@ -298,6 +298,8 @@ def _message(err: Any) -> str:
         return "must not be empty"
     if kind == "too_short":
         return f"needs at least {ctx.get('min_length', 1)}, has none"
+    if kind == "too_long":
+        return f"too many: at most {ctx.get('max_length')} (has {ctx.get('actual_length')})"
     if kind == "string_too_long":
         return f"too long: at most {ctx.get('max_length')} characters"
     if kind == "string_pattern_mismatch" and ctx.get("pattern") == ID_PATTERN:
