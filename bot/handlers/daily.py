@@ -72,7 +72,7 @@ async def daily(update: Update, context: BotContext) -> None:
     if command.zone is not None and user is not None:
         # A zone named in a private chat became the user's: read it back, or the reply
         # would still say the time is in the default zone.
-        user = await svc.storage.get_user(user.user_id) or user
+        user = await svc.chats.user(user.user_id) or user
     await send(context, chat.id, [_confirmation(svc, updated, user, lang)])
 
 
