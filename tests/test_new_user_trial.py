@@ -467,3 +467,27 @@ async def test_the_daily_prompt_notes_a_bank_in_another_language_as_quiz_does(
         "🌐 This question bank is in Chinese: the question and the reference answer are in"
         " Chinese. Answer in English, Chinese or a mix — all are scored." in chinese.visible
     )
+
+
+# -- a reply to a question closed since -----------------------------------------------------
+
+
+async def test_a_reply_to_a_closed_question_is_scored_against_it_and_not_recorded(
+    bot: BotHarness, library: Library
+) -> None:
+    (first,) = await bot.say(ADA, "/quiz beginner")
+    (second,) = await bot.say(ADA, "/quiz advanced")  # replaces the first
+    earlier = library.question(_qid(first))
+    assert earlier is not None and _qid(second) != earlier.id
+    # The first question's own reference answer, sent as a reply to the first question.
+    replies = await bot.say(ADA, earlier.answer, reply_to=first.message_id)
+    text = "\n".join(m.visible for m in replies)
+    assert text.startswith("ℹ️ You replied to an earlier question, closed since")
+    assert "Score: 100%" in text
+    assert await bot.storage.answers_for(ADA.id) == []  # nothing recorded
+    # The open question is still the second one: a plain answer is scored against it.
+    still_open = await bot.storage.get_open_question(ADA.id)
+    assert still_open is not None and still_open.question_id == _qid(second)
+    # A reply to the open question itself is its answer, as any message is.
+    (feedback, *_) = await bot.say(ADA, "max_batch_size", reply_to=second.message_id)
+    assert "earlier question" not in feedback.visible

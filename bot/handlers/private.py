@@ -8,6 +8,7 @@ from telegram import CallbackQuery, InlineKeyboardMarkup, Message, MessageEntity
 
 from bot.commands import GROUP_ONLY
 from bot.core.answers import is_substantive
+from bot.core.content import Question
 from bot.core.levels import LEVEL_ORDER, Level, parse_quiz_args
 from bot.core.models import UserProfile
 from bot.core.schedule import DEFAULT_DAILY_TIME
@@ -38,6 +39,7 @@ from bot.render import (
     level_name,
     level_up_line,
     pack_list,
+    prepend,
     stats_caption,
     stats_messages,
     with_reference,
@@ -137,6 +139,17 @@ async def answer(update: Update, context: BotContext) -> None:
         key = "answer_too_short" if is_open else "no_open_question"
         await send(context, chat_id, [svc.strings(lang, key)])
         return
+    earlier = await _earlier_question(context, message)
+    if earlier is not None:
+        # A reply to a question closed since (a newer one replaced it): scored against the
+        # question it answers, for the user to see, and not recorded; the open one waits.
+        result = svc.practice.score_only(earlier, message.text)
+        messages = feedback_messages(
+            svc.strings, lang, result=result, reference=earlier.answer, hints=0, streak=None
+        )
+        messages = prepend([svc.strings(lang, "answered_closed_question")], messages)
+        await send(context, chat_id, messages, reply_to=message.message_id)
+        return
     feedback = await svc.practice.answer(chat_id, user, message.text)
     if feedback is None:  # nothing open (or it was answered a moment ago by another message)
         await send(context, chat_id, [svc.strings(lang, "no_open_question")])
@@ -157,6 +170,21 @@ async def answer(update: Update, context: BotContext) -> None:
         svc.strings, lang, feedback.question.level, feedback.answer_id, feedback.level_up
     )
     await send(context, chat_id, messages, keyboard, reply_to=message.message_id)
+
+
+async def _earlier_question(context: BotContext, message: Message) -> Question | None:
+    """The question a reply answers when it is not the open one: the user replied to one of
+    the bot's question messages that has been closed since."""
+    replied = message.reply_to_message
+    if replied is None or replied.text is None or replied.from_user is None:
+        return None
+    if replied.from_user.id != context.bot.id:
+        return None
+    svc = context.svc
+    shown = svc.practice.question_shown_in(replied.text)
+    if shown is None or shown.id == await svc.practice.open_question_id(message.chat_id):
+        return None
+    return shown
 
 
 async def hint(update: Update, context: BotContext) -> None:

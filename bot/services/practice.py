@@ -184,6 +184,18 @@ class Practice:
             return None
         return question, state.hints
 
+    def question_shown_in(self, text: str) -> Question | None:
+        """The question a message of the bot's shows (one a user replied to): the one whose
+        text it holds, the longest if several do; None for any other message."""
+        shown = [q for q in self.library.questions.values() if q.question and q.question in text]
+        return max(shown, key=lambda q: len(q.question), default=None)
+
+    def score_only(self, question: Question, text: str) -> ScoreResult:
+        """An answer's score against a question that is not open: shown, never recorded."""
+        from bot.core.scoring import score_answer  # loaded on the first answer (issue 13)
+
+        return score_answer(question, text)
+
     async def open_question_id(self, chat_id: int) -> str | None:
         """The id of the chat's open question (a button under another one is stale)."""
         state = await self.storage.get_open_question(chat_id)
