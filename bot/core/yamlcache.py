@@ -120,9 +120,13 @@ class YamlCache:
 
 
 def _json_holds(data: Any) -> bool:
-    """JSON gives back exactly this data: same values, same types, string keys only."""
+    """JSON gives back exactly this data: same values, same types, string keys only.
+
+    Checked on the bytes `save` writes: a lone surrogate (PyYAML's pure-Python loader reads
+    `"\\ud800"` as one) has no UTF-8, so its text is parsed every time.
+    """
     try:
-        again = json.loads(json.dumps(data, allow_nan=False))
+        again = json.loads(json.dumps(data, allow_nan=False, ensure_ascii=False).encode("utf-8"))
     except (TypeError, ValueError):
         return False
     return _same(data, again)
