@@ -277,6 +277,7 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         CommandHandler("top", groups.top, in_group),
         CommandHandler("level", groups.group_level, in_group),
         CommandHandler("roundlength", groups.round_length, in_group),
+        CommandHandler("lang", groups.group_language, in_group),
         CommandHandler("timezone", daily.group_timezone, in_group),
         CommandHandler(("help", "start"), groups.group_help, in_group),
         CommandHandler(
@@ -286,7 +287,6 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
                 "skip",
                 "export",
                 "forget",
-                "lang",
                 "timezone",
                 "reminders",
                 "settings",

@@ -36,6 +36,7 @@ GROUP_ADMIN_MENU: tuple[tuple[str, str], ...] = (
     ("level", "cmd_group_level"),
     ("roundlength", "cmd_roundlength"),
     ("timezone", "cmd_group_timezone"),
+    ("lang", "cmd_group_lang"),
     ("help", "cmd_help"),
 )
 

@@ -32,6 +32,16 @@ def language_for(code: str | None) -> str:
     return DEFAULT_LANGUAGE
 
 
+_LANGUAGE_WORDS = {"cn": "zh", "中文": "zh", "chinese": "zh", "english": "en", "英文": "en"}
+
+
+def parse_language(word: str) -> str | None:
+    """What /lang names (en, zh, 中文, English, …) as an interface language; None if none."""
+    wanted = word.strip().lower()
+    wanted = _LANGUAGE_WORDS.get(wanted, wanted)
+    return wanted if wanted in LANGUAGES else None
+
+
 def interface_language(chosen: str | None, client: str | None) -> str:
     """The one rule for the language of a reply to a person.
 

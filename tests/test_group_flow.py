@@ -310,6 +310,21 @@ async def test_forget_removes_group_answers_too(bot: BotHarness, api: FakeBotAPI
     assert await bot.storage.answers_for(ANA.id) == []
 
 
+async def test_an_admin_changes_the_groups_language(bot: BotHarness, api: FakeBotAPI) -> None:
+    # An English phone added the bot: the group is English until an admin says otherwise.
+    api.admins[GROUP] = {ADMIN.id}
+    (reply,) = await bot.say(ANA, "/lang", chat_id=GROUP)
+    assert reply.visible.startswith("This group's language is English")
+    (reply,) = await bot.say(CAI, "/lang zh", chat_id=GROUP)  # a refusal in Cai's language
+    assert reply.visible == "只有群管理员可以修改这个设置。"
+    (reply,) = await bot.say(ADMIN, "/lang 中文", chat_id=GROUP)
+    assert reply.visible == "✅ 本群语言已设为中文。"
+    (question,) = await bot.say(ANA, "/quiz", chat_id=GROUP)  # an English member opens it
+    assert question.visible.startswith("❓ 本轮")
+    (reply,) = await bot.say(ADMIN, "/lang klingon", chat_id=GROUP)
+    assert reply.visible == "Choose en or zh, e.g. /lang zh."  # the admin's own language
+
+
 async def test_personal_commands_in_a_group_point_to_the_private_chat(bot: BotHarness) -> None:
     (reply,) = await bot.say(ANA, "/stats", chat_id=GROUP)
     assert "private chat" in reply.visible and "@interview_test_bot" in reply.visible

@@ -145,7 +145,9 @@ PRIVATE = [
     "timezone", "lang", "export", "forget", "help", "start",
 ]  # fmt: skip
 GROUPS = ["quiz", "reveal", "top", "help"]
-GROUP_ADMINS = ["quiz", "reveal", "top", "daily", "level", "roundlength", "timezone", "help"]
+GROUP_ADMINS = [
+    *("quiz", "reveal", "top", "daily", "level", "roundlength", "timezone", "lang", "help"),
+]
 
 
 @pytest.mark.parametrize("language", [None, "zh"])

@@ -19,6 +19,7 @@ from telegram.constants import ReactionEmoji
 from bot import delivery
 from bot.core.levels import Level, parse_level, parse_quiz_args
 from bot.handlers.common import BotContext, is_admin, send
+from bot.i18n import parse_language
 from bot.keyboards import chat_link_keyboard
 from bot.render import leaderboard_messages, level_name, pack_list
 from bot.services import Services
@@ -30,6 +31,7 @@ from bot.services.rounds import (
     close_now,
     open_round_in,
     quiz_round,
+    set_group_language,
     set_group_level,
     set_round_length,
     standings,
@@ -203,6 +205,29 @@ async def group_level(update: Update, context: BotContext) -> None:
     await set_group_level(svc, chat.id, chat.type, chat.title or "", chosen)
     name = level_name(svc.strings, lang, chosen)
     await send(context, chat.id, [svc.strings(lang, "group_level_set", level=name)])
+
+
+async def group_language(update: Update, context: BotContext) -> None:
+    """/lang in a group: anyone sees the group's language, admins change it. It is what the
+    bot posts to the whole group in (a private chat's /lang is each member's own)."""
+    turn = context.turn(update)
+    if turn is None:
+        return
+    svc, _, chat, lang = turn
+    args = context.args or []
+    if not args:
+        name = svc.strings(lang, "language_name")
+        await send(context, chat.id, [svc.strings(lang, "group_lang_current", language=name)])
+        return
+    wanted = parse_language(args[0])
+    if wanted is None:
+        await send(context, chat.id, [svc.strings(lang, "lang_bad")])
+        return
+    if not await is_admin(update, context):
+        await send(context, chat.id, [svc.strings(lang, "admins_only")])
+        return
+    await set_group_language(svc, chat.id, chat.type, chat.title or "", wanted)
+    await send(context, chat.id, [svc.strings(wanted, "group_lang_set")])
 
 
 async def round_length(update: Update, context: BotContext) -> None:

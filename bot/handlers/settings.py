@@ -15,7 +15,7 @@ from bot.core.timezones import (
     zone_of,
 )
 from bot.handlers.common import BotContext, edit_text, expired, send
-from bot.i18n import LANGUAGES, Html
+from bot.i18n import Html, parse_language
 from bot.keyboards import (
     forget_keyboard,
     level_keyboard,
@@ -128,11 +128,8 @@ async def language(update: Update, context: BotContext) -> None:
         name = svc.strings(lang, "language_name")
         await send(context, chat.id, [svc.strings(lang, "lang_current", language=name)])
         return
-    wanted = args[0].strip().lower()
-    wanted = {"cn": "zh", "中文": "zh", "chinese": "zh", "english": "en", "英文": "en"}.get(
-        wanted, wanted
-    )
-    if wanted not in LANGUAGES:
+    wanted = parse_language(args[0])
+    if wanted is None:
         await send(context, chat.id, [svc.strings(lang, "lang_bad")])
         return
     await set_language(svc, user.user_id, wanted)

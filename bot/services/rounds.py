@@ -185,6 +185,14 @@ async def set_group_level(svc: Services, chat_id: int, kind: str, title: str, le
     await svc.storage.set_chat_settings(chat_id, level=level)
 
 
+async def set_group_language(
+    svc: Services, chat_id: int, kind: str, title: str, language: str
+) -> None:
+    """The language of what the bot posts to the whole group (rounds, results, replies)."""
+    await svc.chats.register(chat_id, kind, title)
+    await svc.storage.set_chat_settings(chat_id, language=language)
+
+
 async def set_round_length(
     svc: Services, chat_id: int, kind: str, title: str, minutes: int
 ) -> None:

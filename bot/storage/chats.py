@@ -95,8 +95,8 @@ class ChatsStore(Database):
                 )
 
     async def set_chat_settings(self, chat_id: int, **fields: Any) -> None:
-        """Change group settings (level, round_minutes, timezone)."""
-        unknown = set(fields) - {"level", "round_minutes", "timezone"}
+        """Change group settings (level, round_minutes, timezone, language)."""
+        unknown = set(fields) - {"level", "round_minutes", "timezone", "language"}
         if unknown:
             raise ValueError(f"not chat settings: {sorted(unknown)}")
         assignments = ", ".join(f"{name} = ?" for name in fields)
