@@ -254,6 +254,26 @@ def test_labels_cut_at_sixty_characters_are_numbered_when_they_collide() -> None
     ]
 
 
+def test_an_english_label_is_cut_at_a_word_end() -> None:
+    answer = (
+        "Expired keys are removed lazily when accessed, and an active expiration cycle"
+        " samples random keys ten times per second."
+    )
+    (concept,) = suggest_concepts("How do keys expire?", answer, Analyser(Glossary()))
+    assert concept["label"] == "Expired keys are removed lazily when accessed, and an…"
+    # A word ending exactly at the cut is kept whole, and Chinese is cut anywhere (above).
+    exact = "a" * 52 + " bcdefg" + " tail words here"
+    (concept,) = suggest_concepts("Q?", exact, Analyser(Glossary()))
+    assert concept["label"] == "a" * 52 + " bcdefg…"
+
+
+def test_a_pronoun_the_question_uses_is_no_subject() -> None:
+    # "why is it fast?" has `it`; "It is fast because …" is not a claim about a thing named It.
+    answer = "Redis is an in-memory store. It is fast because data lives in RAM."
+    concepts = suggest_concepts("What is Redis and why is it fast?", answer, Analyser(Glossary()))
+    assert [c.get("subject") for c in concepts] == [["Redis"], None]
+
+
 def test_an_item_longer_than_its_term_by_more_than_eight_ends_the_enumeration() -> None:
     # "负责处理全部请求 routing": 16 characters, routing's 7 + 9.
     concepts = suggest_concepts(
@@ -283,7 +303,7 @@ def test_labels_are_whole_up_to_sixty_characters_and_cut_without_a_trailing_spac
     )
     assert [label for label, _ in _weights("问题？", answer)] == [
         "批" * 55 + " GEMM",
-        "批" * 56 + " GP…",
+        "批" * 56 + "…",  # not inside GPTQ
         "批" * 58 + "…",
     ]
 

@@ -450,7 +450,11 @@ def _subject_of(claim: str, terms: list[str], asked: str, analyser: Analyser) ->
         ]
         if named:
             return named[0]
-        if re.match(r"[-A-Za-z]", head) and f" {canonical(tokenize(head)).strip()} " in asked:
+        if (
+            re.match(r"[-A-Za-z]", head)
+            and not generic_english(head)  # "It is fast …" for "why is it fast?"
+            and f" {canonical(tokenize(head)).strip()} " in asked
+        ):
             return head  # a name the question asks about (`Canary：…`), glossary or not
     # Up to the head's end: the head has its bullet dashes stripped, a flag keeps its own.
     opening = claim[: claim.find(head) + len(head)] if head else claim[:40]
@@ -506,7 +510,11 @@ def _merge_duplicates(claims: list[Claim]) -> list[Claim]:
 def _label(text: str, taken: set[str]) -> str:
     label = " ".join(text.split())
     if len(label) > 60:
-        label = label[:59].rstrip() + "…"
+        cut = label[:59]
+        space = cut.rfind(" ")
+        if label[59].isalnum() and cut[-1:].isalnum() and space >= 40:
+            cut = cut[:space]  # English: at a word's end, not inside it ("an activ…")
+        label = cut.rstrip() + "…"
     base, n = label, 2
     while label.casefold() in taken:
         label = f"{base} ({n})"
