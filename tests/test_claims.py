@@ -97,6 +97,29 @@ def test_a_denial_the_reference_makes_too_is_covered(q: QuestionGetter) -> None:
 
 
 @pytest.mark.parametrize(
+    ("answer", "status"),
+    [
+        pytest.param("KV cache 的显存占用与序列长度无关。", Status.NEGATED, id="无关-denies"),
+        pytest.param("KV cache 的显存占用和序列长度毫无关系。", Status.NEGATED, id="毫无关系"),
+        pytest.param(
+            "KV cache 的显存占用随序列长度增长，这点无关紧要。", Status.COVERED, id="无关紧要"
+        ),
+    ],
+)
+def test_unrelated_denies_a_relation_the_reference_states(answer: str, status: Status) -> None:
+    question = Question(
+        id="t-q1",
+        level=Level.INTERMEDIATE,
+        question="KV cache 占多少显存？",
+        answer="KV cache 的显存占用随序列长度线性增长。",
+        concepts=(Concept(label="显存随序列长度增长", aliases=("序列长度",)),),
+    )
+    result = score_answer(question, answer)
+    found = {h.label: h.status for h in (*result.covered, *result.contradicted)}
+    assert found == {"显存随序列长度增长": status}
+
+
+@pytest.mark.parametrize(
     "answer",
     [
         pytest.param("Dynamic Batching 适合无状态模型，比如分类。", id="无状态-is-a-word"),
