@@ -44,10 +44,11 @@ def utf16_len(text: str) -> int:
 
 
 def bar(fraction: float, width: int = 10) -> str:
-    """A bar of `width` cells: full only at 100%, empty only at 0% (95% is not 100%)."""
+    """A bar of `width` cells: full only at 100%, empty only at 0% as shown (95% is not
+    100%, and 0.3% is shown as 0% with an empty bar)."""
     share = max(0.0, min(1.0, fraction))
     filled = int(share * width)  # floor: a cell is drawn once it is complete
-    if share > 0 and filled == 0:
+    if percent(share) > 0 and filled == 0:
         filled = 1
     if share < 1 and filled == width:
         filled = width - 1

@@ -58,9 +58,13 @@ def test_chinese_strings_use_full_width_punctuation() -> None:
 
 @pytest.mark.parametrize(
     ("fraction", "cells"),
-    [(0.0, 0), (0.01, 1), (0.1, 1), (0.5, 5), (0.94, 9), (0.95, 9), (0.99, 9), (1.0, 10)],
+    [
+        *((0.0, 0), (0.004, 0), (0.006, 1), (0.01, 1), (0.1, 1), (0.5, 5)),
+        *((0.94, 9), (0.95, 9), (0.99, 9), (1.0, 10)),
+    ],
 )
 def test_bar_is_full_only_at_100_and_empty_only_at_0(fraction: float, cells: int) -> None:
+    # Empty exactly when the percentage beside it reads 0% (0.4% is shown as 0%).
     assert bar(fraction) == "▓" * cells + "░" * (10 - cells)
 
 
