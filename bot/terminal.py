@@ -12,6 +12,7 @@ import html
 import re
 import sys
 from typing import TextIO
+from zoneinfo import ZoneInfo
 
 from bot.config import Settings
 from bot.core.answers import is_substantive
@@ -20,6 +21,8 @@ from bot.core.levels import Level
 from bot.core.models import UserProfile
 from bot.core.reminders import ReminderRule
 from bot.core.scoring import is_answerable
+from bot.core.streaks import local_day
+from bot.core.timezones import zone_of
 from bot.i18n import LANGUAGES, Strings, language_for
 from bot.render import level_name, percent, score_summary
 from bot.services.practice import Asked, Practice
@@ -90,6 +93,7 @@ class _Session:
         self.stdout = stdout
         self.answered = 0
         self.streak = 0
+        self.default_timezone = settings.default_timezone
 
     def say(self, key: str, **values: object) -> None:
         self.show(self.strings(self.lang, key, **values))
@@ -97,12 +101,19 @@ class _Session:
     def show(self, text: str = "") -> None:
         print(plain(text), file=self.stdout, flush=True)
 
-    def bye(self) -> int:
-        # "Saved" only when something was: a session without an answer leaves the day uncounted.
+    async def bye(self) -> int:
+        # "Saved" only when something was: a session without an answer leaves the day
+        # uncounted, unless an earlier session (or the bot) counted it already.
         if self.answered:
             self.say("term_bye", count=self.answered, current=self.streak)
-        else:
-            self.say("term_bye_nothing")
+            return 0
+        user = await self.storage.get_user(TERMINAL_USER)
+        if user is not None and user.streak.last_day is not None:
+            zone = ZoneInfo(zone_of(self.default_timezone, user=user))
+            if user.streak.last_day == local_day(self.practice.clock(), zone):
+                self.say("term_bye_counted", current=user.streak.current)
+                return 0
+        self.say("term_bye_nothing")
         return 0
 
     async def run(self, level: Level | None, pack: str | None, stdin: TextIO) -> int:
@@ -118,11 +129,11 @@ class _Session:
                 return 1
             self._show_question(asked)
             if not await self._answer_one(chat, user, asked, stdin):
-                return self.bye()
+                return await self.bye()
             self.say("term_next")
             nxt = await asyncio.to_thread(stdin.readline)
             if nxt == "" or nxt.strip() == "/quit":
-                return self.bye()
+                return await self.bye()
 
     def _show_question(self, asked: Asked) -> None:
         q = asked.question

@@ -153,3 +153,24 @@ async def test_reveal_then_an_answer_in_chinese_saves_the_streak(
     assert out.rstrip().endswith("再见——这次答了 1 题，连续记录已保存（🔥 1 天）。")
     assert "<b>" not in out and "&lt;" not in out  # plain text, not Telegram HTML
     assert await _streak(tmp_path / "p.sqlite3") == (1, 1)
+
+
+async def test_a_second_session_without_an_answer_says_today_counts_already(
+    library: Library, tmp_path: Path
+) -> None:
+    settings = Settings(database_path=tmp_path / "p.sqlite3", content_dir=CONTENT)
+    answer = "Triton 的 Python backend 跑在独立子进程里，通过共享内存通信，不阻塞 C++ 核心"
+    for typed in (f"{answer}\n\n/quit\n", "/quit\n"):
+        stdout = io.StringIO()
+        code = await run_practice(
+            settings, library, pack="triton", lang="en", stdin=io.StringIO(typed), stdout=stdout
+        )
+        assert code == 0
+    # The first session answered today; the second answered nothing, and today still counts.
+    assert (
+        stdout.getvalue()
+        .rstrip()
+        .endswith("Bye — nothing answered this time; today already counts from earlier (🔥 1 day).")
+    )
+    assert NOTHING_EN not in stdout.getvalue()
+    assert await _streak(tmp_path / "p.sqlite3") == (1, 1)
