@@ -318,6 +318,8 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
             in_private & filters.TEXT & ~filters.COMMAND,
             private.answer,
         ),
+        # A photo or file with a caption is answered by its caption.
+        MessageHandler(in_private & filters.CAPTION, private.answer),
         # 8. Anything else in private: unknown commands, stickers, photos, voice, files.
         MessageHandler(in_private & filters.COMMAND, private.unknown_command),
         MessageHandler(in_private, private.not_text),

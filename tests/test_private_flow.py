@@ -420,3 +420,23 @@ async def test_upgrading_leaves_no_forget_confirmation_open(tmp_path: Path) -> N
         assert await storage.get_user(7) is None
     finally:
         await storage.close()
+
+
+async def test_a_photo_captioned_with_an_answer_is_scored_by_its_caption(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    await bot.say(ADA, "/quiz beginner")
+    before = len(api.to(ADA.id))
+    api.photo(ADA, caption="max_batch_size 和 preferred_batch_size 控制凑批")
+    replies = (await api.wait_for(ADA.id, before + 1))[before:]
+    assert replies[0].visible.startswith("📷 I scored your caption; I cannot read the picture")
+    assert "Score:" in replies[0].visible
+    assert len(await bot.storage.answers_for(ADA.id)) == 1
+    # A photo without a caption, or with an emoji only, is no answer: the question stays open.
+    await bot.say(ADA, "/quiz beginner")
+    for caption in (None, "👍"):
+        before = len(api.to(ADA.id))
+        api.photo(ADA, caption=caption)
+        (reply,) = (await api.wait_for(ADA.id, before + 1))[before:]
+        assert "text answers" in reply.visible
+    assert await bot.storage.get_open_question(ADA.id) is not None

@@ -123,34 +123,42 @@ async def quiz(update: Update, context: BotContext) -> None:
 
 
 async def answer(update: Update, context: BotContext) -> None:
-    """A text message in a private chat: the answer to the open question."""
+    """A text message (or a caption) in a private chat: the answer to the open question."""
     from bot.core.scoring import is_answerable  # loaded on the first answer (issue 13)
 
     svc = context.svc
     message = update.effective_message
     user = context.user
-    if message is None or message.text is None or user is None:
+    if message is None or user is None:
+        return
+    # A photo or file with a caption: the caption is the answer (the picture is not read).
+    text = message.text if message.text is not None else message.caption
+    if text is None:
         return
     lang = context.lang
     chat_id = message.chat_id
-    if not (is_answerable(message.text) and is_substantive(message.text)):
+    captioned = message.text is None
+    if captioned and await svc.practice.open_question(chat_id) is None:
+        await send(context, chat_id, [svc.strings(lang, "not_text")])  # a photo, not an answer
+        return
+    if not (is_answerable(text) and is_substantive(text)):
         # Too short to be an attempt: the question stays open and the day is not counted.
         is_open = await svc.practice.open_question(chat_id) is not None
         key = "answer_too_short" if is_open else "no_open_question"
-        await send(context, chat_id, [svc.strings(lang, key)])
+        await send(context, chat_id, [svc.strings(lang, "not_text" if captioned else key)])
         return
     earlier = await _earlier_question(context, message)
     if earlier is not None:
         # A reply to a question closed since (a newer one replaced it): scored against the
         # question it answers, for the user to see, and not recorded; the open one waits.
-        result = svc.practice.score_only(earlier, message.text)
+        result = svc.practice.score_only(earlier, text)
         messages = feedback_messages(
             svc.strings, lang, result=result, reference=earlier.answer, hints=0, streak=None
         )
         messages = prepend([svc.strings(lang, "answered_closed_question")], messages)
         await send(context, chat_id, messages, reply_to=message.message_id)
         return
-    feedback = await svc.practice.answer(chat_id, user, message.text)
+    feedback = await svc.practice.answer(chat_id, user, text)
     if feedback is None:  # nothing open (or it was answered a moment ago by another message)
         await send(context, chat_id, [svc.strings(lang, "no_open_question")])
         return
@@ -166,6 +174,8 @@ async def answer(update: Update, context: BotContext) -> None:
         current = user.level or Level.BEGINNER
         line = level_up_line(svc.strings, lang, current, feedback.level_up, feedback.level_average)
         messages = [*messages, line]
+    if captioned:  # the picture itself is not read: say what was scored
+        messages = prepend([svc.strings(lang, "caption_answer")], messages)
     keyboard = feedback_keyboard(
         svc.strings, lang, feedback.question.level, feedback.answer_id, feedback.level_up
     )

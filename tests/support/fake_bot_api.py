@@ -376,9 +376,14 @@ class FakeBotAPI:
         }  # fmt: skip
         return self.message(user, chat_id=chat_id, extra={"sticker": sticker})
 
-    def photo(self, user: FakeUser, chat_id: int | None = None) -> int:
+    def photo(
+        self, user: FakeUser, chat_id: int | None = None, caption: str | None = "my answer"
+    ) -> int:
         size = {"file_id": "AgACAgIAAxk", "file_unique_id": "AQAD", "width": 90, "height": 90}
-        return self.message(user, chat_id=chat_id, extra={"photo": [size], "caption": "my answer"})
+        extra: dict[str, Any] = {"photo": [size]}
+        if caption is not None:
+            extra["caption"] = caption
+        return self.message(user, chat_id=chat_id, extra=extra)
 
     def voice(self, user: FakeUser, chat_id: int | None = None) -> int:
         voice = {"file_id": "AwACAgIAAxk", "file_unique_id": "AgADv", "duration": 3}
