@@ -265,7 +265,7 @@ def _english_pack(pack_id: str, title: str, *, draft: bool) -> str:
     question: "{title}, question {n}: what does a load balancer do?"
     answer: It spreads requests over several servers.
     concepts:
-      - label: spreads requests over servers
+      - label: Spreads requests over servers.
         aliases: [spreads requests, distributes requests]
 """
         for n in (1, 2)
@@ -491,3 +491,11 @@ async def test_a_reply_to_a_closed_question_is_scored_against_it_and_not_recorde
     # A reply to the open question itself is its answer, as any message is.
     (feedback, *_) = await bot.say(ADA, "max_batch_size", reply_to=second.message_id)
     assert "earlier question" not in feedback.visible
+
+
+async def test_a_hint_from_a_sentence_label_ends_with_one_full_stop(mixed_bot: BotHarness) -> None:
+    await mixed_bot.say(ADA, "/quiz beginner basics")
+    (hint,) = await mixed_bot.say(ADA, "/hint")
+    assert hint.visible.startswith("💡 Hint 1: think about Spreads requests over servers.\n")
+    assert "..\n" not in hint.visible
+    assert "even a perfect answer counts only as “I knew it”" in hint.visible

@@ -212,7 +212,9 @@ async def _hint(context: BotContext, chat_id: int, lang: str) -> None:
         await send(context, chat_id, [svc.strings(lang, "no_more_hints")])
         return
     label, count = given
-    await send(context, chat_id, [svc.strings(lang, "hint", count=count, concept=label)])
+    # An imported concept's label is a sentence: its own full stop would double the hint's.
+    concept = label.rstrip("。.！!？?；;")
+    await send(context, chat_id, [svc.strings(lang, "hint", count=count, concept=concept)])
 
 
 async def skip(update: Update, context: BotContext) -> None:
