@@ -400,3 +400,32 @@ def test_each_term_of_a_claim_keeps_the_references_own_polarity() -> None:
     agrees = score_answer(PROBES, "readiness 失败时从 endpoint 摘掉，不会重启容器。")
     assert agrees.score == pytest.approx(1.0)
     assert agrees.contradicted == []
+
+
+def test_a_claim_with_aliases_and_terms_takes_its_polarity_from_the_reference() -> None:
+    # The label is worded as a denial ("does not keep"), the reference affirms the alias
+    # ("is stateless"): denying the alias is the opposite, whatever the label's wording.
+    question = Question(
+        id="t-q1",
+        level=Level.INTERMEDIATE,
+        question="How does the server scale out?",
+        answer="The server is stateless.",
+        concepts=(
+            Concept(
+                label="The server does not keep sessions",
+                aliases=("stateless",),
+                terms=(("sessions",), ("session state",)),
+            ),
+        ),
+    )
+
+    def found(answer: str) -> dict[str, Status]:
+        result = score_answer(question, answer)
+        return {h.label: h.status for h in (*result.covered, *result.contradicted)}
+
+    assert found("The server is not stateless.") == {
+        "The server does not keep sessions": Status.NEGATED
+    }
+    assert found("The server is stateless.") == {
+        "The server does not keep sessions": Status.COVERED
+    }

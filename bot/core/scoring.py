@@ -574,7 +574,7 @@ def _compile(question: Question) -> _Compiled:
     reference = _Reading(question.answer, compiled)
     negative = [
         _states_negatively(c.concept.label)
-        if c.concept.terms
+        if c.concept.terms and not found
         else bool(found)
         and all(
             # A place where the reference's own phrase is the denial ("不会阻塞") is one.
