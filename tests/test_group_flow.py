@@ -269,8 +269,11 @@ async def test_bot_removed_and_added_again(bot: BotHarness, api: FakeBotAPI) -> 
 
 async def test_group_settings_are_for_admins(bot: BotHarness, api: FakeBotAPI) -> None:
     api.admins[GROUP] = {ADMIN.id}
-    (reply,) = await bot.say(ANA, "/level advanced", chat_id=GROUP)
+    before = len(api.to(GROUP))
+    asked = api.message(ANA, "/level advanced", chat_id=GROUP)
+    (reply,) = (await api.wait_for(GROUP, before + 1))[before:]
     assert "Only group admins" in reply.visible
+    assert reply.params["reply_parameters"]["message_id"] == asked  # addressed to Ana
     (reply,) = await bot.say(ADMIN, "/level advanced", chat_id=GROUP)
     assert "Advanced" in reply.visible
     (reply,) = await bot.say(ANA, "/roundlength 15", chat_id=GROUP)

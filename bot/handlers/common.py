@@ -192,6 +192,16 @@ async def edit_text(
     await delivery.settle(context.svc.chats, chat_id, result, "edit")
 
 
+async def refuse_non_admin(update: Update, context: BotContext, lang: str) -> None:
+    """A group setting asked by a member who is not an admin: the refusal, in their language,
+    as a reply to them (a busy group sees whom it is for)."""
+    chat, message = update.effective_chat, update.effective_message
+    if chat is None:
+        return
+    reply_to = message.message_id if message is not None else None
+    await send(context, chat.id, [context.svc.strings(lang, "admins_only")], reply_to=reply_to)
+
+
 async def is_admin(update: Update, context: BotContext) -> bool:
     """True in private chats, for group admins, and for anonymous admins posting as the group."""
     chat, message, user = update.effective_chat, update.effective_message, update.effective_user

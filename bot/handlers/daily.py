@@ -15,7 +15,7 @@ from bot.core.timezones import (
     zone_label,
     zone_of,
 )
-from bot.handlers.common import BotContext, expired, is_admin, send
+from bot.handlers.common import BotContext, expired, is_admin, refuse_non_admin, send
 from bot.i18n import Html
 from bot.keyboards import parse_daily_tap
 from bot.render import clock_time, unknown_zone
@@ -58,7 +58,7 @@ async def daily(update: Update, context: BotContext) -> None:
         await send(context, chat.id, [Html(text)])
         return
     if not command.show and not await is_admin(update, context):
-        await send(context, chat.id, [t(lang, "admins_only")])
+        await refuse_non_admin(update, context, lang)
         return
     record = await _chat_record(svc, chat)
     if command.show:
@@ -127,7 +127,7 @@ async def group_timezone(update: Update, context: BotContext) -> None:
         await send(context, chat.id, [unknown_zone(t, lang, wanted)])
         return
     if not await is_admin(update, context):
-        await send(context, chat.id, [t(lang, "admins_only")])
+        await refuse_non_admin(update, context, lang)
         return
     await reschedule(svc, record, zone=chosen)
     local = clock_time(now.astimezone(ZoneInfo(chosen)).time())
@@ -153,7 +153,7 @@ async def daily_button(update: Update, context: BotContext) -> None:
     user = context.user
     lang = context.lang
     if not await is_admin(update, context):
-        await send(context, chat.id, [svc.strings(lang, "admins_only")])
+        await refuse_non_admin(update, context, lang)
         return
     record = await _chat_record(svc, chat)
     updated = await set_daily(svc, record, DailyCommand(enabled=True, at=tap.at))

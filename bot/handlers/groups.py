@@ -18,7 +18,7 @@ from telegram.constants import ReactionEmoji
 
 from bot import delivery
 from bot.core.levels import Level, parse_level, parse_quiz_args
-from bot.handlers.common import BotContext, is_admin, send
+from bot.handlers.common import BotContext, is_admin, refuse_non_admin, send
 from bot.i18n import parse_language
 from bot.keyboards import chat_link_keyboard
 from bot.render import leaderboard_messages, level_name, pack_list
@@ -200,7 +200,7 @@ async def group_level(update: Update, context: BotContext) -> None:
         await send(context, chat.id, [svc.strings(lang, "level_bad", word=word[:40])])
         return
     if not await is_admin(update, context):
-        await send(context, chat.id, [svc.strings(lang, "admins_only")])
+        await refuse_non_admin(update, context, lang)
         return
     await set_group_level(svc, chat.id, chat.type, chat.title or "", chosen)
     name = level_name(svc.strings, lang, chosen)
@@ -224,7 +224,7 @@ async def group_language(update: Update, context: BotContext) -> None:
         await send(context, chat.id, [svc.strings(lang, "lang_bad")])
         return
     if not await is_admin(update, context):
-        await send(context, chat.id, [svc.strings(lang, "admins_only")])
+        await refuse_non_admin(update, context, lang)
         return
     await set_group_language(svc, chat.id, chat.type, chat.title or "", wanted)
     await send(context, chat.id, [svc.strings(wanted, "group_lang_set")])
@@ -245,7 +245,7 @@ async def round_length(update: Update, context: BotContext) -> None:
         await send(context, chat.id, [svc.strings(lang, "roundlength_bad")])
         return
     if not await is_admin(update, context):
-        await send(context, chat.id, [svc.strings(lang, "admins_only")])
+        await refuse_non_admin(update, context, lang)
         return
     await set_round_length(svc, chat.id, chat.type, chat.title or "", int(args[0]))
     await send(context, chat.id, [svc.strings(lang, "roundlength_set", minutes=int(args[0]))])
