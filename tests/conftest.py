@@ -180,6 +180,20 @@ class BotHarness:
         self.api.message(user, text, chat_id=chat_id, **kw)
         return (await self.api.wait_for(chat, before + expect))[before:]
 
+    async def open_shared(self, user: FakeUser, question_id: str) -> Sent:
+        """Open a question by its share link (no chance involved); the question message.
+
+        A user who never answered gets the welcome first, anyone else the question alone.
+        """
+        before = len(self.api.to(user.id))
+        self.api.message(user, f"/start q_{question_id}")
+        for count in range(before + 1, before + 4):
+            sent = (await self.api.wait_for(user.id, count))[before:]
+            asked = [m for m in sent if any(d.startswith("hint:") for _, d in m.buttons)]
+            if asked:
+                return asked[-1]
+        raise AssertionError(f"question {question_id} was not opened: {[m.visible for m in sent]}")
+
     async def sentinel(self, user: FakeUser, chat_id: int | None = None) -> list[Sent]:
         """Send a last message and wait for its reply; return what came before that reply.
 

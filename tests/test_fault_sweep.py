@@ -33,7 +33,7 @@ async def tap(bot: BotHarness, user: FakeUser, message: Sent, data: str) -> tupl
 
 async def feedback_of(bot: BotHarness, user: FakeUser) -> tuple[Sent, int]:
     """Answer a question; the feedback message with the rating buttons and its answer id."""
-    await bot.say(user, "/start q_triton-q1", expect=2)
+    await bot.open_shared(user, "triton-q1")
     before = len(bot.api.to(user.id))
     bot.api.message(user, "dynamic batching groups requests into one batch on the GPU")
     for _ in range(20):

@@ -211,7 +211,7 @@ PARTLY_ANSWER = (
 async def test_export_tells_partly_credited_concepts_from_missed_ones(bot: BotHarness) -> None:
     # Two parameters only named in a list: credited in part, neither known nor missed.
     for _ in range(2):
-        await bot.say(ADA, "/start q_triton-q3", expect=2)
+        await bot.open_shared(ADA, "triton-q3")
         await bot.say(ADA, PARTLY_ANSWER)
     (document,) = await bot.say(ADA, "/export")
     rows = read_answers_csv(document.params["document"].decode("utf-8-sig"))

@@ -392,6 +392,12 @@ async def test_a_shared_question_link_opens_that_question(
     assert _question_id(opened) == qid
     open_ = await bot.storage.get_open_question(friend.id)
     assert open_ is not None and open_.question_id == qid
+    # Once Bo has practised, the next shared link opens its question without the welcome.
+    await bot.say(friend, "max_batch_size 是最大的 batch")
+    (again,) = await bot.say(friend, f"/start q_{qid}")
+    assert _question_id(again) == qid and "Hi Bo" not in again.visible
+    (welcome,) = await bot.say(friend, "/start")  # a plain /start still welcomes
+    assert "Hi Bo" in welcome.visible
 
 
 async def test_a_link_to_a_question_no_longer_there_says_so(bot: BotHarness) -> None:

@@ -40,7 +40,7 @@ async def test_quiz_answer_and_stats(bot: BotHarness, library: Library) -> None:
     assert "Advanced" in question.visible
     assert library.questions[open_question_id(question.buttons)].level.value == "advanced"
     # The answer below is written for triton-q9: open it by its link, every run.
-    _, question = await bot.say(ADA, "/start q_triton-q9", expect=2)
+    question = await bot.open_shared(ADA, "triton-q9")
     qid = open_question_id(question.buttons)
     asked = library.questions[qid]
     assert qid == "triton-q9" and asked.level.value == "advanced"

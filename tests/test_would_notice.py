@@ -33,7 +33,7 @@ def _qid(message: Sent) -> str:
 
 async def _open(bot: BotHarness, user: FakeUser, qid: str) -> Sent:
     """Open a given question through its share link (no chance involved)."""
-    _, question = await bot.say(user, f"/start q_{qid}", expect=2)
+    question = await bot.open_shared(user, qid)
     assert _qid(question) == qid
     return question
 

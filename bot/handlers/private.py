@@ -52,14 +52,19 @@ async def start(update: Update, context: BotContext) -> None:
     if turn is None:
         return
     svc, user, chat, lang = turn
-    text = svc.strings(lang, "welcome", name=user.first_name or "👋")
-    record = await svc.chats.find(chat.id)
-    # The time the user chose before (/daily 8:30pm, then /daily off) is the one offered back.
-    daily_time = clock_time(record.daily_time if record is not None else DEFAULT_DAILY_TIME)
-    keyboard = start_keyboard(svc.strings, lang, user.level, daily_time, context.bot.username)
-    await send(context, chat.id, [text], keyboard)
     payload = (context.args or [""])[0]
-    if payload.startswith(QUESTION_LINK_PREFIX):  # a shared question: open it right away
+    shared = payload.startswith(QUESTION_LINK_PREFIX)
+    # Someone who has practised before and follows a shared question gets the question, not
+    # the welcome and its level buttons again.
+    known = user.level is not None or user.streak.last_day is not None
+    if not (shared and known):
+        text = svc.strings(lang, "welcome", name=user.first_name or "👋")
+        record = await svc.chats.find(chat.id)
+        # The time the user chose before (/daily 8:30pm, then /daily off) is offered back.
+        daily_time = clock_time(record.daily_time if record is not None else DEFAULT_DAILY_TIME)
+        keyboard = start_keyboard(svc.strings, lang, user.level, daily_time, context.bot.username)
+        await send(context, chat.id, [text], keyboard)
+    if shared:  # a shared question: open it right away
         question_id = payload.removeprefix(QUESTION_LINK_PREFIX)
         question = svc.library.offered_question(question_id)
         if question is None:  # gone, or in a draft pack (not asked, by a link either)
