@@ -8,6 +8,8 @@ transaction would see its uncommitted rows (and keep them after a rollback). Und
 read runs between transactions, whole in one step, and sees committed rows only. (A second,
 read-only connection would isolate too, but its thread cost a tenth of the daily fan-out
 rate in `make bench`; on one connection the statements run one at a time anyway.)
+A hot transaction runs as one step of the database thread (`atomic`): a round trip to that
+thread costs about as much as a small statement, and an answer's transaction was eight.
 Migrations are the numbered `.sql` files beside this module, applied by `PRAGMA user_version`.
 """
 
@@ -16,12 +18,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import aiosqlite
 
@@ -144,6 +146,24 @@ class Database:
                 self._maybe_orphan = True
                 raise
 
+    async def atomic(self, body: Callable[[aiosqlite.Connection], Awaitable[T]]) -> T:
+        """`body(db)` as one serialised write transaction, in ONE round trip to the database
+        thread; rolled back if it raises.
+
+        The same statements as `async with transaction() as db: return await body(db)`, but
+        BEGIN, every statement and COMMIT run in the thread as one step: `db` there is the
+        sqlite3 connection behind aiosqlite's methods (`execute`, `execute_fetchall`; see
+        `_Inline`), whose awaits never suspend. So the body may await only those and
+        plain computations (a streak rule, a review schedule): anything else that suspends
+        is a RuntimeError, and nothing is written. A round trip costs about as much as the
+        statement itself (issue 13: an answer's transaction was eight of them). Cancelled
+        while waiting, the transaction still runs whole or not at all, never half.
+        """
+        async with self._write_lock:
+            await self._no_orphan()
+            run = cast(Callable[..., Awaitable[T]], self.db._execute)
+            return await self._when_unlocked(lambda: run(_in_thread, self.db._conn, body))
+
     async def _no_orphan(self) -> None:
         """Roll back a transaction left open by a task cancelled mid-way (we hold the lock)."""
         if self._maybe_orphan:
@@ -206,3 +226,68 @@ class Database:
         """The database answers a query (for health checks)."""
         row = await self._one("SELECT 1")
         return row is not None and row[0] == 1
+
+
+class _InlineCursor:
+    """What the storage reads of a cursor aiosqlite returns, for `_Inline`."""
+
+    __slots__ = ("_cursor",)
+
+    def __init__(self, cursor: sqlite3.Cursor) -> None:
+        self._cursor = cursor
+
+    @property
+    def rowcount(self) -> int:
+        return self._cursor.rowcount
+
+    @property
+    def lastrowid(self) -> int | None:
+        return self._cursor.lastrowid
+
+    async def fetchone(self) -> Any:
+        return self._cursor.fetchone()
+
+    async def fetchall(self) -> list[Any]:
+        return self._cursor.fetchall()
+
+
+class _Inline:
+    """aiosqlite's connection methods the storage helpers use, run at once on the sqlite3
+    connection: inside the database thread (`Database.atomic`) nothing needs to wait."""
+
+    __slots__ = ("_conn",)
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    @property
+    def in_transaction(self) -> bool:
+        return self._conn.in_transaction
+
+    async def execute(self, sql: str, parameters: Iterable[Any] = ()) -> _InlineCursor:
+        return _InlineCursor(self._conn.execute(sql, tuple(parameters)))
+
+    async def execute_fetchall(self, sql: str, parameters: Iterable[Any] = ()) -> list[Any]:
+        return self._conn.execute(sql, tuple(parameters)).fetchall()
+
+
+def _in_thread(conn: sqlite3.Connection, body: Callable[[aiosqlite.Connection], Awaitable[T]]) -> T:
+    """`Database.atomic`'s step in the database thread: BEGIN IMMEDIATE, the body, COMMIT."""
+    conn.execute("BEGIN IMMEDIATE")  # busy: raised before anything ran (the caller waits)
+    try:
+        step = cast(Coroutine[Any, Any, T], body(cast(aiosqlite.Connection, _Inline(conn))))
+        try:
+            step.send(None)
+        except StopIteration as done:
+            result = cast(T, done.value)
+        else:
+            step.close()
+            raise RuntimeError("an atomic transaction's body awaited something that waits")
+        conn.execute("COMMIT")
+    except BaseException:
+        # SQLite itself rolls back on some errors (SQLITE_FULL, SQLITE_IOERR).
+        if conn.in_transaction:
+            with contextlib.suppress(sqlite3.OperationalError):
+                conn.execute("ROLLBACK")
+        raise
+    return result

@@ -109,9 +109,14 @@ def answer_from_row(row: aiosqlite.Row) -> StoredAnswer:
 class PracticeStore(UsersStore):
     async def open_question(
         self, chat_id: int, user_id: int, question_id: str, now: datetime
-    ) -> None:
-        """Make `question_id` the chat's open question and log it as asked."""
-        async with self.transaction() as db:
+    ) -> bool:
+        """Make `question_id` the chat's open question and log it as asked; True if it
+        replaced one still open."""
+
+        async def body(db: aiosqlite.Connection) -> bool:
+            before = await db.execute_fetchall(
+                "SELECT 1 FROM open_questions WHERE chat_id = ?", (chat_id,)
+            )
             await db.execute(
                 "INSERT INTO open_questions (chat_id, user_id, question_id, asked_at, hints)"
                 " VALUES (?, ?, ?, ?, 0) ON CONFLICT (chat_id) DO UPDATE SET"
@@ -123,6 +128,9 @@ class PracticeStore(UsersStore):
                 "INSERT OR REPLACE INTO asked (chat_id, question_id, asked_at) VALUES (?, ?, ?)",
                 (chat_id, question_id, iso(now)),
             )
+            return bool(list(before))
+
+        return await self.atomic(body)  # one round trip to the database thread
 
     async def get_open_question(self, chat_id: int) -> OpenQuestion | None:
         row = await self._one("SELECT * FROM open_questions WHERE chat_id = ?", (chat_id,))
@@ -184,7 +192,8 @@ class PracticeStore(UsersStore):
         closes it: a double-sent answer is scored once. `review` schedules
         the question's card from the one stored before, reviewed at `record.answered_at`.
         """
-        async with self.transaction() as db:
+
+        async def body(db: aiosqlite.Connection) -> RecordedAnswer | None:
             cur = await db.execute(
                 "DELETE FROM open_questions WHERE chat_id = ? AND question_id = ?",
                 (record.chat_id, record.question_id),
@@ -202,7 +211,7 @@ class PracticeStore(UsersStore):
             new = await self._move_streak(db, record.user_id, update_streak)
             state = None
             if review is not None:
-                rows = await db.execute_fetchall(  # one round trip, not a cursor's three
+                rows = await db.execute_fetchall(
                     "SELECT card FROM reviews WHERE user_id = ? AND question_id = ?",
                     (record.user_id, record.question_id),
                 )
@@ -213,7 +222,10 @@ class PracticeStore(UsersStore):
                     db, record.user_id, record.question_id, state, before, answer_id,
                     record.answered_at, review.rating,
                 )  # fmt: skip
-        return RecordedAnswer(new, answer_id, state)
+            return RecordedAnswer(new, answer_id, state)
+
+        # Eight statements, one round trip to the database thread (issue 13).
+        return await self.atomic(body)
 
     async def add_answers(self, records: Iterable[AnswerRecord]) -> None:
         """Store past answers in one transaction (imports, benchmarks): no streak, no review."""
