@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -92,3 +93,17 @@ async def test_cancelled_while_waiting_it_still_runs_whole(storage: Storage) -> 
     await storage.ensure_user(USER + 2, "Cy")
     names = await storage._all("SELECT first_name FROM users ORDER BY user_id")
     assert [r[0] for r in names] == ["Ada", "Ben", "Cy"]
+
+
+async def test_a_write_returning_its_row_commits_at_once(storage: Storage) -> None:
+    """`ensure_user` reads its row back through RETURNING: the write is committed when it
+    returns (another connection sees it), and the row is the one stored."""
+    user = await storage.ensure_user(USER, "Ada", "en")
+    assert (user.user_id, user.first_name, user.telegram_language) == (USER, "Ada", "en")
+    assert not storage.db.in_transaction
+    with sqlite3.connect(storage.path) as other:
+        assert other.execute(
+            "SELECT first_name FROM users WHERE user_id = ?", (USER,)
+        ).fetchall() == [("Ada",)]
+    again = await storage.ensure_user(USER, "Bea", None)  # refreshed; the language kept
+    assert (again.first_name, again.telegram_language) == ("Bea", "en")

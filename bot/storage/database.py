@@ -184,6 +184,14 @@ class Database:
             cursor = await self._when_unlocked(lambda: self.db.execute(sql, tuple(params)))
             return cursor.rowcount
 
+    async def _write_one(self, sql: str, params: Iterable[Any] = ()) -> aiosqlite.Row | None:
+        """`_write` of one statement with a RETURNING clause: its first row, in the same
+        round trip (the statement commits once its rows are read)."""
+        async with self._write_lock:
+            await self._no_orphan()
+            rows = await self._when_unlocked(lambda: self.db.execute_fetchall(sql, tuple(params)))
+            return next(iter(rows), None)
+
     async def _when_unlocked(self, start: Callable[[], Awaitable[T]]) -> T:
         """Run what takes the write lock, waiting up to the busy timeout while another
         process holds it.
