@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -107,3 +108,72 @@ async def test_a_write_returning_its_row_commits_at_once(storage: Storage) -> No
         ).fetchall() == [("Ada",)]
     again = await storage.ensure_user(USER, "Bea", None)  # refreshed; the language kept
     assert (again.first_name, again.telegram_language) == ("Bea", "en")
+
+
+# -- small reads on the loop's thread (`Database._near`) ---------------------------------------
+
+
+async def test_a_near_read_sees_each_committed_write_and_no_open_transaction(
+    storage: Storage,
+) -> None:
+    assert storage._reader is not None  # a file database has its read connection
+    await storage.ensure_user(USER, "Ada", "en")
+    assert (await storage.get_user(USER)) is not None
+    async with storage.transaction() as db:
+        await db.execute("UPDATE users SET first_name = 'Bea' WHERE user_id = ?", (USER,))
+        during = await storage.get_user(USER)  # another connection: the open one is unseen
+    assert during is not None and during.first_name == "Ada"
+    after = await storage.get_user(USER)
+    assert after is not None and after.first_name == "Bea"
+
+
+async def test_a_near_read_does_not_overtake_a_cancelled_write(storage: Storage) -> None:
+    """A write whose caller was cancelled may still be queued in the database thread; the
+    next read waits for it (through that thread), as reads did before."""
+    await storage.ensure_user(USER, "Ada", "en")
+    gate = threading.Event()
+    busy = asyncio.create_task(storage.db._execute(gate.wait, 10))  # the thread is busy
+    task = asyncio.create_task(
+        storage._write("UPDATE users SET first_name = 'Bea' WHERE user_id = ?", (USER,))
+    )
+    await asyncio.sleep(0)  # queued behind it
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    read = asyncio.create_task(storage.get_user(USER))
+    await asyncio.sleep(0.05)
+    gate.set()
+    await busy
+    found = await read
+    assert found is not None and found.first_name == "Bea"
+    assert not storage._maybe_orphan  # and the next read is a near one again
+
+
+async def test_a_busy_near_read_goes_the_usual_way(storage: Storage) -> None:
+    await storage.ensure_user(USER, "Ada", "en")
+
+    class Busy:
+        def execute(self, *args: object) -> None:
+            busy = sqlite3.OperationalError("database is locked")
+            busy.sqlite_errorcode = sqlite3.SQLITE_BUSY
+            raise busy
+
+        def close(self) -> None:
+            pass
+
+    storage._reader, reader = Busy(), storage._reader  # type: ignore[assignment]
+    found = await storage.get_user(USER)
+    assert found is not None and found.first_name == "Ada"
+    assert reader is not None
+    reader.close()
+
+
+async def test_an_in_memory_database_reads_through_its_one_connection() -> None:
+    store = Storage(":memory:")
+    await store.open()
+    try:
+        assert store._reader is None
+        await store.ensure_user(USER, "Ada", "en")
+        assert await store.get_user(USER) is not None
+    finally:
+        await store.close()

@@ -133,9 +133,10 @@ class PracticeStore(UsersStore):
         return await self.atomic(body)  # one round trip to the database thread
 
     async def get_open_question(self, chat_id: int) -> OpenQuestion | None:
-        row = await self._one("SELECT * FROM open_questions WHERE chat_id = ?", (chat_id,))
-        if row is None:
+        rows = await self._near("SELECT * FROM open_questions WHERE chat_id = ?", (chat_id,))
+        if not rows:
             return None
+        row = rows[0]
         return OpenQuestion(
             chat_id=row["chat_id"],
             user_id=row["user_id"],
@@ -171,7 +172,7 @@ class PracticeStore(UsersStore):
 
     async def recent_questions(self, chat_id: int, limit: int = 200) -> list[str]:
         """Question ids asked in a chat, newest first, each once."""
-        rows = await self._all(
+        rows = await self._near(
             "SELECT question_id, MAX(id) AS last FROM asked WHERE chat_id = ?"
             " GROUP BY question_id ORDER BY last DESC LIMIT ?",
             (chat_id, limit),
@@ -263,7 +264,7 @@ class PracticeStore(UsersStore):
 
     async def due_reviews(self, user_id: int, now: datetime) -> list[str]:
         """Question ids whose review is due, most overdue first."""
-        rows = await self._all(
+        rows = await self._near(
             "SELECT question_id FROM reviews WHERE user_id = ? AND due_at <= ? ORDER BY due_at",
             (user_id, iso(now)),
         )
@@ -279,14 +280,14 @@ class PracticeStore(UsersStore):
         return changed > 0
 
     async def answered_questions(self, user_id: int) -> set[str]:
-        rows = await self._all(
+        rows = await self._near(
             "SELECT DISTINCT question_id FROM answers WHERE user_id = ?", (user_id,)
         )
         return {r[0] for r in rows}
 
     async def recent_answers(self, user_id: int, limit: int = 50) -> list[RecentAnswer]:
         """Newest first: level, score, covered and missed labels."""
-        rows = await self._all(
+        rows = await self._near(
             "SELECT level, score, covered, missed FROM answers WHERE user_id = ?"
             " ORDER BY answered_at DESC, id DESC LIMIT ?",
             (user_id, limit),

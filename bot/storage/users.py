@@ -53,8 +53,8 @@ class UsersStore(Database):
         )
 
     async def get_user(self, user_id: int) -> UserProfile | None:
-        row = await self._one("SELECT * FROM users WHERE user_id = ?", (user_id,))
-        return self._user(row) if row else None
+        rows = await self._near("SELECT * FROM users WHERE user_id = ?", (user_id,))
+        return self._user(rows[0]) if rows else None
 
     async def ensure_user(
         self,
