@@ -9,6 +9,11 @@ instructions, start-up and warm-up left out. The driver polls the server once a 
 here, not every 10 ms: under valgrind the runs are slow, and the polls are not the bots'
 work. A few minutes in all.
 
+Not exact: what depends on timing rather than on the updates (connections httpx opens,
+getUpdates batches, the timers of the extra seconds the 90-user run lasts under valgrind)
+moves the figure by about ±0.3 M between runs of the same code (BENCHMARKS.md, 2026-12-02
+"Round trips…"): compare medians of three runs or more.
+
 `python -m bench.throughput_instructions [bot|echo]...` (default: both)
 """
 

@@ -33,7 +33,7 @@ from bot.config import Settings
 from bot.core.content import Library
 from bot.core.reminders import ReminderRule
 from bot.core.yamlcache import YamlCache
-from bot.delivery import reachability, trace_requests
+from bot.delivery import reachability, trace_requests, when_written
 from bot.handlers import daily, errors, groups, membership, menus, private, updates
 from bot.handlers import settings as settings_handlers
 from bot.handlers.common import SERVICES_KEY, BotContext, load_context
@@ -140,6 +140,7 @@ def build_application(
 
     lease = Lease(storage, settings.lease_seconds)
     background: list[asyncio.Task[None]] = []
+    first_poll = asyncio.Event()  # set once a getUpdates request has been written
     lost_once: list[bool] = []
 
     async def post_init(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
@@ -148,9 +149,11 @@ def build_application(
         outbox: OutboxSender = app.bot_data[OUTBOX_KEY]
         await outbox.start()
         background.append(asyncio.create_task(lease.keep(lambda: _lost_lease(app))))
-        # Beside polling, not before it: ten requests (menus and descriptions per language)
-        # would hold back the first getUpdates, and the menus are a convenience.
-        app.bot_data[MENUS_KEY] = asyncio.create_task(menus.register(app.bot, strings))
+        # After the first getUpdates is out, not beside the bootstrap: ten requests (menus
+        # and descriptions per language) made the first poll wait for some of them (about
+        # 30 ms of a start, issue 13), and the menus are a convenience. A webhook never polls.
+        polling = None if settings.telegram_webhook_url else first_poll
+        app.bot_data[MENUS_KEY] = asyncio.create_task(_menus_after(app, strings, polling))
         background.append(app.bot_data[MENUS_KEY])
         if scheduler:
             sender = app.bot_data[SENDER_KEY]
@@ -211,7 +214,12 @@ def build_application(
         ),
         # The last getUpdates on stop must not hold a SIGTERM long when Telegram hangs.
         get_updates_request=HTTPXRequest(
-            connection_pool_size=1, read_timeout=2, httpx_kwargs={"verify": tls}
+            connection_pool_size=1,
+            read_timeout=2,
+            httpx_kwargs={
+                "verify": tls,
+                "event_hooks": {"request": [when_written(first_poll.set)]},
+            },
         ),
         rate_limiter=PerChatRetryRateLimiter(
             overall_max_rate=settings.rate_limit_per_second,
@@ -242,6 +250,15 @@ def build_application(
     app.bot_data[SENDER_KEY] = DailySender(svc, clock, outbox.wake)
     _register_handlers(app)
     return app
+
+
+async def _menus_after(
+    app: Application[Any, Any, Any, Any, Any, Any], strings: Strings, polling: asyncio.Event | None
+) -> None:
+    """Register the command menus once polling has begun (`polling` set; None: now)."""
+    if polling is not None:
+        await polling.wait()
+    await menus.register(app.bot, strings)
 
 
 def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:

@@ -239,6 +239,24 @@ async def trace_requests(request: httpx.Request) -> None:
     request.extensions = {**request.extensions, "trace": trace, _WHOLE: whole}
 
 
+def when_written(done: Callable[[], None]) -> Callable[[httpx.Request], Awaitable[None]]:
+    """An httpx request hook: `done()` once each request has been written whole (bot/app.py
+    starts the command menus once the first getUpdates is out, not before it)."""
+
+    async def hook(request: httpx.Request) -> None:
+        before = request.extensions.get("trace")
+
+        async def trace(name: str, info: dict[str, Any]) -> None:
+            if name.endswith(".send_request_body.complete"):
+                done()
+            if before is not None:
+                await before(name, info)
+
+        request.extensions = {**request.extensions, "trace": trace}
+
+    return hook
+
+
 def _written_whole(exc: httpx.HTTPError) -> bool:
     """False only when the request surely did not leave whole; unknown counts as whole."""
     try:

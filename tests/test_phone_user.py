@@ -160,6 +160,15 @@ async def test_each_audience_sees_only_commands_that_work_for_it(
     assert api.menu("all_chat_administrators", language) == GROUP_ADMINS
 
 
+async def test_the_menus_wait_for_the_first_poll(bot: BotHarness, api: FakeBotAPI) -> None:
+    """Start-up sends nothing of the menus before the first getUpdates (issue 13): the ten
+    requests went out beside the bootstrap and held the first poll back."""
+    first_poll = api.arrivals.index("getUpdates")
+    menus = {"setMyCommands", "setMyDescription", "setMyShortDescription"}
+    assert not menus & set(api.arrivals[:first_poll]), api.arrivals[: first_poll + 1]
+    assert menus <= set(api.arrivals[first_poll:])  # and then all of them
+
+
 async def test_menus_are_described_in_each_language(bot: BotHarness, api: FakeBotAPI) -> None:
     def described(scope: str, language: str | None) -> dict[str, str]:
         call = next(

@@ -65,7 +65,11 @@ async def test_reads_running_all_the_time_still_see_each_commit(storage: Storage
 
     async def keep_reading() -> None:
         while not stop.is_set():
+            # Through the database thread, and on the loop's own read connection (a near
+            # read never suspends: the sleep lets the writer run).
+            assert await storage._all("SELECT * FROM users WHERE user_id = ?", (USER,))
             assert await storage.get_user(USER) is not None
+            await asyncio.sleep(0)
 
     readers = [asyncio.create_task(keep_reading()) for _ in range(8)]
     try:

@@ -111,6 +111,18 @@ async def test_health_endpoint(webhook_bot: int) -> None:
     assert await exchange(port, f"GET /healthz HTTP/1.1\r\nHost: x:{port}\r\n") == 200
 
 
+async def test_a_webhook_run_registers_the_menus_without_polling(
+    webhook_bot: int, api: FakeBotAPI
+) -> None:
+    """The menus wait for the first getUpdates in a polling run; a webhook never polls."""
+    for _ in range(100):
+        if api.calls["setMyShortDescription"] >= 2:  # the last requests, both languages
+            break
+        await asyncio.sleep(0.05)
+    assert api.calls["getUpdates"] == 0
+    assert api.calls["setMyCommands"] == 8  # four scopes, two languages
+
+
 async def test_requests_are_refused_from_their_headers(webhook_bot: int, api: FakeBotAPI) -> None:
     port = webhook_bot
     # 100 MB announced, nothing sent: the answer comes from the headers alone.

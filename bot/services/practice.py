@@ -137,10 +137,10 @@ class Practice:
         self, chat_id: int, user: UserProfile, question: Question, *, exhausted: bool = False
     ) -> Asked:
         """Open this question for the chat (a shared link, or the one `ask` chose)."""
-        previous = await self.storage.get_open_question(chat_id)
-        await self.storage.open_question(chat_id, user.user_id, question.id, self.clock())
+        now = self.clock()
+        replaced = await self.storage.open_question(chat_id, user.user_id, question.id, now)
         found = self.library.packs[self.library.pack_of[question.id]]
-        return Asked(question, found.title, previous is not None, found.language, exhausted)
+        return Asked(question, found.title, replaced, found.language, exhausted)
 
     async def _due_review(self, user: UserProfile, pack: str | None) -> Question | None:
         for question_id in await self.storage.due_reviews(user.user_id, self.clock()):

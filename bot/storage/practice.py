@@ -109,9 +109,14 @@ def answer_from_row(row: aiosqlite.Row) -> StoredAnswer:
 class PracticeStore(UsersStore):
     async def open_question(
         self, chat_id: int, user_id: int, question_id: str, now: datetime
-    ) -> None:
-        """Make `question_id` the chat's open question and log it as asked."""
-        async with self.transaction() as db:
+    ) -> bool:
+        """Make `question_id` the chat's open question and log it as asked; True if it
+        replaced one still open."""
+
+        async def body(db: aiosqlite.Connection) -> bool:
+            before = await db.execute_fetchall(
+                "SELECT 1 FROM open_questions WHERE chat_id = ?", (chat_id,)
+            )
             await db.execute(
                 "INSERT INTO open_questions (chat_id, user_id, question_id, asked_at, hints)"
                 " VALUES (?, ?, ?, ?, 0) ON CONFLICT (chat_id) DO UPDATE SET"
@@ -123,11 +128,15 @@ class PracticeStore(UsersStore):
                 "INSERT OR REPLACE INTO asked (chat_id, question_id, asked_at) VALUES (?, ?, ?)",
                 (chat_id, question_id, iso(now)),
             )
+            return bool(list(before))
+
+        return await self.atomic(body)  # one round trip to the database thread
 
     async def get_open_question(self, chat_id: int) -> OpenQuestion | None:
-        row = await self._one("SELECT * FROM open_questions WHERE chat_id = ?", (chat_id,))
-        if row is None:
+        rows = await self._near("SELECT * FROM open_questions WHERE chat_id = ?", (chat_id,))
+        if not rows:
             return None
+        row = rows[0]
         return OpenQuestion(
             chat_id=row["chat_id"],
             user_id=row["user_id"],
@@ -163,7 +172,7 @@ class PracticeStore(UsersStore):
 
     async def recent_questions(self, chat_id: int, limit: int = 200) -> list[str]:
         """Question ids asked in a chat, newest first, each once."""
-        rows = await self._all(
+        rows = await self._near(
             "SELECT question_id, MAX(id) AS last FROM asked WHERE chat_id = ?"
             " GROUP BY question_id ORDER BY last DESC LIMIT ?",
             (chat_id, limit),
@@ -184,7 +193,8 @@ class PracticeStore(UsersStore):
         closes it: a double-sent answer is scored once. `review` schedules
         the question's card from the one stored before, reviewed at `record.answered_at`.
         """
-        async with self.transaction() as db:
+
+        async def body(db: aiosqlite.Connection) -> RecordedAnswer | None:
             cur = await db.execute(
                 "DELETE FROM open_questions WHERE chat_id = ? AND question_id = ?",
                 (record.chat_id, record.question_id),
@@ -202,7 +212,7 @@ class PracticeStore(UsersStore):
             new = await self._move_streak(db, record.user_id, update_streak)
             state = None
             if review is not None:
-                rows = await db.execute_fetchall(  # one round trip, not a cursor's three
+                rows = await db.execute_fetchall(
                     "SELECT card FROM reviews WHERE user_id = ? AND question_id = ?",
                     (record.user_id, record.question_id),
                 )
@@ -213,7 +223,10 @@ class PracticeStore(UsersStore):
                     db, record.user_id, record.question_id, state, before, answer_id,
                     record.answered_at, review.rating,
                 )  # fmt: skip
-        return RecordedAnswer(new, answer_id, state)
+            return RecordedAnswer(new, answer_id, state)
+
+        # Eight statements, one round trip to the database thread (issue 13).
+        return await self.atomic(body)
 
     async def add_answers(self, records: Iterable[AnswerRecord]) -> None:
         """Store past answers in one transaction (imports, benchmarks): no streak, no review."""
@@ -251,7 +264,7 @@ class PracticeStore(UsersStore):
 
     async def due_reviews(self, user_id: int, now: datetime) -> list[str]:
         """Question ids whose review is due, most overdue first."""
-        rows = await self._all(
+        rows = await self._near(
             "SELECT question_id FROM reviews WHERE user_id = ? AND due_at <= ? ORDER BY due_at",
             (user_id, iso(now)),
         )
@@ -267,14 +280,14 @@ class PracticeStore(UsersStore):
         return changed > 0
 
     async def answered_questions(self, user_id: int) -> set[str]:
-        rows = await self._all(
+        rows = await self._near(
             "SELECT DISTINCT question_id FROM answers WHERE user_id = ?", (user_id,)
         )
         return {r[0] for r in rows}
 
     async def recent_answers(self, user_id: int, limit: int = 50) -> list[RecentAnswer]:
         """Newest first: level, score, covered and missed labels."""
-        rows = await self._all(
+        rows = await self._near(
             "SELECT level, score, covered, missed FROM answers WHERE user_id = ?"
             " ORDER BY answered_at DESC, id DESC LIMIT ?",
             (user_id, limit),

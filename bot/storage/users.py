@@ -53,8 +53,8 @@ class UsersStore(Database):
         )
 
     async def get_user(self, user_id: int) -> UserProfile | None:
-        row = await self._one("SELECT * FROM users WHERE user_id = ?", (user_id,))
-        return self._user(row) if row else None
+        rows = await self._near("SELECT * FROM users WHERE user_id = ?", (user_id,))
+        return self._user(rows[0]) if rows else None
 
     async def ensure_user(
         self,
@@ -73,19 +73,19 @@ class UsersStore(Database):
         returning user who had blocked the bot is active again). Group members are stored
         too, for their streaks and the leaderboard, but are not messaged until they start.
         """
-        await self._write(
+        row = await self._write_one(  # the row as written: one round trip, not two
             "INSERT INTO users"
             " (user_id, first_name, telegram_language, created_at, started, active)"
             " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (user_id) DO UPDATE SET"
             " first_name = excluded.first_name,"
             " telegram_language = COALESCE(excluded.telegram_language, users.telegram_language),"
             " started = MAX(users.started, excluded.started),"
-            " active = CASE WHEN excluded.started = 1 THEN 1 ELSE users.active END",
+            " active = CASE WHEN excluded.started = 1 THEN 1 ELSE users.active END"
+            " RETURNING *",
             (user_id, first_name[:64], telegram_language, now_iso(), int(private), int(private)),
         )
-        user = await self.get_user(user_id)
-        assert user is not None
-        return user
+        assert row is not None
+        return self._user(row)
 
     async def update_user(self, user_id: int, **fields: Any) -> None:
         """Change settings columns (level, language, timezone, pack, reminders, active)."""

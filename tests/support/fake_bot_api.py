@@ -153,6 +153,7 @@ class FakeBotAPI:
     sent: list[Sent] = field(default_factory=list)
     violations: list[str] = field(default_factory=list)
     calls: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    arrivals: list[str] = field(default_factory=list)  # every method called, in order
     admins: dict[int, set[int]] = field(default_factory=dict)  # chat -> admin user ids
 
     def __post_init__(self) -> None:
@@ -551,6 +552,7 @@ class FakeBotAPI:
                 self.unread[method] += 1
             raise
         self.calls[method] += 1
+        self.arrivals.append(method)
         if asyncio.get_running_loop().time() < self._bad_gateway_until:
             self.bad_gateways[method] += 1
             return web.json_response(
