@@ -12,7 +12,6 @@ import html
 import re
 import sys
 from typing import TextIO
-from zoneinfo import ZoneInfo
 
 from bot.config import Settings
 from bot.core.answers import is_substantive
@@ -21,8 +20,6 @@ from bot.core.levels import Level
 from bot.core.models import UserProfile
 from bot.core.reminders import ReminderRule
 from bot.core.scoring import is_answerable
-from bot.core.streaks import local_day
-from bot.core.timezones import zone_of
 from bot.i18n import LANGUAGES, Strings, language_for
 from bot.render import level_name, percent, score_summary
 from bot.services.practice import Asked, Practice
@@ -93,7 +90,6 @@ class _Session:
         self.stdout = stdout
         self.answered = 0
         self.streak = 0
-        self.default_timezone = settings.default_timezone
 
     def say(self, key: str, **values: object) -> None:
         self.show(self.strings(self.lang, key, **values))
@@ -108,11 +104,9 @@ class _Session:
             self.say("term_bye", count=self.answered, current=self.streak)
             return 0
         user = await self.storage.get_user(TERMINAL_USER)
-        if user is not None and user.streak.last_day is not None:
-            zone = ZoneInfo(zone_of(self.default_timezone, user=user))
-            if user.streak.last_day == local_day(self.practice.clock(), zone):
-                self.say("term_bye_counted", current=user.streak.current)
-                return 0
+        if user is not None and user.streak.last_day == self.practice.today(user).date():
+            self.say("term_bye_counted", current=user.streak.current)
+            return 0
         self.say("term_bye_nothing")
         return 0
 

@@ -228,6 +228,15 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
+async def storage(tmp_path: Path) -> AsyncIterator[Storage]:
+    """An opened, empty database in the test's own directory."""
+    store = Storage(tmp_path / "bot.sqlite3")
+    await store.open()
+    yield store
+    await store.close()
+
+
+@pytest.fixture
 async def practice(tmp_path: Path, library: Library) -> AsyncIterator[Practice]:
     """The practice steps on a fresh database, at the clock's Monday 09:00, choices seeded."""
     storage = Storage(tmp_path / "p.sqlite3")

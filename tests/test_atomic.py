@@ -5,8 +5,6 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import threading
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import aiosqlite
 import pytest
@@ -14,14 +12,6 @@ import pytest
 from bot.storage import Storage
 
 USER = 4242
-
-
-@pytest.fixture
-async def storage(tmp_path: Path) -> AsyncIterator[Storage]:
-    store = Storage(tmp_path / "bot.sqlite3")
-    await store.open()
-    yield store
-    await store.close()
 
 
 async def _insert(db: aiosqlite.Connection, user_id: int, name: str) -> int:

@@ -3,22 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 
 from bot.storage import Storage
 
 USER = 4242
-
-
-@pytest.fixture
-async def storage(tmp_path: Path) -> AsyncIterator[Storage]:
-    store = Storage(tmp_path / "bot.sqlite3")
-    await store.open()
-    yield store
-    await store.close()
 
 
 async def test_a_read_does_not_see_another_coroutines_uncommitted_row(storage: Storage) -> None:
