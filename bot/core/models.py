@@ -25,6 +25,11 @@ class UserProfile:
     streak: StreakState = field(default_factory=StreakState)
     telegram_language: str | None = None  # the client's language at the last contact
 
+    @property
+    def has_practised(self) -> bool:
+        """Whether the user chose a level or answered something: past the welcome."""
+        return self.level is not None or self.streak.last_day is not None
+
 
 @dataclass(frozen=True, slots=True)
 class OpenQuestion:

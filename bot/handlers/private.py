@@ -56,8 +56,7 @@ async def start(update: Update, context: BotContext) -> None:
     shared = payload.startswith(QUESTION_LINK_PREFIX)
     # Someone who has practised before and follows a shared question gets the question, not
     # the welcome and its level buttons again.
-    known = user.level is not None or user.streak.last_day is not None
-    if not (shared and known):
+    if not (shared and user.has_practised):
         text = svc.strings(lang, "welcome", name=user.first_name or "👋")
         record = await svc.chats.find(chat.id)
         # The time the user chose before (/daily 8:30pm, then /daily off) is offered back.
