@@ -322,6 +322,9 @@ async def test_an_admin_changes_the_groups_language(bot: BotHarness, api: FakeBo
     assert reply.visible == "只有群管理员可以修改这个设置。"
     (reply,) = await bot.say(ADMIN, "/lang 中文", chat_id=GROUP)
     assert reply.visible == "✅ 本群语言已设为中文。"
+    # Asked by an English member, the group's language (not the member's) is named.
+    (reply,) = await bot.say(ANA, "/lang", chat_id=GROUP)
+    assert reply.visible.startswith("This group's language is Chinese")
     (question,) = await bot.say(ANA, "/quiz", chat_id=GROUP)  # an English member opens it
     assert question.visible.startswith("❓ 本轮")
     (reply,) = await bot.say(ADMIN, "/lang klingon", chat_id=GROUP)

@@ -21,7 +21,7 @@ from bot.core.levels import Level, parse_level, parse_quiz_args
 from bot.handlers.common import BotContext, is_admin, refuse_non_admin, send
 from bot.i18n import parse_language
 from bot.keyboards import chat_link_keyboard
-from bot.render import leaderboard_messages, level_name, pack_list
+from bot.render import language_name, leaderboard_messages, level_name, pack_list
 from bot.services import Services
 from bot.services.rounds import (
     Answered,
@@ -216,7 +216,10 @@ async def group_language(update: Update, context: BotContext) -> None:
     svc, _, chat, lang = turn
     args = context.args or []
     if not args:
-        name = svc.strings(lang, "language_name")
+        # The group's language (what is posted to everyone), named in the asker's.
+        record = await svc.chats.find(chat.id)
+        current = parse_language((record.language if record else None) or "") or lang
+        name = language_name(svc.strings, lang, current)
         await send(context, chat.id, [svc.strings(lang, "group_lang_current", language=name)])
         return
     wanted = parse_language(args[0])
