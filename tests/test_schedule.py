@@ -139,5 +139,9 @@ def test_parse_daily_commands() -> None:
         Days.WEEKDAYS,
     )
     assert parse_daily(["25:00"]).problem == "time"
+    assert (parse_daily(["每天", "25", "点"]).problem, parse_daily(["每天25点"]).problem) == (
+        "time",
+        "time",
+    )
     assert parse_daily(["08:30", "Mars/Base"]).problem == "zone"
     assert parse_daily(["sometimes"]).problem == "words"

@@ -220,7 +220,9 @@ def parse_daily(args: list[str]) -> DailyCommand:
         if not rest:  # only day words: "weekdays every day"
             return DailyCommand(days=days, enabled=True)
         first = rest[0]
-        looks_like_time = bool(re.match(r"^[\d:.：]+\s*(am|pm)?$|点", first, re.IGNORECASE))
+        looks_like_time = bool(
+            re.match(r"^[\d:.：]+\s*(am|pm)?$", first, re.IGNORECASE) or re.search("[点點]", first)
+        )
         return DailyCommand(problem="time" if looks_like_time else "words", bad_value=first)
     zone = None
     for word in rest:
