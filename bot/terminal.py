@@ -27,6 +27,9 @@ from bot.storage import Storage
 
 TERMINAL_USER = 0  # Telegram ids are positive: 0 is the terminal's own user
 COMMANDS = ("/hint", "/skip", "/reveal", "/quit")
+# At the prompt between questions, a word this short ("next", "y", "好") is Enter; longer
+# text is more likely an answer typed one prompt too late.
+NEXT_WORD_LIMIT = 12
 _TAG = re.compile(r"<[^>]+>")
 
 
@@ -124,10 +127,26 @@ class _Session:
             self._show_question(asked)
             if not await self._answer_one(chat, user, asked, stdin):
                 return await self.bye()
-            self.say("term_next")
-            nxt = await asyncio.to_thread(stdin.readline)
-            if nxt == "" or nxt.strip() == "/quit":
+            if not await self._wait_for_next(stdin):
                 return await self.bye()
+
+    async def _wait_for_next(self, stdin: TextIO) -> bool:
+        """The prompt between questions: True for the next question, False to quit.
+
+        Enter (or /skip, or a short word such as "next") moves on. A command for the question
+        just closed (/reveal, /hint) or what looks like an answer is not taken as Enter in
+        silence: the person is told that question is closed and nothing was scored."""
+        self.say("term_next")
+        while True:
+            line = await asyncio.to_thread(stdin.readline)
+            typed = line.strip()
+            if line == "" or typed == "/quit":
+                return False
+            if typed in ("", "/skip") or (
+                not typed.startswith("/") and len(typed) <= NEXT_WORD_LIMIT
+            ):
+                return True
+            self.say("term_closed")
 
     def _show_question(self, asked: Asked) -> None:
         q = asked.question

@@ -174,3 +174,33 @@ async def test_a_second_session_without_an_answer_says_today_counts_already(
     )
     assert NOTHING_EN not in stdout.getvalue()
     assert await _streak(tmp_path / "p.sqlite3") == (1, 1)
+
+
+async def test_between_questions_a_command_or_an_answer_is_told_the_question_is_closed(
+    library: Library, tmp_path: Path
+) -> None:
+    settings = Settings(database_path=tmp_path / "p.sqlite3", content_dir=CONTENT)
+    answer = "Triton 的 Python backend 跑在独立子进程里，通过共享内存通信，不阻塞 C++ 核心"
+    late = "dynamic batching groups requests on the server side"
+    stdout = io.StringIO()
+    code = await run_practice(
+        settings,
+        library,
+        pack="triton",
+        lang="en",
+        # Answer, then at the prompt between questions: /reveal, an answer typed one prompt
+        # too late, a short word (moves on), then /quit at the second question.
+        stdin=io.StringIO(f"{answer}\n\n/reveal\n{late}\nnext\n/quit\n"),
+        stdout=stdout,
+    )
+    assert code == 0
+    out = stdout.getvalue()
+    closed = (
+        "That question is closed, so this was not scored. "
+        "Press Enter for the next question, or type /quit."
+    )
+    assert out.count(closed) == 2
+    assert out.count("── Beginner · ") == 2  # "next" moved on to a second question
+    # Nothing typed between questions was scored: one answer in all.
+    assert out.count("Score:") == 1
+    assert await _streak(tmp_path / "p.sqlite3") == (1, 1)
