@@ -352,7 +352,15 @@ def ranking_messages(
     total = len(question.concepts) if question else 0
     ranked = rank(
         [
-            MemberResult(a.user_id, a.first_name, a.score, len(a.covered), total, a.answered_at)
+            MemberResult(
+                a.user_id,
+                a.first_name,
+                a.score,
+                len(a.covered),
+                total,
+                a.answered_at,
+                partly=len(a.partly),
+            )
             for a in answers
         ]
     )
@@ -363,15 +371,17 @@ def ranking_messages(
     for place, r in enumerate(ranked, start=1):
         # A medal is for an answer that covered something: 0% gets a place, not bronze.
         medal = MEDALS[place - 1] if place <= len(MEDALS) and r.score > 0 else f"{place}."
+        # "32% (0/4)" reads as a mistake when the 32% is two concepts stated in part.
         lines.append(
             t(
                 lang,
-                "round_line",
+                "round_line_partly" if r.partly else "round_line",
                 medal=medal,
                 name=r.first_name or "?",
                 percent=percent(r.score),
                 covered=r.covered,
                 total=r.total,
+                partly=r.partly,
             )
         )
     reference = question.answer if question else ""

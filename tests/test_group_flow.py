@@ -106,6 +106,25 @@ async def test_round_with_several_members_answering_at_once(
     assert "Reference answer" in text and "preferred_batch_size" in text
 
 
+async def test_results_count_concepts_credited_in_part_beside_those_stated(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    # A bare list of three parameter names states none of them: each is credited in part,
+    # and the results say so rather than "(0/4)" beside a score above 0%.
+    question = await open_beginner_q3(bot)
+    await answer(
+        bot, ANA, "max_batch_size, preferred_batch_size, max_queue_delay_microseconds", question
+    )
+    await answer(bot, BEN, STRONG, question)
+    (results,) = await bot.say(ANA, "/reveal", chat_id=GROUP)
+    text = results.visible
+    assert "🥇 Ben — 100% (4/4)" in text  # nothing in part: the usual form
+    ana = next(line for line in text.splitlines() if "Ana — " in line)
+    assert ana.startswith("🥈 Ana — ")
+    assert ana.endswith("% (0/4, 3 more in part)")
+    assert not ana.endswith(" 0% (0/4, 3 more in part)")
+
+
 async def test_latest_answer_counts_and_edits_replace_it(bot: BotHarness, api: FakeBotAPI) -> None:
     question = await open_beginner_q3(bot)
     first = await answer(bot, ANA, WEAK, question)

@@ -149,6 +149,7 @@ class RoundAnswer:
     covered: list[str]
     missed: list[str]
     answered_at: datetime
+    partly: list[str] = field(default_factory=list)  # credited in part (also in `missed`)
 
 
 @dataclass(frozen=True, slots=True)

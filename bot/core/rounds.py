@@ -17,6 +17,7 @@ class MemberResult:
     covered: int
     total: int
     answered_at: datetime
+    partly: int = 0  # concepts credited only in part (not among `covered`)
 
 
 def rank(results: list[MemberResult]) -> list[MemberResult]:

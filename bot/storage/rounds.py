@@ -210,6 +210,7 @@ class RoundsStore(UsersStore):
                     covered=json.loads(r["covered"]),
                     missed=json.loads(r["missed"]),
                     answered_at=datetime.fromisoformat(r["answered_at"]),
+                    partly=json.loads(r["partly"]),
                 )
                 for r in rows
             ]
