@@ -202,3 +202,37 @@ def test_a_missing_file_or_a_folder_is_named(
     assert _refused(tmp_path / "nope.csv", capsys) == f"{tmp_path / 'nope.csv'}: no such file"
     (tmp_path / "bank").mkdir()
     assert _refused(tmp_path / "bank", capsys) == f"{tmp_path / 'bank'}: a folder, not a file"
+
+
+# -- a term the importer must not suggest ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        (
+            "bank.tsv",
+            "question\tanswer\tlevel\n"
+            "为什么数据库索引常用 B+ 树？\t"
+            "B+ 树的非叶子节点只存键，扇出大、树高低，范围查询沿叶子链表顺序扫描。\tbeginner\n",
+        ),
+        (
+            "bank.md",
+            "## 为什么数据库索引常用 B+树？\n\n- B+树的非叶子节点只存键，所以扇出大、树高低。\n",
+        ),
+    ],
+)
+def test_a_single_letter_term_such_as_b_plus_does_not_stop_the_import(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, text: str
+) -> None:
+    # "B+" is the one letter b once tokenized, which no pack may use (it would match every
+    # answer with a "b" in it): the importer leaves it out instead of writing a pack its own
+    # check refuses.
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    code, out, err = _import(path, capsys)
+    assert code == 0, err
+    assert "1 question" in out
+    written = (tmp_path / "out.yaml").read_text(encoding="utf-8")
+    assert "B+" in written  # the question and the reference keep it
+    assert "- B+\n" not in written and "- 'B+'\n" not in written

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pydantic_core import PydanticCustomError
 
 from bot.core.levels import Level, parse_level
-from bot.core.text import words_of
+from bot.core.text import single_character, words_of
 from bot.core.textfile import UnreadableFile, read_text
 from bot.core.yamlcache import YamlCache, YamlError, parse_yaml, yaml_loader
 
@@ -70,7 +70,7 @@ class Concept(BaseModel):
             words = words_of(phrase)
             if not words:
                 raise ValueError(f"phrase {phrase!r} has no letters, digits or CJK characters")
-            if len(words) == 1 and len(words[0]) == 1 and words[0].isascii():
+            if single_character(phrase):
                 raise ValueError(
                     f"phrase {phrase!r} is a single character and would match anywhere"
                 )

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.core.glossary import Glossary
-from bot.core.text import canonical, stem, tokenize
+from bot.core.text import canonical, single_character, stem, tokenize
 
 MAX_CONCEPTS = 12
 MAX_ALIASES = 12
@@ -238,7 +238,8 @@ class Analyser:
             term = term.strip(" /.,:;()（）“”\"'")
             # A flag keeps its dashes (`--max-model-len`, `-O2`); other words lose stray ones.
             term = term if _FLAG_RE.fullmatch(term) else term.strip("-")
-            if len(term) < 2 or not tokenize(term):
+            # `B+` of "B+ 树" is a single letter once tokenized: no pack may use it.
+            if len(term) < 2 or not tokenize(term) or single_character(term):
                 return
             if term.casefold() in GENERIC_WORDS or generic_english(term):
                 return

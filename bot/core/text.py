@@ -246,6 +246,13 @@ def words_of(text: str) -> list[str]:
     return _TOKEN_RE.findall(_normalise(text)[0])
 
 
+def single_character(phrase: str) -> bool:
+    """Whether a phrase is one Latin letter or digit once tokenized (`B+`, `C`, `x`): it
+    would match inside every answer that has that letter as a word, so no concept uses it."""
+    words = words_of(phrase)
+    return len(words) == 1 and len(words[0]) == 1 and words[0].isascii()
+
+
 def canonical(tokens: Tokens) -> str:
     """Join token stems as ' a b c ' so substring search respects token boundaries."""
     return " " + " ".join(tokens.stem) + " "
