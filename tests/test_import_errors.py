@@ -236,3 +236,29 @@ def test_a_single_letter_term_such_as_b_plus_does_not_stop_the_import(
     written = (tmp_path / "out.yaml").read_text(encoding="utf-8")
     assert "B+" in written  # the question and the reference keep it
     assert "- B+\n" not in written and "- 'B+'\n" not in written
+
+
+@pytest.mark.parametrize(
+    ("header", "row"),
+    [
+        (
+            "Question Text,Model Answer,Difficulty Level",
+            "What is a covering index?,An index holding every column a query reads.,advanced",
+        ),
+        ("标准答案,问题描述,难度", "键有序存放在平衡的页里。,什么是 B-tree 索引？,高级"),
+    ],
+)
+def test_a_header_naming_its_columns_in_more_words_is_a_header_not_a_question(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], header: str, row: str
+) -> None:
+    path = tmp_path / "bank.csv"
+    path.write_text(f"{header}\n{row}\n", encoding="utf-8")
+    code, out, err = _import(path, capsys)
+    assert code == 0, err
+    assert "1 question (1 advanced)" in out
+    written = (tmp_path / "out.yaml").read_text(encoding="utf-8")
+    assert "Question Text" not in written and "问题描述" not in written
+    assert (
+        "question: What is a covering index?" in written
+        or "question: 什么是 B-tree 索引？" in written
+    )

@@ -228,6 +228,27 @@ def _column_name(cell: str) -> str:
     return re.sub(r"\s+", " ", cell.strip().strip("\ufeff")).casefold()
 
 
+def _loose_name(cell: str) -> str | None:
+    """The column a short header cell names in more words ("Question text", "Model
+    answer", "标准答案"), or None. Not a sentence: no punctuation, at most three words."""
+    name = _column_name(cell)
+    if len(name) > 24 or re.search(r"[?？.。,，:：!！]", name):
+        return None
+    words = re.split(r"[\s_-]+", name)
+    if len(words) > 3:
+        return None
+    for column in _ALL_COLUMNS:
+        if column.isascii() and len(column) >= 3 and column in words:
+            return column
+        if not column.isascii() and column in name:
+            return column
+    return None
+
+
+def _names_question_and_answer(names: list[str]) -> bool:
+    return any(n in _QUESTION_COLUMNS for n in names) and any(n in _ANSWER_COLUMNS for n in names)
+
+
 def _misspelt(name: str) -> str | None:
     """The column name a header cell was probably meant to be (`Qestion` for question)."""
     import difflib
@@ -291,6 +312,11 @@ def parse_table(text: str, delimiter: str | None = None) -> list[DraftQuestion]:
     if not rows:
         return []
     names = [_column_name(c) for c in rows[0]]
+    if not _names_question_and_answer(names):
+        # "Question Text,Model Answer" names its columns too: read as the names in them.
+        loose = [_loose_name(c) or n for c, n in zip(rows[0], names, strict=True)]
+        if _names_question_and_answer(loose):
+            names = loose
     skipped = {anki[k] for k in ("deck", "notetype", "guid") if k in anki}
     fields = [i for i in range(max(map(len, rows))) if i not in skipped and i != anki.get("tags")]
     columns = {
