@@ -331,6 +331,14 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         MessageHandler(
             filters.UpdateType.EDITED_MESSAGE & filters.ChatType.PRIVATE, private.edited
         ),
+        # Typed in reply to the settings screen's time-zone prompt: a zone, not an answer.
+        MessageHandler(
+            in_private
+            & filters.TEXT
+            & ~filters.COMMAND
+            & settings_handlers.RepliesToTimezonePrompt(app.bot_data[SERVICES_KEY].strings),
+            settings_handlers.timezone_reply,
+        ),
         MessageHandler(
             in_private & filters.TEXT & ~filters.COMMAND,
             private.answer,

@@ -38,6 +38,7 @@ from typing import Any, Protocol
 import httpx
 from telegram import (
     Bot,
+    ForceReply,
     InlineKeyboardMarkup,
     InputFile,
     Message,
@@ -273,7 +274,7 @@ async def send_messages(
     bot: Bot,
     chat_id: int,
     messages: Sequence[str],
-    keyboard: InlineKeyboardMarkup | None = None,
+    keyboard: InlineKeyboardMarkup | ForceReply | None = None,
     *,
     reply_to: int | None = None,
     start: int = 0,
@@ -327,7 +328,7 @@ async def send_reply(
     bot: Bot,
     chat_id: int,
     messages: Sequence[str],
-    keyboard: InlineKeyboardMarkup | None = None,
+    keyboard: InlineKeyboardMarkup | ForceReply | None = None,
     *,
     reply_to: int | None = None,
     delays: Sequence[float] = REPLY_RETRY_DELAYS,

@@ -253,6 +253,8 @@ async def test_settings_screen_changes_each_setting_in_place(bot: BotHarness) ->
 
     (prompt,) = await bot.press(ADA, screen, "set:tz")
     assert "/timezone UTC+8" in prompt.visible
+    # The phone opens a reply to the prompt; what is typed there is the zone, not an answer.
+    assert prompt.params["reply_markup"]["force_reply"] is True
 
     (edit,) = await bot.press(ADA, screen, "set:lang:zh")
     assert "⚙️ 设置" in edit.visible and "难度：高级" in edit.visible
@@ -430,3 +432,26 @@ async def test_posts_to_the_whole_group_use_the_groups_language(
     assert "❓ 本轮" in question.visible
     (reply,) = await bot.say(ADMIN_EN, "/quiz", chat_id=GROUP)  # to him: in English
     assert "A round is already open" in reply.visible
+
+
+async def test_a_reply_to_the_time_zone_prompt_sets_the_zone_and_is_not_scored(
+    bot: BotHarness,
+) -> None:
+    await bot.say(ADA, "/quiz")
+    (screen,) = await bot.say(ADA, "/settings")
+    (prompt,) = await bot.press(ADA, screen, "set:tz")
+    (done,) = await bot.say(ADA, "Europe/Berlin", reply_to=prompt.message_id)
+    # 09:00 UTC on 2 March is 10:00 in Berlin (CET, UTC+1).
+    assert done.visible == "✅ Time zone set to Europe/Berlin (local time 10:00)."
+    user = await bot.storage.get_user(ADA.id)
+    assert user is not None and user.timezone == "Europe/Berlin"
+    # The question asked before is still open: nothing was scored.
+    (hint,) = await bot.say(ADA, "/hint")
+    assert "There is no open question" not in hint.visible
+    assert "Score" not in done.visible
+    # An unknown zone in reply is answered as /timezone answers it, still not scored.
+    (bad,) = await bot.say(ADA, "Atlantis", reply_to=prompt.message_id)
+    assert "Atlantis" in bad.visible and "Score" not in bad.visible
+    # A message that replies to nothing is still the answer to the open question.
+    (feedback, *_) = await bot.say(ADA, "Triton 用 dynamic batching 在服务端凑批", expect=1)
+    assert feedback.visible.startswith("Score: ")

@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 from telegram import (
     CallbackQuery,
     Chat,
+    ForceReply,
     InlineKeyboardMarkup,
     InputFile,
     Message,
@@ -127,7 +128,7 @@ async def send(
     context: BotContext,
     chat_id: int,
     messages: Sequence[Html],
-    keyboard: InlineKeyboardMarkup | None = None,
+    keyboard: InlineKeyboardMarkup | ForceReply | None = None,
     *,
     reply_to: int | None = None,
 ) -> Message | None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from telegram import InlineKeyboardMarkup, Update
+from telegram import ForceReply, InlineKeyboardMarkup, Message, Update
+from telegram.ext import filters
 
 from bot.core.levels import Level, parse_level
 from bot.core.schedule import DEFAULT_DAILY_TIME
@@ -14,8 +15,8 @@ from bot.core.timezones import (
     zone_label,
     zone_of,
 )
-from bot.handlers.common import BotContext, edit_text, expired, send
-from bot.i18n import Html, parse_language
+from bot.handlers.common import BotContext, Turn, edit_text, expired, send
+from bot.i18n import LANGUAGES, Html, Strings, parse_language
 from bot.keyboards import (
     forget_keyboard,
     level_keyboard,
@@ -99,6 +100,39 @@ async def timezone(update: Update, context: BotContext) -> None:
         current = t(lang, "timezone_current", zone=zone_label(zone_now), time=local)
         await send(context, chat.id, [current])
         return
+    await set_timezone(context, turn, wanted)
+
+
+class RepliesToTimezonePrompt(filters.MessageFilter):
+    """A message replying to the settings screen's time-zone prompt (in any language): what
+    is typed there is a time zone, not an answer to the open question."""
+
+    def __init__(self, strings: Strings) -> None:
+        super().__init__(name="RepliesToTimezonePrompt")
+        self._prompts = {strings(lang, "settings_timezone_prompt") for lang in LANGUAGES}
+
+    def filter(self, message: Message) -> bool:
+        replied = message.reply_to_message
+        return (
+            replied is not None
+            and replied.from_user is not None
+            and replied.from_user.is_bot
+            and replied.text in self._prompts
+        )
+
+
+async def timezone_reply(update: Update, context: BotContext) -> None:
+    """The zone typed in reply to the time-zone prompt, set as `/timezone <zone>` sets it."""
+    turn = context.turn(update)
+    message = update.effective_message
+    if turn is not None and message is not None and message.text:
+        await set_timezone(context, turn, message.text.strip())
+
+
+async def set_timezone(context: BotContext, turn: Turn, wanted: str) -> None:
+    """Set the zone a person typed (after /timezone, or in reply to the prompt)."""
+    svc, user, chat, lang = turn
+    t = svc.strings
     zone = resolve_timezone(wanted)
     if zone is None:
         await send(context, chat.id, [unknown_zone(t, lang, wanted)])
@@ -243,8 +277,9 @@ async def settings_button(update: Update, context: BotContext) -> None:
         return
     what, value = tap
     await query.answer()
-    if what == "tz":  # a zone is typed, not tapped: say how
-        await send(context, chat.id, [svc.strings(lang, "settings_timezone_prompt")])
+    if what == "tz":  # a zone is typed, not tapped: the reply to this prompt is the zone
+        prompt = svc.strings(lang, "settings_timezone_prompt")
+        await send(context, chat.id, [prompt], ForceReply(input_field_placeholder="Asia/Shanghai"))
         return
     if what == "level" and (chosen := parse_level(value)) is not None:
         await set_level(svc, user.user_id, chosen)
