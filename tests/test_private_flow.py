@@ -231,8 +231,27 @@ async def test_edits_are_not_rescored(bot: BotHarness, api: FakeBotAPI) -> None:
     first_id = api.message(ADA, "max_batch_size")
     await api.wait_for(ADA.id, before + 1)
     (note,) = await bot.say(ADA, "max_batch_size preserve_ordering", edited_from=first_id)
-    assert "first sent" in note.visible
+    # The answer closed the question: the note does not send the user to answer it again.
+    assert note.visible == (
+        "✏️ I don't read edits: the message counts as first sent. "
+        "There is no open question now; send /quiz for one."
+    )
     assert len(await bot.storage.answers_for(ADA.id)) == 1
+
+
+async def test_an_edit_while_a_question_is_open_says_to_send_the_answer_anew(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    await bot.say(ADA, "/quiz beginner")
+    before = len(api.to(ADA.id))
+    short_id = api.message(ADA, "ok")  # too short: the question stays open
+    await api.wait_for(ADA.id, before + 1)
+    (note,) = await bot.say(ADA, "max_batch_size and preserve_ordering", edited_from=short_id)
+    assert note.visible == (
+        "✏️ I don't read edits: the message counts as first sent. "
+        "To answer the open question, send your answer as a new message."
+    )
+    assert await bot.storage.answers_for(ADA.id) == []
 
 
 async def test_an_edited_command_is_not_run_again(bot: BotHarness, api: FakeBotAPI) -> None:

@@ -345,11 +345,14 @@ async def edited(update: Update, context: BotContext) -> None:
     if message is None:
         return
     is_command = bool(message.text and message.text.startswith("/"))
+    if is_command:
+        key = "edited_command"
+    else:
+        # What a new message would do now: answer the open question, or nothing without one.
+        is_open = await svc.practice.open_question(message.chat_id) is not None
+        key = "edited" if is_open else "edited_nothing_open"
     await send(
-        context,
-        message.chat_id,
-        [svc.strings(context.lang, "edited_command" if is_command else "edited")],
-        reply_to=message.message_id,
+        context, message.chat_id, [svc.strings(context.lang, key)], reply_to=message.message_id
     )
 
 
