@@ -77,6 +77,7 @@ def cmd_content_check(args: argparse.Namespace) -> int:
         print(f"No pack files (*.yaml) in {', '.join(map(str, paths))}", file=sys.stderr)
         return 1
     failed = False
+    loaded: list[Path] = []
     for file in files:
         try:
             pack = load_pack(file)
@@ -85,6 +86,7 @@ def cmd_content_check(args: argparse.Namespace) -> int:
             for problem in exc.problems:
                 print(problem, file=sys.stderr)
             continue
+        loaded.append(file)
         levels = Counter(q.level for q in pack.questions)
         detail = ", ".join(f"{levels[lv]} {lv.value}" for lv in Level if levels[lv])
         count = f"{len(pack.questions)} question{'' if len(pack.questions) == 1 else 's'}"
@@ -94,9 +96,11 @@ def cmd_content_check(args: argparse.Namespace) -> int:
             print(f"warning: {file}: {warning}")
         if warnings and args.strict:
             failed = True
-    if not failed and len(files) > 1:
+    # Ids repeated across the files that load, whatever else is broken: one broken file
+    # must not hide another problem.
+    if len(loaded) > 1:
         try:
-            load_library(files)  # duplicate ids across files
+            load_library(loaded)  # duplicate ids across files
         except PackError as exc:
             print(exc, file=sys.stderr)
             failed = True

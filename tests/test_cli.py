@@ -144,3 +144,25 @@ async def test_terminal_practice_scores_and_keeps_the_streak(
         assert (await storage.user_stats(TERMINAL_USER)).answers == 1
     finally:
         await storage.close()
+
+
+def _pack(pack_id: str, question_id: str) -> str:
+    return (
+        f"id: {pack_id}\ntitle: {pack_id.upper()}\nlanguage: en\nquestions:\n"
+        f"  - id: {question_id}\n    level: beginner\n    question: What is an index for?\n"
+        "    answer: It finds rows without reading the whole table.\n"
+        "    concepts:\n      - label: finds rows without a full scan\n"
+    )
+
+
+def test_content_check_reports_repeated_ids_even_when_another_file_is_broken(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "a.yaml").write_text(_pack("a", "db-1"), encoding="utf-8")
+    (tmp_path / "b.yaml").write_text(_pack("b", "db-1"), encoding="utf-8")
+    (tmp_path / "c.yaml").write_text("id: c\ntitle: C\nlanguage: en\n", encoding="utf-8")
+    assert main(["content", "check", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'c.yaml'}: field questions: missing (it is required)" in err
+    # The broken third file does not hide the id two other files share.
+    assert "db-1" in err and str(tmp_path / "a.yaml") in err and str(tmp_path / "b.yaml") in err
