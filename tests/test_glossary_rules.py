@@ -132,3 +132,15 @@ def test_a_plural_in_es_meets_its_singular_in_e_and_in_ch() -> None:
     glossary = Glossary([["KV cache", "KV缓存"], ["batch", "批"]])
     assert "KV缓存" in glossary.synonyms("KV caches")
     assert "批" in glossary.synonyms("batches")
+
+
+def test_find_in_sees_groups_added_after_a_search() -> None:
+    # The terms searched for are kept between searches: a group added later, or one merged
+    # into another, is searched for from then on.
+    glossary = Glossary([["batching", "批处理"]])
+    text = "开启 batching 和 KV cache 复用"
+    assert glossary.find_in(text) == ["batching"]
+    glossary.add(["KV cache", "KV 缓存"])
+    assert glossary.find_in(text) == ["batching", "KV cache"]
+    glossary.add(["复用", "reuse", "batching"])  # bridges into the first group
+    assert glossary.find_in(text) == ["batching", "KV cache", "复用"]

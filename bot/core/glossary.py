@@ -44,6 +44,9 @@ class Glossary:
     def __init__(self, groups: Iterable[Sequence[str]] = ()) -> None:
         self.groups: list[list[str]] = []
         self._index: dict[str, int] = {}
+        # What `find_in` searches for, each term's once (a 1,000-question import scans the
+        # glossary thousands of times): built on first use, dropped when a group is added.
+        self._needles: list[tuple[str, str]] | None = None
         for group in groups:
             self.add(group)
 
@@ -52,6 +55,7 @@ class Glossary:
         terms = [t.strip() for t in group if isinstance(t, str) and _key(t)]
         if len(terms) < 2:
             return
+        self._needles = None
         known = sorted({self._index[_key(t)] for t in terms if _key(t) in self._index})
         if known:
             target = known[0]
@@ -89,16 +93,10 @@ class Glossary:
         """Glossary terms named in `text`, longest first where they overlap, in text order."""
         canon = f" {_key(text)} "
         hits: list[tuple[int, int, str]] = []
-        for group in self.groups:
-            for term in group:
-                key = _key(term)
-                # Latin ends match whole words; CJK ends may sit inside a run.
-                needle = (
-                    (" " if key[:1].isascii() else "") + key + (" " if key[-1:].isascii() else "")
-                )
-                at = canon.find(needle)
-                if at >= 0:
-                    hits.append((at, at + len(needle), term))
+        for needle, term in self._search_needles():
+            at = canon.find(needle)
+            if at >= 0:
+                hits.append((at, at + len(needle), term))
         hits.sort(key=lambda h: (h[0], -(h[1] - h[0])))
         out: list[str] = []
         taken: list[tuple[int, int]] = []
@@ -109,6 +107,22 @@ class Glossary:
             out.append(term)
         order = {t: s for s, _, t in hits}
         return sorted(out, key=order.__getitem__)
+
+    def _search_needles(self) -> list[tuple[str, str]]:
+        if self._needles is None:
+            needles = []
+            for group in self.groups:
+                for term in group:
+                    key = _key(term)
+                    # Latin ends match whole words; CJK ends may sit inside a run.
+                    needle = (
+                        (" " if key[:1].isascii() else "")
+                        + key
+                        + (" " if key[-1:].isascii() else "")
+                    )
+                    needles.append((needle, term))
+            self._needles = needles
+        return self._needles
 
 
 def parse_glossary(data: Any, source: str) -> list[list[str]]:
