@@ -416,9 +416,13 @@ async def test_quiz_naming_a_draft_pack_says_it_is_being_reviewed(mixed_bot: Bot
     assert reply.visible == (
         "题库“Unreviewed”还在审核中：作者确认后才会出题。可用题库：basics（英文）、triton（中文）。"
     )
-    # A word that is neither a level nor any pack still gets both explanations.
+    # A word that is neither a level nor any pack: one answer naming both kinds.
     (reply,) = await mixed_bot.say(ADA, "/quiz nothing")
-    assert "There is no pack “nothing”. Packs: basics (English), triton (Chinese)." in reply.visible
+    assert reply.visible == (
+        "“nothing” is neither a level nor a pack. Levels: beginner, intermediate, advanced"
+        " (also 初级, 中级, 高级 or easy, medium, hard). Packs: basics (English), triton"
+        " (Chinese).\nExample: /quiz advanced"
+    )
 
 
 # -- the "every question at this level answered" note: once per user and level --------------

@@ -21,7 +21,6 @@ from bot.handlers.common import (
     send_photo,
     set_keyboard,
 )
-from bot.i18n import Html
 from bot.keyboards import (
     QUESTION_LINK_PREFIX,
     feedback_keyboard,
@@ -118,9 +117,9 @@ async def quiz(update: Update, context: BotContext) -> None:
         word = wanted.word
         packs = pack_list(svc.strings, lang, svc.library.offered)  # a draft pack is not asked
         first_pack = next(iter(svc.library.offered), "")
-        text = svc.strings(lang, problem, word=word[:40], packs=packs, pack=first_pack)
         if problem == "bad_level" and svc.library.offered:
-            text = Html(f"{text}\n{svc.strings(lang, 'bad_pack', word=word[:40], packs=packs)}")
+            problem = "bad_level_or_pack"  # the word may have meant either: one answer for both
+        text = svc.strings(lang, problem, word=word[:40], packs=packs, pack=first_pack)
         await send(context, chat.id, [text])
         return
     await ask(context, chat.id, user, lang, wanted.level, wanted.pack)
