@@ -265,8 +265,9 @@ def _hit_line(t: Strings, lang: str | None, hit: ConceptHit) -> str:
     note = hit_note(t, lang, hit)
     mark = "✅" if not note else "◐" if hit.credit > 0 else "⚠️"
     quote = f"<i>“{esc(excerpt(hit.text))}”</i>"
+    colon = "：" if lang == "zh" else ": "  # Chinese text takes the full-width colon
     return (
-        f"{mark} {esc(hit.label)} — {note}: {quote}"
+        f"{mark} {esc(hit.label)} — {note}{colon}{quote}"
         if note
         else f"{mark} {esc(hit.label)} — {quote}"
     )

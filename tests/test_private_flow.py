@@ -92,6 +92,14 @@ async def test_feedback_says_why_a_named_concept_did_not_count(bot: BotHarness) 
     assert "◐ 通过 shared memory 交换数据 — listed without explaining: “shared memory”" in text
 
 
+async def test_the_same_notes_in_chinese_take_the_full_width_colon(bot: BotHarness) -> None:
+    assert await _quiz_until(bot, LI, "triton-q9", "/quiz 高级")
+    feedback = await bot.say(LI, "Python 代码不会放到独立的子进程里。\nshared memory, socket")
+    text = "\n".join(m.visible for m in feedback)
+    assert "⚠️ Python 代码跑在独立子进程 — 说反了：“子进程”" in text
+    assert "◐ 通过 shared memory 交换数据 — 只列了名词，没有解释：“shared memory”" in text
+
+
 async def _quiz_until(bot: BotHarness, user: FakeUser, qid: str, command: str) -> bool:
     """Ask until the wanted question comes up (no repeats, so it does within the pool)."""
     for _ in range(12):
