@@ -47,3 +47,9 @@ def test_an_evening_time_with_impossible_minutes_is_a_bad_time() -> None:
 def test_a_word_before_the_hour_is_quoted_on_its_own() -> None:
     # A zone put first (`/daily CDMX 8`) is not glued to the hour after it.
     assert parse_daily(["CDMX", "8"]) == DailyCommand(problem="words", bad_value="CDMX")
+
+
+def test_a_word_before_two_digits_is_not_an_hour_and_its_minutes() -> None:
+    # `8 30` is an hour and its minutes; in `/daily at 10` the word `at` is what is not
+    # understood, not a time "at:10".
+    assert parse_daily(["at", "10"]) == DailyCommand(problem="words", bad_value="at")
