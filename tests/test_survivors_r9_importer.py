@@ -214,3 +214,17 @@ def test_a_line_opening_with_a_hash_sign_keeps_it_against_the_chinese() -> None:
 
 def test_a_line_spaced_at_its_end_by_pangu_has_no_trailing_space() -> None:
     assert repair_wraps(["兼容版本约束写作~="]) == "兼容版本约束写作 ~="
+
+
+def test_a_topic_spelled_with_a_sharp_s_does_not_stop_the_import() -> None:
+    # `Straße` folds to `strasse`, which is not found again in the text by a case-blind
+    # search: the pack is still written, with both questions.
+    text = (
+        "question,answer\nHow long is the road?,The Straße is ten metres long.\n"
+        "How wide is the road?,The Straße is four metres wide.\n"
+    )
+    pack, _ = import_document(text, "bank", source_name="bank.csv")
+    assert [q["question"] for q in pack["questions"]] == [
+        "How long is the road?",
+        "How wide is the road?",
+    ]
