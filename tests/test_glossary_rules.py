@@ -144,3 +144,11 @@ def test_find_in_sees_groups_added_after_a_search() -> None:
     assert glossary.find_in(text) == ["batching", "KV cache"]
     glossary.add(["复用", "reuse", "batching"])  # bridges into the first group
     assert glossary.find_in(text) == ["batching", "KV cache", "复用"]
+
+
+def test_a_glossary_value_yaml_cannot_read_is_named_not_a_traceback(tmp_path: Path) -> None:
+    dated = tmp_path / "dated.yaml"
+    dated.write_text("- [release, 2024-02-30]\n", encoding="utf-8")
+    with pytest.raises(GlossaryError) as info:
+        load_glossary([dated])
+    assert str(info.value) == f"{dated}: cannot read (day is out of range for month)"

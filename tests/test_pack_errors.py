@@ -144,3 +144,24 @@ def test_a_schema_error_names_each_broken_field_once_in_plain_words() -> None:
         "demo.yaml: field id: use lower-case letters, digits, - and _"
         " (at most 48 characters) (got 'My Pack')"
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            HEAD + "questions:\n" + GOOD.replace("answer: This.", "answer: 2024-02-30"),
+            "demo.yaml: day is out of range for month: the value is read as a date or a number;"
+            " put it in quotes to keep it as text (line 8, column 13)",
+        ),
+        (
+            "id: demo\ntitle: !!int abc\nlanguage: en\n",
+            "demo.yaml: invalid literal for int() with base 10: 'abc': the value is read as a"
+            " date or a number; put it in quotes to keep it as text (line 2, column 8)",
+        ),
+    ],
+)
+def test_a_value_yaml_cannot_read_as_its_type_names_its_line(text: str, expected: str) -> None:
+    # Well-formed YAML whose value is not a date or a number it looks like: an error with
+    # its place, not a traceback (PyYAML raises a bare ValueError for these).
+    assert _problems(text) == [expected]

@@ -149,7 +149,7 @@ def load_glossary(paths: Iterable[Path]) -> Glossary:
                 data = yaml.load(read_text(file)[0], Loader=yaml_loader())  # noqa: S506
             except UnreadableFile as exc:
                 raise GlossaryError(f"{file}: {exc}") from None
-            except yaml.YAMLError as exc:
+            except (yaml.YAMLError, ValueError) as exc:  # ValueError: `2024-02-30` as a date
                 raise GlossaryError(f"{file}: cannot read ({exc})") from None
             for group in parse_glossary(data, str(file)):
                 glossary.add(group)

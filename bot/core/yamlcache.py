@@ -54,6 +54,35 @@ def parse_yaml(text: str) -> Any:
         return yaml.load(text, Loader=yaml_loader())  # noqa: S506 (a safe loader)
     except yaml.YAMLError as exc:
         raise YamlError(exc) from None
+    except ValueError as exc:
+        # Well-formed YAML with a value its type cannot hold: `answer: 2024-02-30` (read
+        # as a date), `!!int abc`. PyYAML raises a plain ValueError, with no place in it.
+        raise YamlError(_unreadable_value(text, exc)) from None
+
+
+def _unreadable_value(text: str, exc: ValueError) -> Exception:
+    """A YAML error naming the line of the first scalar that cannot be read as its type."""
+    import yaml
+
+    loader = yaml_loader()
+    problem = f"{exc}: the value is read as a date or a number; put it in quotes to keep it as text"
+    try:
+        stack = [yaml.compose(text, Loader=loader)]
+    except yaml.YAMLError:
+        return yaml.MarkedYAMLError(problem=problem)
+    reader = loader("")
+    while stack:
+        node = stack.pop()
+        if isinstance(node, yaml.ScalarNode):
+            try:
+                reader.construct_object(node, deep=True)
+            except ValueError:
+                return yaml.MarkedYAMLError(problem=problem, problem_mark=node.start_mark)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(reversed(node.value))
+        elif isinstance(node, yaml.MappingNode):
+            stack.extend(part for pair in reversed(node.value) for part in reversed(pair))
+    return yaml.MarkedYAMLError(problem=problem)
 
 
 def _yaml_stamp() -> str:
