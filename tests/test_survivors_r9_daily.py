@@ -53,3 +53,27 @@ def test_a_word_before_two_digits_is_not_an_hour_and_its_minutes() -> None:
     # `8 30` is an hour and its minutes; in `/daily at 10` the word `at` is what is not
     # understood, not a time "at:10".
     assert parse_daily(["at", "10"]) == DailyCommand(problem="words", bad_value="at")
+
+
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [
+        (["早上", "8", "点", "30", "分"], DailyCommand(enabled=True, at=time(8, 30))),
+        (
+            ["下午", "3", "点", "15", "分", "上海"],
+            DailyCommand(enabled=True, at=time(15, 15), zone="Asia/Shanghai"),
+        ),
+        (["晚上", "9", "点", "半"], DailyCommand(enabled=True, at=time(21, 30))),
+    ],
+)
+def test_a_time_of_day_before_an_hour_typed_in_pieces(
+    words: list[str], expected: DailyCommand
+) -> None:
+    # 早上 joins the hour first (早上8): the 点, minutes and 分 still follow it. It was
+    # refused, with 分 called an unknown time zone.
+    assert parse_daily(words) == expected
+
+
+def test_an_impossible_hour_with_shi_is_a_bad_time_as_with_dian() -> None:
+    assert parse_daily(["25时"]) == DailyCommand(problem="time", bad_value="25时")
+    assert parse_daily(["25点"]) == DailyCommand(problem="time", bad_value="25点")

@@ -172,9 +172,10 @@ def _continues_time(before: str, word: str) -> bool:
     """Whether `word` goes on with the Chinese time `before` (早上 8, 8 点, 8点 30分, 8点30 分)."""
     return (
         (before in _DAY_PERIODS and word[:1].isdigit())
-        or (before.isdigit() and word[:1] in ("点", "點", "时"))
+        # The hour may already carry its period: 早上 8 点 30 分 is 早上8, then 点, 30, 分.
+        or (before[-1:].isdigit() and word[:1] in ("点", "點", "时"))
         or (before[-1] in "点點时" and re.fullmatch(r"\d{1,2}分?|半", word) is not None)
-        or (re.fullmatch(r"\d{1,2}[点點时]\d{1,2}", before) is not None and word == "分")
+        or (re.search(r"\d{1,2}[点點时]\d{1,2}$", before) is not None and word == "分")
     )
 
 
@@ -221,7 +222,8 @@ def parse_daily(args: list[str]) -> DailyCommand:
             return DailyCommand(days=days, enabled=True)
         first = rest[0]
         looks_like_time = bool(
-            re.match(r"^[\d:.：]+\s*(am|pm)?$", first, re.IGNORECASE) or re.search("[点點]", first)
+            re.match(r"^[\d:.：]+\s*(am|pm)?$", first, re.IGNORECASE)
+            or re.search("[点點时]", first)
         )
         return DailyCommand(problem="time" if looks_like_time else "words", bad_value=first)
     zone = None
