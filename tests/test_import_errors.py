@@ -262,3 +262,14 @@ def test_a_header_naming_its_columns_in_more_words_is_a_header_not_a_question(
         "question: What is a covering index?" in written
         or "question: 什么是 B-tree 索引？" in written
     )
+
+
+def test_an_anki_note_with_one_field_beside_its_deck_has_no_answer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The deck column is not a field: the note's only field is its question, and the
+    # question is not taken for its own answer (nor the deck name, with the deck second).
+    for deck_column, row in ((1, "Databases\tWhat is a B-tree?"), (2, "What is a B-tree?\tDb")):
+        path = tmp_path / f"deck{deck_column}.txt"
+        path.write_text(f"#separator:tab\n#deck column:{deck_column}\n{row}\n", encoding="utf-8")
+        assert _refused(path, capsys) == f"{path}: Q1 has no reference answer"

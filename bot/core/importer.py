@@ -319,9 +319,10 @@ def parse_table(text: str, delimiter: str | None = None) -> list[DraftQuestion]:
             names = loose
     skipped = {anki[k] for k in ("deck", "notetype", "guid") if k in anki}
     fields = [i for i in range(max(map(len, rows))) if i not in skipped and i != anki.get("tags")]
+    # A note with one field has no answer column (-1 is no column): never the question's.
     columns = {
-        "q": fields[0] if fields else 0,
-        "a": fields[1] if len(fields) > 1 else 1,
+        "q": fields[0] if fields else -1,
+        "a": fields[1] if len(fields) > 1 else -1,
         "level": anki.get("tags", -1),
     }
     # A header names a column, or misspells two (one near-name may be a row's own word).
