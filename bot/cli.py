@@ -202,13 +202,19 @@ def cmd_content_eval(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    import yaml
+    from bot.core.content import yaml_problem
+    from bot.core.yamlcache import YamlError, parse_yaml
 
+    text = ""
     try:
-        data = yaml.safe_load(Path(args.graded).read_text(encoding="utf-8"))
+        text = Path(args.graded).read_text(encoding="utf-8")
+        data = parse_yaml(text)
         graded = parse_graded(data, args.graded)
         result = agreement({q.id: q for q in pack.questions}, graded, worst=args.worst)
-    except (OSError, UnicodeDecodeError, yaml.YAMLError, GradedError) as exc:
+    except YamlError as exc:  # PyYAML's own text names "<unicode string>": not the file
+        print(f"Cannot evaluate {args.graded}: {yaml_problem(exc, text)}", file=sys.stderr)
+        return 1
+    except (OSError, UnicodeDecodeError, GradedError) as exc:
         print(f"Cannot evaluate {args.graded}: {exc}", file=sys.stderr)
         return 1
     print(f"pack {pack.id} ({len(pack.questions)} questions) against {args.graded}")

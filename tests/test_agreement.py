@@ -164,3 +164,14 @@ def test_content_eval_explains_a_broken_graded_file(
     graded.write_text("triton-q1:\n  - {answer: no grade}\n", encoding="utf-8")
     assert main(["content", "eval", "triton", str(graded)]) == 1
     assert "triton-q1 answer 1: needs 'grade' and 'answer'" in capsys.readouterr().err
+
+
+def test_content_eval_names_the_line_of_a_yaml_mistake_in_the_graded_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    graded = tmp_path / "g.yaml"
+    graded.write_text("triton-q1:\n  - {answer: batching, grade: [5}\n", encoding="utf-8")
+    assert main(["content", "eval", "triton", str(graded)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"Cannot evaluate {graded}: ") and "(line 2, column " in err
+    assert "<unicode string>" not in err

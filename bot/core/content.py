@@ -263,6 +263,11 @@ def parse_pack(text: str, source: str, cache: YamlCache | None = None) -> Pack:
         raise PackError(problems) from None
 
 
+def yaml_problem(error: YamlError, text: str) -> str:
+    """What is wrong with a YAML text, in an author's words, with its line and column."""
+    return _yaml_problem(error.original, text)
+
+
 def _yaml_problem(exc: Exception, text: str) -> str:
     """PyYAML's complaint with its line and column: a syntax error carries a mark; a
     character YAML does not allow (a control character pasted in) only its offset."""
