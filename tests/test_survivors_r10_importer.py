@@ -1,5 +1,6 @@
 """`content import` of Markdown Q&A: where a level heading ends, what a summary heading does,
-and answer lines kept as written (bot/core/importer.py, parse_markdown).
+and answer lines kept as written (bot/core/importer.py, parse_markdown); and the spelling of
+the topic in a pack's title.
 
 Written for survivors of the mutation run. Each expected value is read off the small
 document by eye.
@@ -7,7 +8,7 @@ document by eye.
 
 from __future__ import annotations
 
-from bot.core.importer import DraftQuestion, parse_markdown
+from bot.core.importer import DraftQuestion, import_document, parse_markdown
 from bot.core.levels import Level
 
 
@@ -52,3 +53,14 @@ def test_a_level_heading_of_twenty_characters_is_still_a_level_heading() -> None
     drafts, _ = parse_markdown(text)
     assert _rows(drafts) == [("What is DNS?", "Names to addresses.")]
     assert drafts[0].level is Level.BEGINNER
+
+
+def test_the_title_spells_the_topic_as_the_pack_writes_it() -> None:
+    # Both rows are about x86, written in lower case; the first answer opens with "86%".
+    text = (
+        "question,answer\n"
+        "What do most servers run?,86% of them run x86.\n"
+        "Which one has variable-length instructions?,x86 has variable-length instructions.\n"
+    )
+    pack, _ = import_document(text, "bank", source_name="bank.csv")
+    assert pack["title"] == "x86 interview questions"
