@@ -1,5 +1,6 @@
 """The importer's suggested concepts (bot/core/suggest.py, suggest_concepts): the subject
-of a claim headed by a glossary term, and a list item that is a term on its own.
+of a claim headed by a glossary term, a list item that is a term on its own, and where a
+long English label is cut.
 
 Written for survivors of the mutation run; the subject is the glossary's group for the
 word heading the claim, the items are read off the list by eye.
@@ -40,3 +41,22 @@ def test_a_list_item_that_is_one_term_is_a_concept_with_that_name_as_its_alias()
         {"label": "Continuous batching", "aliases": ["Continuous batching"], "weight": 1.0},
         {"label": "Prefix caching", "aliases": ["Prefix caching"], "weight": 1.0},
     ]
+
+
+def _first_label(answer: str) -> str:
+    return suggest_concepts("How are requests admitted?", answer, Analyser(Glossary()))[0]["label"]
+
+
+def test_a_label_is_not_cut_after_the_first_letter_of_a_word() -> None:
+    # The 59th character is the b of "blocks", right after a space: the word is left out
+    # whole, not kept as "free b…".
+    answer = "The scheduler admits requests while the KV cache has free blocks a lot of the time."
+    assert answer[57:60] == " bl"
+    assert _first_label(answer) == "The scheduler admits requests while the KV cache has free…"
+
+
+def test_a_label_is_cut_at_a_space_forty_characters_in() -> None:
+    # The last space before the cut is the 41st character; the word after it runs past 59.
+    answer = "Evictions in node drains are capped by a PodDisruptionBudget object."
+    assert answer.rfind(" ", 0, 59) == 40
+    assert _first_label(answer) == "Evictions in node drains are capped by a…"
