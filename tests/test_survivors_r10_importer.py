@@ -64,3 +64,10 @@ def test_the_title_spells_the_topic_as_the_pack_writes_it() -> None:
     )
     pack, _ = import_document(text, "bank", source_name="bank.csv")
     assert pack["title"] == "x86 interview questions"
+
+
+def test_a_level_heading_padded_before_its_colon_is_still_a_level_heading() -> None:
+    # Aligned by hand in an editor: "## Junior               :" heads the beginner chapter;
+    # it is no question of its own, and the question under it keeps that level.
+    drafts, _ = parse_markdown("## Junior" + " " * 15 + ":\n## What is DNS?\nNames to addresses.\n")
+    assert [(d.question_lines, d.level) for d in drafts] == [(["What is DNS?"], Level.BEGINNER)]

@@ -148,6 +148,7 @@ def _level_tag(text: str) -> tuple[str, Level | None]:
 
 def _is_level_heading(text: str) -> Level | None:
     heading = re.sub(r"[：:]$|题目?$|\s*questions?$|\s*level$", "", text.strip(), flags=re.I)
+    heading = heading.strip()  # "Junior        :" is Junior, however padded before its colon
     return parse_level(heading) if heading and len(heading) <= 20 else None
 
 
