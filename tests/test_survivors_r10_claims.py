@@ -35,3 +35,10 @@ def test_a_term_coordinated_with_the_next_only_if_it_starts_within_sixteen_chara
     far = "TTFT" + " " * 7 + "和" + " " * 8 + "ITL都更低"
     assert far.index("ITL") - 4 == 16
     assert values_at(far, 0, 4, _spans(far, "TTFT", "ITL")) == (0, 0, 0, 0)
+
+
+def test_a_twelve_letter_word_right_before_a_term_names_its_pole() -> None:
+    # "accelerating decoding": the word before the term is 12 letters and a space; all of it
+    # is read (scales: amount, quality, speed, bound): decoding is sped up.
+    assert values_at("accelerating decoding", 13, 21) == (0, 0, 1, 0)
+    assert values_at("a significantly accelerating decode", 28, 34) == (0, 0, 1, 0)

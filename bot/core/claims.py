@@ -610,7 +610,7 @@ def values_at(
     """Which pole of each scale the words next to [start, end) name (+1, -1 or 0)."""
     # Right before the term, an adjective or verb that takes it: 低延迟, 更高的吞吐, 降低延迟,
     # higher throughput.
-    before = _VALUE_STOP_RE.split(text[max(0, start - 12) : start])[-1]
+    before = _VALUE_STOP_RE.split(text[max(0, start - 20) : start])[-1]
     before = before.replace("的", "").rstrip()
     word = re.search(r"(?:[A-Za-z]+(?:\s+down|\s+up)?|[\u4e00-\u9fff]{1,2})$", before)
     signs = _poles(word.group()) if word else [0] * len(_SCALES)
