@@ -7,26 +7,7 @@ hand in the small packs below.
 
 from __future__ import annotations
 
-import pytest
-
-from bot.core.content import PackError, parse_pack
-
-HEAD = "id: demo\ntitle: Demo\nlanguage: en\n"
-QUESTION = (
-    "questions:\n"
-    "  - id: demo-q1\n"
-    "    level: beginner\n"
-    "    question: What?\n"
-    "    answer: This.\n"
-    "    concepts:\n"
-    "      - label: this\n"
-)
-
-
-def _problems(text: str) -> list[str]:
-    with pytest.raises(PackError) as info:
-        parse_pack(text, "demo.yaml")
-    return info.value.problems
+from tests.test_content_survivors import HEAD, QUESTION, _problems
 
 
 def _bell(line: int, column: int) -> str:
