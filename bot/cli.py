@@ -122,6 +122,21 @@ def _pack_yaml(pack: object) -> str:
     return yaml.dump(pack, Dumper=LiteralDumper, allow_unicode=True, sort_keys=False, width=100)
 
 
+# The field's glossary shipped beside the package (a clone, an editable install, the image):
+# an import run from another folder, where CONTENT_DIR/glossary does not exist, still gets
+# its bilingual aliases. CONTENT_DIR/glossary and --glossary extend it.
+SHIPPED_GLOSSARY = Path(__file__).resolve().parent.parent / "content" / "glossary"
+
+
+def _glossary_paths(settings: Settings, extra: Sequence[str]) -> list[Path]:
+    """The glossary folders and files an import reads, each once."""
+    paths: list[Path] = []
+    for path in (SHIPPED_GLOSSARY, settings.content_dir / "glossary", *map(Path, extra)):
+        if path.resolve() not in {p.resolve() for p in paths}:
+            paths.append(path)
+    return paths
+
+
 def cmd_content_import(args: argparse.Namespace) -> int:
     # Only this command needs the importer (and its segmenters).
     from bot.core.glossary import GlossaryError, load_glossary
@@ -136,7 +151,7 @@ def cmd_content_import(args: argparse.Namespace) -> int:
         print(f"{source}: {exc}", file=sys.stderr)
         return 1
     try:
-        glossary = load_glossary([settings.content_dir / "glossary", *map(Path, args.glossary)])
+        glossary = load_glossary(_glossary_paths(settings, args.glossary))
         pack, warnings = import_document(
             text,
             args.pack,
@@ -169,6 +184,12 @@ def cmd_content_import(args: argparse.Namespace) -> int:
     out.write_text(header + body, encoding="utf-8")
     if encoding != "UTF-8":
         warnings.insert(0, f"{source} is {encoding}, not UTF-8: read as {encoding}")
+    if not any(glossary.groups):
+        warnings.insert(
+            0,
+            f"no glossary found (looked in {settings.content_dir / 'glossary'}): concepts got "
+            "no aliases in the other language; set CONTENT_DIR or pass --glossary",
+        )
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
     levels = Counter(q["level"] for q in pack["questions"])
@@ -517,7 +538,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--glossary",
         action="append",
         default=[],
-        help="extra glossary file or folder (besides CONTENT_DIR/glossary); may repeat",
+        help="extra glossary file or folder (besides the shipped one and CONTENT_DIR/glossary)",
     )
     imp.add_argument("--force", action="store_true", help="overwrite an existing file")
     imp.set_defaults(func=cmd_content_import)

@@ -98,6 +98,33 @@ def test_cli_import_writes_a_valid_pack(tmp_path: Path, capsys: pytest.CaptureFi
     assert "exists" in capsys.readouterr().err
 
 
+def test_cli_import_run_from_another_folder_still_uses_the_shipped_glossary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Run where CONTENT_DIR (./content) has no glossary: the English alias of 可观测性 still
+    # comes from the glossary shipped with the bot, and nothing warns.
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("CONTENT_DIR", raising=False)
+    out = tmp_path / "seed.yaml"
+    assert main(["content", "import", str(SEED), "--pack", "seed", "--out", str(out)]) == 0
+    assert "observability" in out.read_text(encoding="utf-8")
+    assert "glossary" not in capsys.readouterr().err
+
+
+def test_cli_import_without_any_glossary_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("CONTENT_DIR", raising=False)
+    monkeypatch.setattr("bot.cli.SHIPPED_GLOSSARY", tmp_path / "gone" / "glossary")
+    out = tmp_path / "seed.yaml"
+    assert main(["content", "import", str(SEED), "--pack", "seed", "--out", str(out)]) == 0
+    assert "observability" not in out.read_text(encoding="utf-8")
+    err = capsys.readouterr().err
+    assert "no glossary found" in err
+    assert "--glossary" in err
+
+
 def test_cli_import_rejects_bad_pack_id(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["content", "import", str(SEED), "--pack", "Bad Id"])
