@@ -55,3 +55,26 @@ def test_a_question_in_the_a_not_a_form_denies_nothing() -> None:
         assert Layout(text).is_negated(at, at + 2) is False, text
     text = "先看别的进程没有占显存"
     assert Layout(text).is_negated(text.index("显存"), text.index("显存") + 2) is True
+
+
+def test_a_negator_after_a_clause_of_time_denies_its_own_verb_not_the_term() -> None:
+    # From a graded answer (grade 4, scored 0): stopping new requests after SIGTERM is the
+    # reference's claim, not a denial that SIGTERM is sent.
+    for text in (
+        "收到 SIGTERM 后不接新请求",
+        "SIGTERM 之后不再接收新请求",
+        "OOM 以后不要马上重试",
+        "发布的时候不要一次下线太多副本",
+    ):
+        term = text.split()[0] if " " in text else "发布"
+        at = text.index(term)
+        assert Layout(text).is_negated(at, at + len(term)) is False, text
+    # Denied where it stands: nothing of time between the term and the negator, or the
+    # negator before it, or 后 as part of a word (后端, "backend").
+    for text, term in (
+        ("SIGTERM 不会发送", "SIGTERM"),
+        ("不会收到 SIGTERM 后再退出", "SIGTERM"),
+        ("vLLM 后端不支持 LoRA", "vLLM"),
+    ):
+        at = text.index(term)
+        assert Layout(text).is_negated(at, at + len(term)) is True, text

@@ -60,6 +60,9 @@ _A_NOT_A_RE = re.compile(r"([\u4e00-\u9fff])[不没]\1")
 _NEGATING_WORD_RE = re.compile(r"\binstead\b|\brather\b", re.IGNORECASE)
 # How far after a term (characters) a negator still denies it: "X is not", "X 并不".
 _NEGATION_REACH = 10
+# A term that opens a clause of time ("收到 SIGTERM 后不接新请求", "OOM 之后不要重试"): what
+# follows is the main clause, and a negator there denies its own verb, not the term.
+_TIME_CLAUSE_AFTER_RE = re.compile(r"\s*(?:之后|以后|后(?![端台续缀面者])|的时候|之前|以前)")
 # A term as the subject of a denied English verb: "<term> (mode) is not", "… isn't".
 _DENIED_VERB_RE = re.compile(
     r"(?:\s+[A-Za-z]+)?\s+(?:(?:is|are|was|were|does|do|did|has|have|had|should|must|can|could"
@@ -363,10 +366,12 @@ class Layout:
                 # Close after it: ten characters ("ensemble 不支持", "X is not"), or the term as
                 # an English subject of a denied verb ("explicit mode is not recommended",
                 # "X isn't"), not a denial further on ("X means batches are not filling").
-                found = (
-                    _NEGATION_RE.search(text[: start - c_start]) is not None
-                    or _NEGATION_RE.search(after[:_NEGATION_REACH]) is not None
-                    or _DENIED_VERB_RE.match(after) is not None
+                found = _NEGATION_RE.search(text[: start - c_start]) is not None or (
+                    _TIME_CLAUSE_AFTER_RE.match(after) is None
+                    and (
+                        _NEGATION_RE.search(after[:_NEGATION_REACH]) is not None
+                        or _DENIED_VERB_RE.match(after) is not None
+                    )
                 )
             self._negated[start] = found
         return found
