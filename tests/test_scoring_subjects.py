@@ -29,3 +29,47 @@ def test_dynamo_inside_dynamo_triton_names_dynamo_triton() -> None:
 def test_dynamo_on_its_own_is_dynamo() -> None:
     result = score_answer(QUESTION, "Dynamo 做 KV-aware routing。")
     assert result.covered_labels == ["Dynamo 路由"]
+
+
+# A claim of one subject that names another as its object: "…把 batch 限制在…" in a claim of
+# throughput. (From a graded answer, grade 4: "按 SLO 来选 batch 上限" was read as SLO said
+# of batch instead of throughput, a mix-up that cost it the claim and more.)
+TRADE_OFF = "吞吐和延迟不能同时最优，应先定 SLO，再用参数把 batch 限制在这个点附近"
+BATCHING = "batch 加大后每秒 token 数上升"
+
+
+def _trade_off_question() -> Question:
+    return Question(
+        id="t-batch",
+        level="advanced",
+        question="batch 大小怎么选？",
+        answer=f"{BATCHING}。{TRADE_OFF}。",
+        concepts=(
+            Concept(label=BATCHING, subject=("batch",), terms=(("每秒 token 数",), ("上升",))),
+            Concept(label=TRADE_OFF, subject=("吞吐",), terms=(("SLO",), ("延迟",))),
+        ),
+    )
+
+
+def test_a_term_said_of_a_subject_the_claim_names_as_its_object_is_said_as_the_claim_says() -> None:
+    result = score_answer(_trade_off_question(), "按 SLO 来选 batch 上限。")
+    assert result.contradicted == []
+    assert [(h.label, h.credit) for h in result.covered] == [(TRADE_OFF, 0.5)]
+
+
+def test_a_term_said_of_a_subject_with_a_claim_of_its_own_is_still_mixed_up() -> None:
+    # The other subject opens a clause of the same sentence with its own claim: said of it,
+    # the term is the swap the reference's sentence rules out.
+    swap = "prefill 是 compute-bound，decode 是 memory-bound"
+    question = Question(
+        id="t-pd",
+        level="advanced",
+        question="prefill 和 decode 的瓶颈各是什么？",
+        answer=f"{swap}。",
+        concepts=(
+            Concept(label=swap, subject=("prefill",), terms=(("compute-bound",),)),
+            Concept(label="decode 受带宽限制", subject=("decode",), terms=(("memory-bound",),)),
+        ),
+    )
+    result = score_answer(question, "decode 是 compute-bound 的。")
+    assert [(h.label, h.status) for h in result.contradicted] == [(swap, Status.MISATTRIBUTED)]

@@ -325,6 +325,9 @@ class _CompiledConcept:
     term_values: tuple[tuple[int, ...], ...] = ()
     term_negative: tuple[bool, ...] = ()  # ... and whether it denies each term
     listed: bool = False  # the reference only names it in a list (no predicate around)
+    # Other subjects the reference's own claim names as objects ("…把 batch 限制在这个点附近"
+    # in a claim of throughput): a term said of one of them is said as the claim says it.
+    objects: frozenset[int] = frozenset()
 
 
 class _TypoMemo:
@@ -649,6 +652,18 @@ def _compile(question: Question) -> _Compiled:
             and bound[2] != c.subject
         }
 
+    def objects_of(c: _CompiledConcept) -> frozenset[int]:
+        span = claim_span(c.concept) if c.subject >= 0 else None
+        if span is None:
+            return frozenset()
+        # Only those that open no clause of the claim: one that does ("…，decode 是
+        # memory-bound") is a subject with its own claim, which a swap says of the other.
+        return frozenset(
+            i
+            for b, e, i in reference.subject_mentions()
+            if i != c.subject and span[0] <= b < span[1] and not reference._opens_clause(b)
+        )
+
     def listed_by_reference(c: _CompiledConcept) -> bool:
         # A concept the reference itself only lists (`CPU 侧：tokenizer、GC、日志`) is stated
         # by listing it: listing is all the reference asks of it.
@@ -670,6 +685,7 @@ def _compile(question: Question) -> _Compiled:
                 term_values=tuple(valued(g) for g in c.terms),
                 term_negative=term_negative(c),
                 listed=listed_by_reference(c),
+                objects=objects_of(c),
             )
             for c, neg in zip(concepts, negative, strict=True)
         ),
@@ -1162,7 +1178,7 @@ class _Reading:
                     self.negated(start, end),
                 ),
             )
-            other = bound is not None and bound[2] != item.subject
+            other = bound is not None and bound[2] != item.subject and bound[2] not in item.objects
             if opposite and bound is None and item.subject >= 0:
                 # The other pole of a subject's claim with no subject named: of this subject
                 # it is the opposite, of a sibling the contrast; in neither reading is this
