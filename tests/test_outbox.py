@@ -95,6 +95,31 @@ async def test_a_hang_is_the_only_maybe_and_is_not_resent(bot: BotHarness, api: 
     assert len(dailies(api, 32001)) == 1
 
 
+async def test_after_a_hang_that_left_nothing_to_retry_later_prompts_still_go_out(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    # The fault sweep's case: enough sends time out in a hang to pause sending for everyone,
+    # and each of them is 'unknown' (never sent again), so no row of the pause is left to
+    # probe with. Prompts that fall due once the API answers again must still go out.
+    hung = list(range(32101, 32109))
+    for chat_id in hung:
+        await subscribe(bot, chat_id, "09:30")
+    later = list(range(32201, 32204))
+    for chat_id in later:
+        await subscribe(bot, chat_id, "10:00")
+    bot.clock.advance(minutes=30)
+    bot.app.bot._request[1]._client.timeout.read = 0.5
+    api.hang()
+    await bot.sender.tick()
+    outcomes = await bot.settle(timeout=30)
+    api.unhang()
+    assert outcomes["unknown"] == len(hung)
+    bot.clock.advance(minutes=30)  # 10:00
+    outcomes = await bot.tick()
+    assert outcomes.outcomes["sent"] == len(later)
+    assert prompts_per_chat(api, later) == [1] * len(later)
+
+
 async def _blocked_by_the_scheduler(bot: BotHarness, api: FakeBotAPI) -> None:
     api.fail("sendMessage", 403, chat_id=ADA.id)
     bot.clock.advance(hours=1)  # 10:00: the prompt is refused

@@ -9,7 +9,8 @@ after a crash a row marked in flight whose request never left is sent, not lost.
 errors, 5xx and 429 are retried with jittered exponential backoff until the row's deadline,
 not a fixed number of times. When many sends fail in a row, the sender stops sending for
 everyone and probes with one request at a time, backing off, so a wide outage does not burn
-every row's retries at once; the first success lets everything flow again. A timeout after
+every row's retries at once (when the rows that failed into the pause are all done, the next
+row claimed is the probe); the first success lets everything flow again. A timeout after
 the request left is the one ambiguous outcome: recorded as 'unknown', logged, never sent
 again.
 """
@@ -112,6 +113,7 @@ class OutboxSender:
         self._paused_until: float | None = None
         self._pause = self.base
         self._probing = False
+        self._admitting = 0  # workers holding a row while sending is paused
         self._resumed = asyncio.Event()
         self._resumed.set()
         # Called when a row turns out to be another process's: it took the database over.
@@ -195,11 +197,18 @@ class OutboxSender:
             while self._later and self._later[0][0] <= loop.time():
                 self._ready.put_nowait(heapq.heappop(self._later)[2])
             wait = self.poll
-            # Claim only what the workers can start soon, and nothing while sending is paused:
-            # what stays 'pending' is safe in the database whatever happens to this process.
-            if self._paused_until is None and self._ready.qsize() < self.concurrency:
+            # Claim only what the workers can start soon, and nothing while sending is paused
+            # (what stays 'pending' is safe in the database whatever happens to this process)
+            # but the one row to probe with, when the pause is over and no row is held here:
+            # the rows that failed into the pause may all be done ('unknown' after a hang),
+            # and without a probe the pause would never end.
+            until = self._paused_until
+            paused = until is not None
+            if (until is None and self._ready.qsize() < self.concurrency) or (
+                until is not None and loop.time() >= until and not self._holding()
+            ):
                 try:
-                    rows = await self.storage.claim_outbox(self.owner, batch)
+                    rows = await self.storage.claim_outbox(self.owner, 1 if paused else batch)
                 except Exception:
                     log.exception("could not read the outbox")
                     rows = []
@@ -275,18 +284,28 @@ class OutboxSender:
                 if probe:
                     self._probing = False
 
+    def _holding(self) -> bool:
+        """Whether any claimed row is still here to be sent (so one of them can probe)."""
+        return bool(
+            self._ready.qsize() or self._later or self._admitting or self._busy or self._probing
+        )
+
     async def _admit(self) -> bool:
         """Wait while sending is paused for everyone; True if this send is the probe."""
         loop = asyncio.get_running_loop()
-        while self._paused_until is not None:
-            if not self._probing and loop.time() >= self._paused_until:
-                self._probing = True
-                return True
-            self._resumed.clear()
-            timeout = max(0.01, self._paused_until - loop.time()) if not self._probing else None
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._resumed.wait(), timeout)
-        return False
+        self._admitting += 1
+        try:
+            while self._paused_until is not None:
+                if not self._probing and loop.time() >= self._paused_until:
+                    self._probing = True
+                    return True
+                self._resumed.clear()
+                timeout = max(0.01, self._paused_until - loop.time()) if not self._probing else None
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._resumed.wait(), timeout)
+            return False
+        finally:
+            self._admitting -= 1
 
     async def _deliver(self, row: Row, probe: bool) -> None:
         storage, owner = self.storage, self.owner
