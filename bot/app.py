@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 from telegram import Update
 from telegram.constants import ParseMode
-from telegram.error import NetworkError
+from telegram.error import InvalidToken, NetworkError
 from telegram.ext import (
     Application,
     ApplicationBuilder,
@@ -101,6 +101,7 @@ SENDER_KEY = "daily_sender"
 OUTBOX_KEY = "outbox"
 LEASE_KEY = "lease"
 MENUS_KEY = "menus"  # the task registering the command menus (tests wait for it)
+REJECTED_KEY = "token_rejected"  # set when Telegram rejects the token while polling
 STOP_KEY = "stop"  # how this run stops itself: set by the polling runner or the webhook server
 
 
@@ -155,6 +156,8 @@ def build_application(
         polling = None if settings.telegram_webhook_url else first_poll
         app.bot_data[MENUS_KEY] = asyncio.create_task(_menus_after(app, strings, polling))
         background.append(app.bot_data[MENUS_KEY])
+        if polling is not None:
+            background.append(asyncio.create_task(_watch_polling(app, polling)))
         if scheduler:
             sender = app.bot_data[SENDER_KEY]
             interval = settings.scheduler_interval_seconds
@@ -250,6 +253,40 @@ def build_application(
     app.bot_data[SENDER_KEY] = DailySender(svc, clock, outbox.wake)
     _register_handlers(app)
     return app
+
+
+class TokenRejectedWhilePolling(Exception):
+    """getUpdates answered 401/404 after the start: the token was revoked, or a proxy in
+    front of a self-hosted Bot API lost the route."""
+
+
+async def _watch_polling(
+    app: Application[Any, Any, Any, Any, Any, Any], polling: asyncio.Event
+) -> None:
+    """Stop the run when PTB's polling task ends on a rejected token.
+
+    PTB ends its polling task on InvalidToken and nothing else: the process would serve no
+    update and stay up, and at the stop, awaiting that task raises again before the
+    database is closed, so the process hung on SIGTERM. The task is let go here (PTB's stop
+    then has no failed task to await) and the run stops; `run_bot` raises
+    TokenRejectedWhilePolling after the shutdown, and `interview-bot run` exits with its
+    status for a rejected token.
+    """
+    await polling.wait()  # a getUpdates is out: PTB's polling task runs
+    task = getattr(app.updater, "_Updater__polling_task", None)
+    if not isinstance(task, asyncio.Task):
+        return
+    try:
+        await asyncio.shield(task)
+    except InvalidToken:
+        log.error("Telegram rejected the token while polling: stopping")
+        app.bot_data[REJECTED_KEY] = True
+        app.updater._Updater__polling_task = None  # type: ignore[union-attr]
+        stopper = app.bot_data.get(STOP_KEY)
+        if stopper is not None:
+            stopper()
+    except BaseException:  # cancelled with the run, or another end PTB handles itself
+        return
 
 
 async def _menus_after(
@@ -430,6 +467,8 @@ def run_bot(
     lost = app.bot_data[LEASE_KEY].lost
     if lost is not None:
         raise lost
+    if app.bot_data.get(REJECTED_KEY):
+        raise TokenRejectedWhilePolling
 
 
 def unretrieved_network_errors(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:

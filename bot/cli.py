@@ -321,7 +321,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     asyncio.run(_check_database(settings))
     from telegram.error import InvalidToken
 
-    from bot.app import run_bot  # Telegram is only imported when the bot runs
+    from bot.app import TokenRejectedWhilePolling, run_bot  # Telegram is imported only here
     from bot.jobs.lease import LeaseLost, LeaseTaken
 
     try:
@@ -331,6 +331,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(
             "Telegram rejected TELEGRAM_BOT_TOKEN (getMe answered 401/404): check the token"
             " with @BotFather and the TELEGRAM_API_BASE_URL.",
+            file=sys.stderr,
+        )
+        return EXIT_TOKEN
+    except TokenRejectedWhilePolling:
+        print(
+            "Telegram rejected TELEGRAM_BOT_TOKEN while the bot was running (getUpdates"
+            " answered 401/404): was it revoked with @BotFather? Check it and the"
+            " TELEGRAM_API_BASE_URL.",
             file=sys.stderr,
         )
         return EXIT_TOKEN

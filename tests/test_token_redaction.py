@@ -13,6 +13,7 @@ import pytest
 from bot.logs import REDACTED, configure_logging, redact
 from tests.support.fake_bot_api import FakeBotAPI
 from tests.support.run import run_env, start_run
+from tests.support.wait import until
 
 # Shaped like a real token (bot id, colon, 35 url-safe characters).
 REAL_LOOKING = "7312345678:AAHf3-xYz_0123456789abcdefghijklmnOPQ"
@@ -105,3 +106,29 @@ def test_exception_text_and_stack_are_redacted(log_stream: io.StringIO) -> None:
 def test_redact_leaves_ordinary_text_alone() -> None:
     text = "chat -100123: 12:30 daily at 08:30, update 4242, ratio 3:2"
     assert redact(text) == text
+
+
+@pytest.mark.parametrize("status", [401, 404])
+async def test_a_token_rejected_while_polling_stops_the_run_with_its_status(
+    status: int, tmp_path: Path
+) -> None:
+    # The fault sweep's case: one 401 (a token revoked with /revoke) or 404 (a proxy before
+    # a self-hosted Bot API) on getUpdates mid-run ended polling in silence, the process
+    # stayed up serving nothing, and then did not stop on SIGTERM.
+    api = FakeBotAPI(token=REAL_LOOKING)
+    await api.start()
+    env = run_env(api, tmp_path / "bot.sqlite3")
+    try:
+        process = await start_run(env, tmp_path)
+        await until(lambda: api.calls["getUpdates"] >= 1, 60, "the first poll")
+        api.fail("getUpdates", status, description="Unauthorized" if status == 401 else "Not Found")
+        _, stderr = await asyncio.wait_for(process.communicate(), 30)
+    finally:
+        if process.returncode is None:
+            process.kill()
+        await api.stop()
+    output = stderr.decode()
+    assert process.returncode == 4, output[-2000:]
+    last = [line for line in output.splitlines() if line.strip()][-1]
+    assert last.startswith("Telegram rejected TELEGRAM_BOT_TOKEN while the bot was running"), last
+    assert REAL_LOOKING.split(":", 1)[1] not in output

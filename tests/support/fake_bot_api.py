@@ -559,6 +559,13 @@ class FakeBotAPI:
                 {"ok": False, "error_code": 502, "description": "Bad Gateway"}, status=502
             )
         if method == "getUpdates":
+            # A fault injected for polling itself (a revoked token answers 401 here).
+            polled = self._take_fault(method, None)
+            if polled is not None:
+                return web.json_response(
+                    {"ok": False, "error_code": polled.status, "description": polled.description},
+                    status=polled.status,
+                )
             return self._ok(await self._get_updates(params))
         if self.latency:
             await asyncio.sleep(self.latency)
