@@ -316,13 +316,21 @@ def cmd_run(args: argparse.Namespace) -> int:
     database = settings.database_path
     cache = YamlCache(None if str(database) == ":memory:" else beside(database))
     library = _library(settings, cache=cache)
+    from bot.jobs.lease import LeaseLost, LeaseTaken, refuse_if_served
+
+    # A database another process serves is not touched: not even migrated (a newer version
+    # started beside an older one would change the schema under it).
+    try:
+        asyncio.run(refuse_if_served(database))
+    except LeaseTaken as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_RUNNING
     # The database is checked (and migrated) before anything talks to Telegram, so a bad file
     # stops the bot with its one-line reason and no network traffic.
     asyncio.run(_check_database(settings))
     from telegram.error import InvalidToken
 
     from bot.app import TokenRejectedWhilePolling, run_bot  # Telegram is imported only here
-    from bot.jobs.lease import LeaseLost, LeaseTaken
 
     try:
         run_bot(settings, library, checked=True, cache=cache)  # checked above: once per start

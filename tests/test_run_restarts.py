@@ -9,6 +9,7 @@ server's record.
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import signal
 import socket
@@ -204,6 +205,43 @@ async def test_a_second_instance_exits_at_once_without_sending(
         first.send_signal(signal.SIGTERM)
         await asyncio.wait_for(first.communicate(), 10)
     assert first.returncode == 0
+
+
+async def test_a_second_instance_leaves_an_older_schema_it_does_not_serve_unmigrated(
+    tmp_path: Path,
+) -> None:
+    # The fault sweep's case: a newer version started beside a running older one migrated
+    # the live database, then found it taken; the older one could not start again after.
+    # Here the database is one migration behind, and its lease is held by a live process on
+    # this host (this test's): `run` must refuse it before changing anything.
+    from bot.storage.database import migrations
+
+    database = tmp_path / "bot.sqlite3"
+    known = migrations()
+    behind = known[-1][0] - 1
+    now = datetime.now(UTC)
+    with sqlite3.connect(database) as db:
+        for version, sql in (m for m in known if m[0] <= behind):
+            db.executescript(f"BEGIN;\n{sql}\nPRAGMA user_version = {version};\nCOMMIT;")
+        db.execute(
+            "INSERT INTO instance_lease (name, owner, pid, host, since, heartbeat_at, expires_at)"
+            " VALUES ('bot', 'other', ?, ?, ?, ?, ?)",
+            (os.getpid(), socket.gethostname(), now.isoformat(), now.isoformat(),
+             (now + timedelta(minutes=10)).isoformat()),
+        )  # fmt: skip
+    api = FakeBotAPI()
+    await api.start()
+    try:
+        second = await _start(api, database)
+        _, stderr = await asyncio.wait_for(second.communicate(), 30)
+    finally:
+        await api.stop()
+    message = stderr.decode().strip()
+    assert second.returncode == 5, message
+    assert f"pid {os.getpid()} on {socket.gethostname()}" in message
+    with sqlite3.connect(database) as db:
+        assert db.execute("PRAGMA user_version").fetchone() == (behind,)
+    assert api.requests == 0
 
 
 async def test_an_expired_lease_is_taken_over_and_a_live_one_is_not(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from bot.storage import Storage
-from bot.storage.outbox import LeaseHolder
+from bot.storage.outbox import LeaseHolder, stale
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +58,28 @@ class LeaseLost(Exception):
 
 def _now() -> datetime:
     return datetime.now(UTC)
+
+
+async def refuse_if_served(database: Path | str) -> None:
+    """Raise LeaseTaken if a live process serves the database, reading it only.
+
+    Before `run` opens the database to check and migrate it: a second instance, even of a
+    newer version whose migrations would change the schema under the running one, stops
+    here having written nothing. Anything unreadable is left to the check that follows.
+    """
+    if str(database) == ":memory:":
+        return
+    storage = Storage(database)
+    try:
+        await storage.open_readonly()
+        holder = await storage.lease_holder()
+    except Exception:  # a broken or foreign file, a schema with no lease: the check says
+        return
+    finally:
+        await storage.close()
+    live = holder is not None and holder.expires_at > _now()
+    if holder is not None and live and not stale(holder, os.getpid(), socket.gethostname()):
+        raise LeaseTaken(holder, database)
 
 
 class Lease:

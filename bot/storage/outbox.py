@@ -312,7 +312,7 @@ class OutboxStore:
                 r = await cur.fetchone()
             if r is not None and r["owner"] != owner:
                 holder = _holder(r)
-                if holder.expires_at > now and not _stale(holder, pid, host):
+                if holder.expires_at > now and not stale(holder, pid, host):
                     return holder
             since = r["since"] if r is not None and r["owner"] == owner else iso(now)
             await db.execute(
@@ -343,7 +343,7 @@ class OutboxStore:
         await self._write("DELETE FROM instance_lease WHERE name = 'bot' AND owner = ?", (owner,))
 
 
-def _stale(holder: LeaseHolder, pid: int, host: str) -> bool:
+def stale(holder: LeaseHolder, pid: int, host: str) -> bool:
     """On this host, a holder whose process is gone (or is this very pid, reused) is stale."""
     if holder.host != host:
         return False
