@@ -4,15 +4,36 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import time
 
 from telegram import Update
-from telegram.error import NetworkError, RetryAfter, TelegramError
+from telegram.error import Conflict, NetworkError, RetryAfter, TelegramError
 
 from bot.delivery import Outcome, classify, reachability
 from bot.handlers.common import BotContext, send, ui_language
 from bot.storage import is_busy, is_full
 
 log = logging.getLogger(__name__)
+
+# A polling error that repeats (a second poller's 409s, a proxy's garbled answers) is logged
+# once a minute, a line each, not with a traceback per poll.
+POLLING_NOTE_SECONDS = 60.0
+_polling_noted: dict[str, float] = {}
+
+
+def _polling_failed(error: TelegramError) -> None:
+    kind = type(error).__name__
+    now = time.monotonic()
+    if now - _polling_noted.get(kind, -POLLING_NOTE_SECONDS) < POLLING_NOTE_SECONDS:
+        return
+    _polling_noted[kind] = now
+    if isinstance(error, Conflict):
+        log.warning(
+            "Telegram answered getUpdates with 409 Conflict: another process polls with this"
+            " token (on another host, or on another database); only one may. Retrying."
+        )
+    else:
+        log.warning("getUpdates failed: %s (retrying)", error)
 
 
 async def on_error(update: object, context: BotContext) -> None:
@@ -21,6 +42,9 @@ async def on_error(update: object, context: BotContext) -> None:
         # Polling while Telegram is away: one line when the outage starts and one when it
         # ends (bot.delivery), not a traceback per attempt.
         reachability.failed(error)
+        return
+    if update is None and isinstance(error, TelegramError) and not isinstance(error, RetryAfter):
+        _polling_failed(error)  # Telegram answered, but not with updates: retried by PTB
         return
     if (
         isinstance(error, TelegramError)

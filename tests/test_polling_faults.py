@@ -1,0 +1,49 @@
+"""What the real `interview-bot run` says when getUpdates is answered, but not with updates.
+
+A second poller on the same token (another host, another database: the lease cannot see it)
+makes Telegram answer 409 Conflict to every poll; the bot keeps polling, and says so in a
+line a minute, not a traceback per poll.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from pathlib import Path
+
+from tests.support.fake_bot_api import FakeBotAPI, FakeUser
+from tests.support.run import run_env, start_run
+from tests.support.wait import until
+
+ADA = FakeUser(9301, "Ada", "en")
+CONFLICT = (
+    "Conflict: terminated by other getUpdates request;"
+    " make sure that only one bot instance is running"
+)
+
+
+async def test_409s_on_getupdates_are_one_line_and_polling_goes_on(tmp_path: Path) -> None:
+    api = FakeBotAPI()
+    await api.start()
+    env = run_env(api, tmp_path / "bot.sqlite3")
+    try:
+        process = await start_run(env, tmp_path)
+        await until(lambda: api.calls["getUpdates"] >= 1, 60, "the first poll")
+        polls = api.calls["getUpdates"]
+        api.fail("getUpdates", 409, times=4, description=CONFLICT)
+        # The poll out now ends (10 s), then four are answered 409, then one polls again.
+        await until(lambda: api.calls["getUpdates"] >= polls + 5, 90, "polls past the 409s")
+        api.message(ADA, "/help")
+        await until(lambda: api.to(ADA.id), 60, "the reply to /help")
+        process.send_signal(signal.SIGTERM)
+        _, stderr = await asyncio.wait_for(process.communicate(), 30)
+    finally:
+        if process.returncode is None:
+            process.kill()
+        await api.stop()
+    output = stderr.decode()
+    assert process.returncode == 0, output[-2000:]
+    assert "Traceback" not in output, output[-3000:]
+    conflicts = [line for line in output.splitlines() if "409 Conflict" in line]
+    assert len(conflicts) == 1, output[-3000:]
+    assert "another process polls with this token" in conflicts[0]
