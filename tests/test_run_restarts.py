@@ -244,6 +244,29 @@ async def test_a_second_instance_leaves_an_older_schema_it_does_not_serve_unmigr
     assert api.requests == 0
 
 
+async def test_a_database_deleted_under_a_running_instance_stops_it(
+    api: FakeBotAPI, tmp_path: Path
+) -> None:
+    # The fault sweep's case: after `rm bot.sqlite3` the bot went on renewing its lease in
+    # the unlinked file and scoring answers no later start would see, and a second instance
+    # started beside it on a new file of that name (both then answered every update).
+    database = tmp_path / "bot.sqlite3"
+    first = await _start(api, database, LEASE_SECONDS="1.5")  # renewed every 0.5 s
+    try:
+        await until(lambda: api.calls["getUpdates"] >= 1, WAIT, "the first poll")
+        database.unlink()  # the -wal and -shm files stay, as `rm` of the one file leaves them
+        _, stderr = await asyncio.wait_for(first.communicate(), 10)
+    finally:
+        if first.returncode is None:
+            first.kill()
+    lines = [line for line in stderr.decode().splitlines() if line.strip()]
+    assert first.returncode == 6, lines[-5:]
+    assert lines[-1] == (
+        f"This interview-bot lost its hold on {database}: its database file was deleted or"
+        " replaced. It stopped sending and exits; only one may serve a database."
+    ), lines[-5:]
+
+
 async def test_an_expired_lease_is_taken_over_and_a_live_one_is_not(tmp_path: Path) -> None:
     storage = Storage(tmp_path / "bot.sqlite3")
     await storage.open()

@@ -38,13 +38,16 @@ class LeaseTaken(Exception):
 
 
 class LeaseLost(Exception):
-    """This process found its lease taken over, or gone, while it ran."""
+    """This process found its lease taken over, or gone (its row, or the database file),
+    while it ran."""
 
-    def __init__(self, holder: LeaseHolder | None, database: Path | str) -> None:
+    def __init__(
+        self, holder: LeaseHolder | None, database: Path | str, *, why: str | None = None
+    ) -> None:
         self.holder = holder
-        if holder is None:
+        if why is None and holder is None:
             why = "its lease row in the database is gone"
-        else:
+        elif why is None and holder is not None:
             since = holder.since.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
             why = (
                 f"pid {holder.pid} on {holder.host} took it over (since {since}) after this"
@@ -82,6 +85,17 @@ async def refuse_if_served(database: Path | str) -> None:
         raise LeaseTaken(holder, database)
 
 
+def _identity(path: Path | str) -> tuple[int, int] | None:
+    """The file a path names now (device, inode); None for no file (or `:memory:`)."""
+    if str(path) == ":memory:":
+        return None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
 class Lease:
     def __init__(
         self,
@@ -99,6 +113,7 @@ class Lease:
         self.lost: LeaseLost | None = None  # set once the lease was found taken or gone
         self.monotonic = monotonic
         self._held_until = 0.0  # monotonic time until which no other process can take over
+        self._file: tuple[int, int] | None = None  # (device, inode) of the file it holds
 
     async def take(self) -> None:
         """Hold the database, or raise LeaseTaken naming the process that does."""
@@ -107,6 +122,7 @@ class Lease:
         if holder is not None:
             raise LeaseTaken(holder, self.storage.path)
         self._held(asked)
+        self._file = _identity(self.storage.path)
 
     async def keep(self, lost: Callable[[], None]) -> None:
         """Renew every third of the lease; call `lost` (once) if it was taken or is gone."""
@@ -121,6 +137,16 @@ class Lease:
             if not held:
                 self._held_until = 0.0
                 await self.lose()
+                lost()
+                return
+            if self._file is not None and _identity(self.storage.path) != self._file:
+                # Deleted or replaced under it: what it writes now no later start will read,
+                # and a second instance would start beside it on a new file of that name.
+                self._held_until = 0.0
+                self.lost = LeaseLost(
+                    None, self.storage.path, why="its database file was deleted or replaced"
+                )
+                log.critical("%s", self.lost)
                 lost()
                 return
             self._held(asked)
