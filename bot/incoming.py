@@ -40,7 +40,7 @@ class TolerantBot(ExtBot[Any]):
 
     async def get_updates(self, *args: Any, **kwargs: Any) -> tuple[Update, ...]:
         try:
-            return await super().get_updates(*args, **kwargs)
+            return tuple(map(_without_chatless, await super().get_updates(*args, **kwargs)))
         except (TypeError, ValueError, KeyError, AttributeError):
             # The batch arrived (the request succeeded) and could not be read as a whole.
             batch, self._last_batch = self._last_batch, []
@@ -56,7 +56,7 @@ class TolerantBot(ExtBot[Any]):
 
     def _read(self, raw: Any) -> Update | None:
         try:
-            return Update.de_json(raw, self)
+            return _without_chatless(Update.de_json(raw, self))
         except (TypeError, ValueError, KeyError, AttributeError) as exc:
             update_id = raw.get("update_id") if isinstance(raw, dict) else None
             if not isinstance(update_id, int):
@@ -70,6 +70,21 @@ class TolerantBot(ExtBot[Any]):
                 exc,
             )
             return Update(update_id=update_id)
+
+
+def _without_chatless(update: Update) -> Update:
+    """An update whose message has no chat (PTB reads it; every handler's filter then fails
+    on it) is skipped as unreadable: kept empty, so its offset is still confirmed."""
+    message = update.effective_message
+    if message is None or getattr(message, "chat", None) is not None:
+        return update
+    kinds = sorted(k for k, v in update.to_dict().items() if k != "update_id" and v)
+    log.warning(
+        "skipped update %d (%s) this version cannot read: a message without a chat",
+        update.update_id,
+        ", ".join(kinds) or "empty",
+    )
+    return Update(update_id=update.update_id)
 
 
 class _NoRawBatches(logging.Filter):

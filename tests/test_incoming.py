@@ -52,6 +52,24 @@ async def test_an_unreadable_update_is_skipped_and_polling_goes_on(
     assert all("my secret answer text" not in r.getMessage() for r in caplog.records)
 
 
+async def test_a_message_without_a_chat_is_skipped_in_one_line(
+    bot: BotHarness, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The library reads it, and every handler's filter then failed on its missing chat: a
+    # traceback under "error while handling an update" (the fault sweep). Now the same one
+    # line as any update this version cannot read.
+    caplog.set_level(logging.WARNING)
+    message = {k: v for k, v in UNREADABLE["message"].items() if k != "chat"}
+    bad = bot.api.push(message=message)
+    (welcome,) = await bot.say(BOB, "/start")  # later: polling went on
+    assert welcome.visible.startswith("👋 Hi Bob!")
+    skipped = [r for r in caplog.records if f"skipped update {bad}" in r.getMessage()]
+    assert [r.getMessage() for r in skipped] == [
+        f"skipped update {bad} (message) this version cannot read: a message without a chat"
+    ]
+    assert not [r for r in caplog.records if r.exc_info], "no traceback"
+
+
 async def test_feedback_reaches_the_user_through_a_brief_server_error(bot: BotHarness) -> None:
     # A 502 on the feedback (Telegram's front end restarting) must not lose the score the
     # user waits for: the reply is sent again a moment later.
