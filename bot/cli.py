@@ -321,7 +321,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     # A database another process serves is not touched: not even migrated (a newer version
     # started beside an older one would change the schema under it).
     try:
-        asyncio.run(refuse_if_served(database))
+        refuse_if_served(database)
     except LeaseTaken as exc:
         print(exc, file=sys.stderr)
         return EXIT_RUNNING

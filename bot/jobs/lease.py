@@ -20,7 +20,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from bot.storage import Storage
-from bot.storage.outbox import LeaseHolder, stale
+from bot.storage.outbox import LeaseHolder, peek_lease, stale
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,7 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-async def refuse_if_served(database: Path | str) -> None:
+def refuse_if_served(database: Path | str) -> None:
     """Raise LeaseTaken if a live process serves the database, reading it only.
 
     Before `run` opens the database to check and migrate it: a second instance, even of a
@@ -72,14 +72,7 @@ async def refuse_if_served(database: Path | str) -> None:
     """
     if str(database) == ":memory:":
         return
-    storage = Storage(database)
-    try:
-        await storage.open_readonly()
-        holder = await storage.lease_holder()
-    except Exception:  # a broken or foreign file, a schema with no lease: the check says
-        return
-    finally:
-        await storage.close()
+    holder = peek_lease(str(database))
     live = holder is not None and holder.expires_at > _now()
     if holder is not None and live and not stale(holder, os.getpid(), socket.gethostname()):
         raise LeaseTaken(holder, database)

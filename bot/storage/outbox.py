@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 from collections.abc import Collection
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import aiosqlite
@@ -33,7 +35,7 @@ class LeaseHolder:
     heartbeat_at: datetime  # its last renewal: a running bot refreshes it every third of a lease
 
 
-def _holder(r: aiosqlite.Row) -> LeaseHolder:
+def _holder(r: aiosqlite.Row | sqlite3.Row) -> LeaseHolder:
     return LeaseHolder(
         r["owner"],
         r["pid"],
@@ -42,6 +44,23 @@ def _holder(r: aiosqlite.Row) -> LeaseHolder:
         datetime.fromisoformat(r["expires_at"]),
         datetime.fromisoformat(r["heartbeat_at"]),
     )
+
+
+def peek_lease(path: str) -> LeaseHolder | None:
+    """Who holds the database at `path`, read with a plain read-only connection (no
+    migration, no thread, nothing written); None when no row, or no readable lease table."""
+    try:
+        db = sqlite3.connect(Path(path).resolve().as_uri() + "?mode=ro", uri=True)
+    except (sqlite3.Error, OSError):
+        return None
+    try:
+        db.row_factory = sqlite3.Row
+        r = db.execute("SELECT * FROM instance_lease WHERE name = 'bot'").fetchone()
+        return None if r is None else _holder(r)
+    except (sqlite3.Error, ValueError):  # no such table, not a database, a bad date
+        return None
+    finally:
+        db.close()
 
 
 def _row(r: aiosqlite.Row) -> Row:
