@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bot.core.content import Concept, Question
 from bot.core.scoring import Status, score_answer
 
@@ -38,23 +40,57 @@ TRADE_OFF = "吞吐和延迟不能同时最优，应先定 SLO，再用参数把
 BATCHING = "batch 加大后每秒 token 数上升"
 
 
-def _trade_off_question() -> Question:
+def _trade_off_question(*, trade_off_first: bool = False) -> Question:
+    concepts = [
+        Concept(label=BATCHING, subject=("batch",), terms=(("每秒 token 数",), ("上升",))),
+        Concept(label=TRADE_OFF, subject=("吞吐",), terms=(("SLO",), ("延迟",))),
+    ]
     return Question(
         id="t-batch",
         level="advanced",
         question="batch 大小怎么选？",
         answer=f"{BATCHING}。{TRADE_OFF}。",
-        concepts=(
-            Concept(label=BATCHING, subject=("batch",), terms=(("每秒 token 数",), ("上升",))),
-            Concept(label=TRADE_OFF, subject=("吞吐",), terms=(("SLO",), ("延迟",))),
-        ),
+        # The claim's subject second or first (the question's subjects are numbered from 0).
+        concepts=tuple(reversed(concepts)) if trade_off_first else tuple(concepts),
     )
 
 
-def test_a_term_said_of_a_subject_the_claim_names_as_its_object_is_said_as_the_claim_says() -> None:
-    result = score_answer(_trade_off_question(), "按 SLO 来选 batch 上限。")
+@pytest.mark.parametrize("trade_off_first", [False, True], ids=["second", "first"])
+def test_a_term_said_of_a_subject_the_claim_names_as_its_object_is_said_as_the_claim_says(
+    trade_off_first: bool,
+) -> None:
+    question = _trade_off_question(trade_off_first=trade_off_first)
+    result = score_answer(question, "按 SLO 来选 batch 上限。")
     assert result.contradicted == []
     assert [(h.label, h.credit) for h in result.covered] == [(TRADE_OFF, 0.5)]
+
+
+# The reference's own claim says a term of another subject that opens a clause of its own
+# (`; the Vary list lowers the hit ratio`): that subject is no object of the claim, but the
+# term is said as the reference says it, so the reference pasted back is not mixed up.
+VARY_CLAIM = "A shared cache keeps one copy per Vary value; the Vary list lowers the hit ratio"
+
+
+def test_a_term_the_claim_itself_says_of_another_subject_is_not_read_by_the_nearest_one() -> None:
+    question = Question(
+        id="t-vary",
+        level="advanced",
+        question="How does Vary affect a shared cache?",
+        answer=f"{VARY_CLAIM}. The Vary list names the headers.",
+        concepts=(
+            Concept(
+                label=VARY_CLAIM, subject=("shared cache",), terms=(("one copy",), ("hit ratio",))
+            ),
+            Concept(
+                label="the Vary list names the headers",
+                subject=("Vary list",),
+                aliases=("names the headers",),
+            ),
+        ),
+    )
+    result = score_answer(question, VARY_CLAIM)
+    assert result.contradicted == []
+    assert [(h.label, h.credit) for h in result.covered] == [(VARY_CLAIM, 1.0)]
 
 
 def test_a_term_said_of_a_subject_with_a_claim_of_its_own_is_still_mixed_up() -> None:
