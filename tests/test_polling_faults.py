@@ -12,7 +12,7 @@ import signal
 from pathlib import Path
 
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser
-from tests.support.run import run_env, start_run
+from tests.support.run import polling_run
 from tests.support.wait import until
 
 ADA = FakeUser(9301, "Ada", "en")
@@ -25,21 +25,17 @@ CONFLICT = (
 async def test_409s_on_getupdates_are_one_line_and_polling_goes_on(tmp_path: Path) -> None:
     api = FakeBotAPI()
     await api.start()
-    env = run_env(api, tmp_path / "bot.sqlite3")
     try:
-        process = await start_run(env, tmp_path)
-        await until(lambda: api.calls["getUpdates"] >= 1, 60, "the first poll")
-        polls = api.calls["getUpdates"]
-        api.fail("getUpdates", 409, times=4, description=CONFLICT)
-        # The poll out now ends (10 s), then four are answered 409, then one polls again.
-        await until(lambda: api.calls["getUpdates"] >= polls + 5, 90, "polls past the 409s")
-        api.message(ADA, "/help")
-        await until(lambda: api.to(ADA.id), 60, "the reply to /help")
-        process.send_signal(signal.SIGTERM)
-        _, stderr = await asyncio.wait_for(process.communicate(), 30)
+        async with polling_run(api, tmp_path) as process:
+            polls = api.calls["getUpdates"]
+            api.fail("getUpdates", 409, times=4, description=CONFLICT)
+            # The poll out now ends (10 s), then four are answered 409, then one polls again.
+            await until(lambda: api.calls["getUpdates"] >= polls + 5, 90, "polls past the 409s")
+            api.message(ADA, "/help")
+            await until(lambda: api.to(ADA.id), 60, "the reply to /help")
+            process.send_signal(signal.SIGTERM)
+            _, stderr = await asyncio.wait_for(process.communicate(), 30)
     finally:
-        if process.returncode is None:
-            process.kill()
         await api.stop()
     output = stderr.decode()
     assert process.returncode == 0, output[-2000:]

@@ -12,8 +12,7 @@ import pytest
 
 from bot.logs import REDACTED, configure_logging, redact
 from tests.support.fake_bot_api import FakeBotAPI
-from tests.support.run import run_env, start_run
-from tests.support.wait import until
+from tests.support.run import polling_run, run_env, start_run
 
 # Shaped like a real token (bot id, colon, 35 url-safe characters).
 REAL_LOOKING = "7312345678:AAHf3-xYz_0123456789abcdefghijklmnOPQ"
@@ -117,15 +116,13 @@ async def test_a_token_rejected_while_polling_stops_the_run_with_its_status(
     # stayed up serving nothing, and then did not stop on SIGTERM.
     api = FakeBotAPI(token=REAL_LOOKING)
     await api.start()
-    env = run_env(api, tmp_path / "bot.sqlite3")
     try:
-        process = await start_run(env, tmp_path)
-        await until(lambda: api.calls["getUpdates"] >= 1, 60, "the first poll")
-        api.fail("getUpdates", status, description="Unauthorized" if status == 401 else "Not Found")
-        _, stderr = await asyncio.wait_for(process.communicate(), 30)
+        async with polling_run(api, tmp_path) as process:
+            api.fail(
+                "getUpdates", status, description="Unauthorized" if status == 401 else "Not Found"
+            )
+            _, stderr = await asyncio.wait_for(process.communicate(), 30)
     finally:
-        if process.returncode is None:
-            process.kill()
         await api.stop()
     output = stderr.decode()
     assert process.returncode == 4, output[-2000:]

@@ -6,11 +6,13 @@ import asyncio
 import os
 import socket
 import sys
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from tests.conftest import CONTENT
 from tests.support.fake_bot_api import FakeBotAPI
+from tests.support.wait import until
 
 
 def run_env(api: FakeBotAPI, database: Path, **extra: str) -> dict[str, str]:
@@ -45,3 +47,17 @@ def free_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
+
+
+@asynccontextmanager
+async def polling_run(api: FakeBotAPI, folder: Path) -> AsyncIterator[asyncio.subprocess.Process]:
+    """`interview-bot run` on a database in `folder`, once its first getUpdates is out;
+    killed afterwards if it is still running."""
+    process = await start_run(run_env(api, folder / "bot.sqlite3"), folder)
+    try:
+        await until(lambda: api.calls["getUpdates"] >= 1, 60, "the first poll")
+        yield process
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
