@@ -429,11 +429,17 @@ async def shut_down(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
 
 
 def run_bot(
-    settings: Settings, library: Library, *, checked: bool = False, cache: YamlCache | None = None
+    settings: Settings,
+    library: Library,
+    *,
+    checked: bool = False,
+    cache: YamlCache | None = None,
+    was_empty: bool = False,
 ) -> None:
     """Run until interrupted: long polling, or a webhook when TELEGRAM_WEBHOOK_URL is set.
 
     `checked`: the caller has just checked the database's integrity (see build_application);
+    `was_empty`: the database file existed with nothing in it before this start;
     `cache`: the parsed YAML the library was read with (build_application writes it back).
     """
     secrets = [
@@ -451,6 +457,13 @@ def run_bot(
         len(library.questions),
         settings.database_path,
     )
+    if was_empty:
+        # SQLite takes an empty file for a new database: a first start, or a lost one.
+        log.warning(
+            "%s was an empty file (0 bytes): it is a new, empty database now; if it held"
+            " answers before, stop the bot and restore it from a backup",
+            settings.database_path,
+        )
     if settings.telegram_webhook_url:
         from bot.webhook import serve_webhook  # our listener: limits before reading bodies
 

@@ -325,6 +325,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     except LeaseTaken as exc:
         print(exc, file=sys.stderr)
         return EXIT_RUNNING
+    was_empty = str(database) != ":memory:" and database.is_file() and database.stat().st_size == 0
     # The database is checked (and migrated) before anything talks to Telegram, so a bad file
     # stops the bot with its one-line reason and no network traffic.
     asyncio.run(_check_database(settings))
@@ -333,7 +334,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from bot.app import TokenRejectedWhilePolling, run_bot  # Telegram is imported only here
 
     try:
-        run_bot(settings, library, checked=True, cache=cache)  # checked above: once per start
+        # Checked above: once per start.
+        run_bot(settings, library, checked=True, cache=cache, was_empty=was_empty)
     except InvalidToken:
         # PTB's own message quotes the token: say what happened without it.
         print(
