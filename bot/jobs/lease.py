@@ -20,7 +20,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from bot.storage import Storage
-from bot.storage.outbox import LeaseHolder, peek_lease, stale
+from bot.storage.outbox import LeaseHolder, peek_lease, serves
 
 log = logging.getLogger(__name__)
 
@@ -73,8 +73,7 @@ def refuse_if_served(database: Path | str) -> None:
     if str(database) == ":memory:":
         return
     holder = peek_lease(str(database))
-    live = holder is not None and holder.expires_at > _now()
-    if holder is not None and live and not stale(holder, os.getpid(), socket.gethostname()):
+    if holder is not None and serves(holder, _now(), os.getpid(), socket.gethostname()):
         raise LeaseTaken(holder, database)
 
 
@@ -136,10 +135,7 @@ class Lease:
                 # Deleted or replaced under it: what it writes now no later start will read,
                 # and a second instance would start beside it on a new file of that name.
                 self._held_until = 0.0
-                self.lost = LeaseLost(
-                    None, self.storage.path, why="its database file was deleted or replaced"
-                )
-                log.critical("%s", self.lost)
+                await self.lose(why="its database file was deleted or replaced")
                 lost()
                 return
             self._held(asked)
@@ -155,16 +151,19 @@ class Lease:
         next renewal says whether it is still ours."""
         return self.monotonic() < self._held_until
 
-    async def lose(self) -> None:
-        """Note that the lease is no longer this process's, and say why (once)."""
+    async def lose(self, why: str | None = None) -> None:
+        """Note that the lease is no longer this process's, and say why (once): `why`, or
+        else who holds it now."""
         if self.lost is not None:
             return
-        try:
-            holder = await self.storage.lease_holder()
-        except Exception:
-            holder = None
+        holder = None
+        if why is None:
+            try:
+                holder = await self.storage.lease_holder()
+            except Exception:
+                holder = None
         self.lost = LeaseLost(holder if holder and holder.owner != self.owner else None,
-                              self.storage.path)  # fmt: skip
+                              self.storage.path, why=why)  # fmt: skip
         log.critical("%s", self.lost)
 
     async def release(self) -> None:

@@ -203,12 +203,13 @@ class OutboxSender:
             # the rows that failed into the pause may all be done ('unknown' after a hang),
             # and without a probe the pause would never end.
             until = self._paused_until
-            paused = until is not None
             if (until is None and self._ready.qsize() < self.concurrency) or (
                 until is not None and loop.time() >= until and not self._holding()
             ):
                 try:
-                    rows = await self.storage.claim_outbox(self.owner, 1 if paused else batch)
+                    rows = await self.storage.claim_outbox(
+                        self.owner, batch if until is None else 1
+                    )
                 except Exception:
                     log.exception("could not read the outbox")
                     rows = []

@@ -324,14 +324,14 @@ class OutboxStore:
         """Hold the database for `owner` (or renew it); the other live holder if there is one.
 
         A lease past its expiry, or one left by a process that is not running any more on
-        this host (`stale(holder)` says so), is taken over.
+        this host (`serves` says which holder is live), is taken over.
         """
         async with self.transaction() as db:
             async with db.execute("SELECT * FROM instance_lease WHERE name = 'bot'") as cur:
                 r = await cur.fetchone()
             if r is not None and r["owner"] != owner:
                 holder = _holder(r)
-                if holder.expires_at > now and not stale(holder, pid, host):
+                if serves(holder, now, pid, host):
                     return holder
             since = r["since"] if r is not None and r["owner"] == owner else iso(now)
             await db.execute(
@@ -362,7 +362,13 @@ class OutboxStore:
         await self._write("DELETE FROM instance_lease WHERE name = 'bot' AND owner = ?", (owner,))
 
 
-def stale(holder: LeaseHolder, pid: int, host: str) -> bool:
+def serves(holder: LeaseHolder, now: datetime, pid: int, host: str) -> bool:
+    """Whether the holder, seen by process `pid` on `host` at `now`, still serves the
+    database: its lease has not expired and it is not a process gone from this host."""
+    return holder.expires_at > now and not _stale(holder, pid, host)
+
+
+def _stale(holder: LeaseHolder, pid: int, host: str) -> bool:
     """On this host, a holder whose process is gone (or is this very pid, reused) is stale."""
     if holder.host != host:
         return False
