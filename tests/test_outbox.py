@@ -80,14 +80,21 @@ async def test_an_outage_does_not_burn_retries(bot: BotHarness, api: FakeBotAPI)
     assert prompts_per_chat(api, chats) == [1] * len(chats)
 
 
-async def test_a_hang_is_the_only_maybe_and_is_not_resent(bot: BotHarness, api: FakeBotAPI) -> None:
-    await subscribe(bot, 32001, "09:30")
+async def _due_in_a_hang(bot: BotHarness, api: FakeBotAPI) -> Counter[str]:
+    """The 09:30 prompts fall due while the API accepts requests and never answers (each
+    times out after 0.5 s); the outcomes once they are settled, then the API answers again."""
     bot.clock.advance(minutes=30)
     bot.app.bot._request[1]._client.timeout.read = 0.5
     api.hang()
     await bot.sender.tick()
     outcomes = await bot.settle(timeout=30)
     api.unhang()
+    return outcomes
+
+
+async def test_a_hang_is_the_only_maybe_and_is_not_resent(bot: BotHarness, api: FakeBotAPI) -> None:
+    await subscribe(bot, 32001, "09:30")
+    outcomes = await _due_in_a_hang(bot, api)
     assert outcomes["unknown"] == 1
     assert len(dailies(api, 32001)) == 1  # it had arrived; it is not sent a second time
     bot.clock.advance(minutes=30)
@@ -107,12 +114,7 @@ async def test_after_a_hang_that_left_nothing_to_retry_later_prompts_still_go_ou
     later = list(range(32201, 32204))
     for chat_id in later:
         await subscribe(bot, chat_id, "10:00")
-    bot.clock.advance(minutes=30)
-    bot.app.bot._request[1]._client.timeout.read = 0.5
-    api.hang()
-    await bot.sender.tick()
-    outcomes = await bot.settle(timeout=30)
-    api.unhang()
+    outcomes = await _due_in_a_hang(bot, api)
     assert outcomes["unknown"] == len(hung)
     bot.clock.advance(minutes=30)  # 10:00
     outcomes = await bot.tick()
