@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import random
 import signal
@@ -43,7 +44,7 @@ from bot.jobs.daily import DailySender
 from bot.jobs.lease import Lease
 from bot.jobs.outbox import OutboxSender
 from bot.logs import configure_logging
-from bot.ratelimit import PerChatRetryRateLimiter, strict_window
+from bot.ratelimit import REPLIES_IN_FLIGHT, CappedRequest, PerChatRetryRateLimiter, strict_window
 from bot.retention import prune_forever
 from bot.services import Services
 from bot.services.practice import Clock, Practice, utc_now
@@ -163,6 +164,12 @@ def build_application(
             interval = settings.scheduler_interval_seconds
             background.append(asyncio.create_task(sender.run_forever(interval)))
             background.append(asyncio.create_task(prune_forever(storage, clock)))
+        # What start-up built (the modules, the library, PTB's objects) stays out of the
+        # cyclic collector's passes while the bot runs: each full pass walked all of it,
+        # about 40 ms every two seconds or so under load; frozen, a tenth less CPU per
+        # update (issue 13; BENCHMARKS.md). Thawed in post_shutdown, so that a process that
+        # runs bots one after another (tests, benchmarks) can still collect the old ones.
+        gc.freeze()
 
     async def post_stop(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         # Before the HTTP client closes: requests out get a short grace, the rest go back.
@@ -179,6 +186,7 @@ def build_application(
         if storage._db is not None:
             await lease.release()
             await storage.close()
+        gc.unfreeze()
 
     def _lost_lease(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         """Another process serves the database now (or nothing says this one may): stop
@@ -209,10 +217,11 @@ def build_application(
         base_url=base,
         base_file_url=base.removesuffix("/bot") + "/file/bot",
         defaults=Defaults(parse_mode=ParseMode.HTML, link_preview_options=None),
-        # PTB's own pool size. The hook tells the outbox when a request starts leaving (the
-        # row is marked in flight), and delivery whether it left whole if the line drops.
-        request=HTTPXRequest(
-            connection_pool_size=256,
+        # The hook tells the outbox when a request starts leaving (the row is marked in
+        # flight), and delivery whether it left whole if the line drops.
+        request=CappedRequest(
+            replies=REPLIES_IN_FLIGHT,
+            broadcasts=settings.send_concurrency,
             httpx_kwargs={"verify": tls, "event_hooks": {"request": [trace_requests]}},
         ),
         # The last getUpdates on stop must not hold a SIGTERM long when Telegram hangs.

@@ -12,6 +12,10 @@ The overall rate is kept by `Lanes` instead of the parent's bucket: the same lea
 with two queues. Requests made by the outbox sender (daily prompts, reminders, rankings:
 `bulk_lane()`) wait in the second; a reply to someone who just wrote to the bot waits only
 for other replies, never behind a fan-out's queue. The total stays within the limit.
+
+How many requests are out at once is bounded per lane too (`CappedRequest`): the outbox's
+workers bound its own, and replies have slots of their own, which a fan-out hung on a slow
+Telegram cannot take.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from typing import Any
 
 from telegram.error import RetryAfter, TelegramError
 from telegram.ext import AIORateLimiter
+from telegram.request import HTTPXRequest
 
 from bot.delivery import reachability, retry_seconds
 
@@ -196,3 +201,31 @@ class PerChatRetryRateLimiter(AIORateLimiter):
             for key, until in list(self._held_until.items()):
                 if until <= now:
                     del self._held_until[key]
+
+
+REPLIES_IN_FLIGHT = 16
+
+
+class CappedRequest(HTTPXRequest):
+    """PTB's HTTPXRequest with at most `replies` requests of the reply lane out at once.
+
+    Requests of the outbox (`bulk_lane()`) are bounded by its workers (`send_concurrency`),
+    and never take the replies' slots. Past `replies`, a reply waits here, for free:
+    httpcore's pool scans every connection it holds, and every request waiting in it, each
+    time a request starts or ends (`_assign_requests_to_connections`, with a `poll` and a
+    `getpeername` per idle connection). A burst of 256 updates held 256 connections, and
+    32 in flight cost as much CPU per update as 256; 16 cost a fifth less (issue 13;
+    BENCHMARKS.md). At Telegram's 30 messages a second, 16 in flight is a round trip of
+    half a second. No pool timeout runs while a request waits here, and a request that
+    waits its turn was never on the wire (bot.delivery.trace_requests).
+    """
+
+    def __init__(self, *, replies: int, broadcasts: int, **kwargs: Any) -> None:
+        super().__init__(connection_pool_size=replies + broadcasts, **kwargs)
+        self._reply_slots = asyncio.Semaphore(replies)
+
+    async def do_request(self, *args: Any, **kwargs: Any) -> tuple[int, bytes]:
+        if _bulk.get():
+            return await super().do_request(*args, **kwargs)
+        async with self._reply_slots:
+            return await super().do_request(*args, **kwargs)

@@ -181,6 +181,10 @@ class FakeBotAPI:
         self._hang = asyncio.Event()  # set: sendMessage is answered; clear: it hangs
         self._hang.set()
         self.hanging = 0  # sendMessage requests recorded and held unanswered right now
+        self._hang_only: set[int] | None = None  # the chats that hang (None: every chat)
+        # Requests other than getUpdates being answered right now, and the most at once.
+        self.in_flight = 0
+        self.most_in_flight = 0
         self.bad_gateways: dict[str, int] = defaultdict(int)  # 502s answered, per method
         # Requests that arrived whole but were never read: their client closed the connection
         # before the handler got to the body (aiohttp then drops it), per method.
@@ -276,12 +280,15 @@ class FakeBotAPI:
             self.bad_gateway(bad_gateway)
             await asyncio.sleep(bad_gateway)
 
-    def hang(self) -> None:
-        """From now on sendMessage is recorded (it reached Telegram) but never answered."""
+    def hang(self, chat_ids: set[int] | None = None) -> None:
+        """From now on sendMessage is recorded (it reached Telegram) but never answered; into
+        `chat_ids` only, when given."""
+        self._hang_only = chat_ids
         self._hang.clear()
 
     def unhang(self) -> None:
         self._hang.set()
+        self._hang_only = None
 
     async def stop(self) -> None:
         self._new_update.set()
@@ -567,6 +574,14 @@ class FakeBotAPI:
                     status=polled.status,
                 )
             return self._ok(await self._get_updates(params))
+        self.in_flight += 1
+        self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        try:
+            return await self._answer(method, params)
+        finally:
+            self.in_flight -= 1
+
+    async def _answer(self, method: str, params: dict[str, Any]) -> web.Response:
         if self.latency:
             await asyncio.sleep(self.latency)
         chat_id = _int(params.get("chat_id"))
@@ -601,7 +616,11 @@ class FakeBotAPI:
             return web.json_response(
                 {"ok": False, "error_code": 400, "description": f"Bad Request: {exc}"}, status=400
             )
-        if method == "sendMessage" and not self._hang.is_set():
+        if (
+            method == "sendMessage"
+            and not self._hang.is_set()
+            and (self._hang_only is None or chat_id in self._hang_only)
+        ):
             self.hanging += 1  # recorded above: it arrived; the answer never comes
             try:
                 await self._hang.wait()
