@@ -125,11 +125,27 @@ ECHO_BEST = 16
 ROUNDS = 7
 
 
+def _machine_speed() -> float:
+    """Seconds a fixed pure-Python loop takes: the VM's speed at that moment.
+
+    It moves by up to 2x within minutes on the shared 2-core VM (0.21-0.39 s in ten rounds,
+    BENCHMARKS.md). The bot is bound by its CPU and the echo bot by latency, so a slow
+    moment lowers the bot's figure and hardly the echo bot's: the ratio follows the machine.
+    """
+    started = time.perf_counter()
+    x = 0
+    for i in range(3_000_000):
+        x += i * i % 7
+    return time.perf_counter() - started
+
+
 def run(rounds: int = ROUNDS) -> dict[str, Any]:
     bot: list[float] = []
     echo: list[float] = []
     ratios: list[float] = []
+    machine: list[float] = []
     for i in range(rounds):
+        machine.append(_machine_speed())
         if i % 2 == 0:
             b, e = asyncio.run(measure_bot()), asyncio.run(measure_echo(ECHO_BEST))
         else:
@@ -138,7 +154,9 @@ def run(rounds: int = ROUNDS) -> dict[str, Any]:
         echo.append(e)
         ratios.append(b / e)
     context = {n: asyncio.run(measure_echo(n)) for n in ECHO_CONCURRENCY if n != ECHO_BEST}
-    return {"bot": bot, "echo": echo, "ratios": ratios, "echo_other": context}
+    return {
+        "bot": bot, "echo": echo, "ratios": ratios, "echo_other": context, "machine": machine,
+    }  # fmt: skip
 
 
 def report() -> None:
@@ -155,6 +173,8 @@ def report() -> None:
     print(f"  ratio, per round:           {med(f['ratios']):8.2f} "
           f"[{min(f['ratios']):.2f} - {max(f['ratios']):.2f}] (target >= 0.9)")  # fmt: skip
     print("  rounds: " + ", ".join(f"{r:.2f}" for r in f["ratios"]))
+    print("  machine before each round (a fixed loop, s):   "
+          + ", ".join(f"{m:.3f}" for m in f["machine"]))  # fmt: skip
 
 
 if __name__ == "__main__":
