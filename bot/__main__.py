@@ -1,5 +1,5 @@
 """`python -m bot` runs the same command line as `interview-bot`."""
 
-from bot.cli import main
+from bot.entry import main
 
 raise SystemExit(main())

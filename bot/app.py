@@ -473,6 +473,9 @@ def run_bot(
             " answers before, stop the bot and restore it from a backup",
             settings.database_path,
         )
+    # Loaded with the cyclic collector off (bot/entry.py): on before anything waits on
+    # Telegram, however long a start in an outage takes.
+    gc.enable()
     if settings.telegram_webhook_url:
         from bot.webhook import serve_webhook  # our listener: limits before reading bodies
 

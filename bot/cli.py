@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import sys
 from collections import Counter
@@ -573,6 +574,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if getattr(args, "command", None) != "run":
+        gc.enable()  # off while the program loaded (bot/entry.py); `run` turns it on itself
     if getattr(args, "command", None) == "content" and args.content_command == "import":
         import re
 
