@@ -7,6 +7,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -29,14 +30,14 @@ class RemoteAPI:
         self.token = FakeBotAPI.token
         self.base_url = f"http://127.0.0.1:{port}/bot"
 
-    def _call(self, path: str, body: Any = None) -> Any:
+    def _call(self, path: str, body: Any = None, timeout: float = 30) -> Any:
         data = None if body is None else json.dumps(body).encode()
         request = urllib.request.Request(
             f"http://127.0.0.1:{self.control_port}{path}",
             data=data,
             headers={"Content-Type": "application/json"},
         )
-        with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310
+        with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
             return json.loads(response.read())
 
     def fail(self, faults: list[dict[str, Any]]) -> None:
@@ -52,6 +53,18 @@ class RemoteAPI:
 
     def stats(self) -> dict[str, Any]:
         result: dict[str, Any] = self._call("/_control/stats")
+        return result
+
+    def wait_sent(self, total: int, timeout: float) -> dict[str, Any]:
+        """The stats once `total` messages have been sent; TimeoutError after `timeout` s."""
+        try:
+            result: dict[str, Any] = self._call(
+                f"/_control/wait_sent?total={total}&timeout={timeout}", timeout=timeout + 10
+            )
+        except urllib.error.HTTPError as exc:
+            if exc.code == 504:
+                raise TimeoutError(f"{total} messages were not sent in {timeout} s") from None
+            raise
         return result
 
 

@@ -203,6 +203,19 @@ class FakeBotAPI:
             {"per_chat": per_chat, "violations": self.violations, "calls": self.calls}
         )
 
+    async def _control_wait_sent(self, request: web.Request) -> web.Response:
+        """For benchmarks: answer once `total` messages have been sent (or after `timeout`
+        seconds), with the stats; the client waits on its socket instead of polling from
+        the process it measures."""
+        total = int(request.query["total"])
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + float(request.query.get("timeout", "120"))
+        while sum(1 for s in self.sent if s.method == "sendMessage") < total:
+            if loop.time() > deadline:
+                return web.json_response({"timed_out": True}, status=504)
+            await asyncio.sleep(0.001)
+        return await self._control_stats(request)
+
     async def _control_fail(self, request: web.Request) -> web.Response:
         for fault in await request.json():
             self.fail(**fault)
@@ -229,6 +242,7 @@ class FakeBotAPI:
         app = web.Application(client_max_size=60 * 1024 * 1024)
         app.router.add_route("*", "/bot{token}/{method}", self._handle)
         app.router.add_get("/_control/stats", self._control_stats)
+        app.router.add_get("/_control/wait_sent", self._control_wait_sent)
         app.router.add_post("/_control/fail", self._control_fail)
         app.router.add_post("/_control/outage", self._control_outage)
         app.router.add_post("/_control/messages", self._control_messages)
