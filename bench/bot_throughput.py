@@ -125,9 +125,11 @@ ROUNDS = 7
 def _machine_speed() -> float:
     """Seconds a fixed pure-Python loop takes: the VM's speed at that moment.
 
-    It moves by up to 2x within minutes on the shared 2-core VM (0.21-0.39 s in ten rounds,
-    BENCHMARKS.md). The bot is bound by its CPU and the echo bot by latency, so a slow
-    moment lowers the bot's figure and hardly the echo bot's: the ratio follows the machine.
+    It moves by up to 2x within minutes on the shared 2-core VM (0.21-0.39 s, BENCHMARKS.md).
+    The bot is bound by its CPU and the echo bot by latency, so a slow moment lowers the
+    bot's figure more than the echo bot's. It reads one moment before a round of a few
+    seconds: a hint for reading a run, not a correction (over 28 rounds it correlated with
+    the ratio at r = -0.37 only).
     """
     started = time.perf_counter()
     x = 0
