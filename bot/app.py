@@ -166,9 +166,10 @@ def build_application(
             background.append(asyncio.create_task(prune_forever(storage, clock)))
         # What start-up built (the modules, the library, PTB's objects) stays out of the
         # cyclic collector's passes while the bot runs: each full pass walked all of it,
-        # about 40 ms every two seconds or so under load; frozen, a tenth less CPU per
-        # update (issue 13; BENCHMARKS.md). Thawed in post_shutdown, so that a process that
-        # runs bots one after another (tests, benchmarks) can still collect the old ones.
+        # about 40 ms every two seconds or so under load; frozen here, 3% less CPU per
+        # update (9% if frozen after the first answers, which load the scorer; issue 13,
+        # BENCHMARKS.md). Thawed in post_shutdown, so that a process that runs bots one
+        # after another (tests, benchmarks) can still collect the old ones.
         gc.freeze()
 
     async def post_stop(app: Application[Any, Any, Any, Any, Any, Any]) -> None:

@@ -213,11 +213,11 @@ class CappedRequest(HTTPXRequest):
     and never take the replies' slots. Past `replies`, a reply waits here, for free:
     httpcore's pool scans every connection it holds, and every request waiting in it, each
     time a request starts or ends (`_assign_requests_to_connections`, with a `poll` and a
-    `getpeername` per idle connection). A burst of 256 updates held 256 connections, and
-    32 in flight cost as much CPU per update as 256; 16 cost a fifth less (issue 13;
-    BENCHMARKS.md). At Telegram's 30 messages a second, 16 in flight is a round trip of
-    half a second. No pool timeout runs while a request waits here, and a request that
-    waits its turn was never on the wire (bot.delivery.trace_requests).
+    `getpeername` per idle connection). A burst of 256 updates held 256 connections; 32 in
+    flight cost as much CPU per update as 256, and 16 about 7% less (16 interleaved
+    rounds; issue 13, BENCHMARKS.md). At Telegram's 30 messages a second, 16 in flight is a
+    round trip of half a second. No pool timeout runs while a request waits here, and a
+    request that waits its turn was never on the wire (bot.delivery.trace_requests).
     """
 
     def __init__(self, *, replies: int, broadcasts: int, **kwargs: Any) -> None:
