@@ -7,6 +7,7 @@ import gc
 import logging
 import random
 import signal
+import ssl
 from collections.abc import AsyncIterator, Awaitable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -101,7 +102,8 @@ def _chat_key(update: object) -> int | None:
 SENDER_KEY = "daily_sender"
 OUTBOX_KEY = "outbox"
 LEASE_KEY = "lease"
-MENUS_KEY = "menus"  # the task registering the command menus (tests wait for it)
+# The task that moves replies to their client and registers the menus (tests wait for it).
+MENUS_KEY = "menus"
 REJECTED_KEY = "token_rejected"  # set when Telegram rejects the token while polling
 STOP_KEY = "stop"  # how this run stops itself: set by the polling runner or the webhook server
 
@@ -153,9 +155,12 @@ def build_application(
         background.append(asyncio.create_task(lease.keep(lambda: _lost_lease(app))))
         # After the first getUpdates is out, not beside the bootstrap: ten requests (menus
         # and descriptions per language) made the first poll wait for some of them (about
-        # 30 ms of a start, issue 13), and the menus are a convenience. A webhook never polls.
+        # 30 ms of a start, issue 13), and the menus are a convenience; the reply client's
+        # import is 0.16 s. A webhook never polls.
         polling = None if settings.telegram_webhook_url else first_poll
-        app.bot_data[MENUS_KEY] = asyncio.create_task(_menus_after(app, strings, polling))
+        app.bot_data[MENUS_KEY] = asyncio.create_task(
+            _after_first_poll(app, strings, polling, request, tls)
+        )
         background.append(app.bot_data[MENUS_KEY])
         if polling is not None:
             background.append(asyncio.create_task(_watch_polling(app, polling)))
@@ -213,6 +218,11 @@ def build_application(
     # SSL_CERT_FILE / SSL_CERT_DIR): each client would read and parse the bundle again, about
     # 70 ms of start-up each (issue 13).
     tls = httpx.create_ssl_context()
+    request = CappedRequest(
+        replies=REPLIES_IN_FLIGHT,
+        broadcasts=settings.send_concurrency,
+        httpx_kwargs={"verify": tls, "event_hooks": {"request": [trace_requests]}},
+    )
     bot = TolerantBot(
         token=settings.telegram_bot_token.get_secret_value(),
         base_url=base,
@@ -220,11 +230,7 @@ def build_application(
         defaults=Defaults(parse_mode=ParseMode.HTML, link_preview_options=None),
         # The hook tells the outbox when a request starts leaving (the row is marked in
         # flight), and delivery whether it left whole if the line drops.
-        request=CappedRequest(
-            replies=REPLIES_IN_FLIGHT,
-            broadcasts=settings.send_concurrency,
-            httpx_kwargs={"verify": tls, "event_hooks": {"request": [trace_requests]}},
-        ),
+        request=request,
         # The last getUpdates on stop must not hold a SIGTERM long when Telegram hangs.
         get_updates_request=HTTPXRequest(
             connection_pool_size=1,
@@ -299,12 +305,22 @@ async def _watch_polling(
         return
 
 
-async def _menus_after(
-    app: Application[Any, Any, Any, Any, Any, Any], strings: Strings, polling: asyncio.Event | None
+async def _after_first_poll(
+    app: Application[Any, Any, Any, Any, Any, Any],
+    strings: Strings,
+    polling: asyncio.Event | None,
+    request: CappedRequest,
+    tls: ssl.SSLContext,
 ) -> None:
-    """Register the command menus once polling has begun (`polling` set; None: now)."""
+    """Once polling has begun (`polling` set; None: now): replies move to their own client
+    (bot/reply_client.py), then the command menus are registered."""
     if polling is not None:
         await polling.wait()
+    from bot.reply_client import AiohttpRequest  # 0.16 s of imports: not in start-up
+
+    replies = AiohttpRequest(connections=REPLIES_IN_FLIGHT, tls=tls)  # timeouts: `request`'s
+    await replies.initialize()
+    request.carry_replies(replies)
     await menus.register(app.bot, strings)
 
 

@@ -86,6 +86,16 @@ _UNCHANGED = "message is not modified"
 _GONE_MESSAGE = ("message to edit not found", "message can't be edited", "message_id_invalid")
 
 
+class WireFailure(Exception):
+    """A transport's failure, said in the terms `classify` needs: whether the request may
+    have reached Telegram whole (`left`). A client other than httpx (bot/reply_client.py)
+    raises PTB's errors from one of these, so this module never imports it."""
+
+    def __init__(self, description: str, *, left: bool) -> None:
+        super().__init__(description)
+        self.left = left
+
+
 def classify(exc: BaseException) -> Outcome:
     """The one mapping from a Telegram (or transport) error to what it means for delivery."""
     if isinstance(exc, ChatMigrated):
@@ -102,6 +112,8 @@ def classify(exc: BaseException) -> Outcome:
             return Outcome.MESSAGE_GONE
         return Outcome.UNREACHABLE if any(g in text for g in _GONE) else Outcome.REJECTED
     cause = exc.__cause__
+    if isinstance(cause, WireFailure):
+        return Outcome.MAYBE_SENT if cause.left else Outcome.RETRY
     if isinstance(exc, TimedOut):
         # Only a timeout after the request left is ambiguous; a connect or pool timeout
         # means nothing was sent, and a write timeout means not all of it was (a server

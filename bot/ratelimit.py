@@ -28,9 +28,11 @@ from collections import deque
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+from telegram._utils.defaultvalue import DefaultValue
+from telegram._utils.types import ODVInput
 from telegram.error import RetryAfter, TelegramError
 from telegram.ext import AIORateLimiter
-from telegram.request import HTTPXRequest
+from telegram.request import BaseRequest, HTTPXRequest, RequestData
 
 from bot.delivery import reachability, retry_seconds
 
@@ -207,7 +209,8 @@ REPLIES_IN_FLIGHT = 16
 
 
 class CappedRequest(HTTPXRequest):
-    """PTB's HTTPXRequest with at most `replies` requests of the reply lane out at once.
+    """PTB's HTTPXRequest with at most `replies` requests of the reply lane out at once, and
+    those on a faster client once one is given (`carry_replies`).
 
     Requests of the outbox (`bulk_lane()`) are bounded by its workers (`send_concurrency`),
     and never take the replies' slots. Past `replies`, a reply waits here, for free:
@@ -218,14 +221,52 @@ class CappedRequest(HTTPXRequest):
     rounds; issue 13, BENCHMARKS.md). At Telegram's 30 messages a second, 16 in flight is a
     round trip of half a second. No pool timeout runs while a request waits here, and a
     request that waits its turn was never on the wire (bot.delivery.trace_requests).
+
+    Replies go through the client given to `carry_replies` (bot/reply_client.py: aiohttp,
+    half the CPU per request), with this client's timeouts; uploads, the outbox and every
+    request before it is given stay on httpx.
     """
 
     def __init__(self, *, replies: int, broadcasts: int, **kwargs: Any) -> None:
         super().__init__(connection_pool_size=replies + broadcasts, **kwargs)
         self._reply_slots = asyncio.Semaphore(replies)
+        self._replies: BaseRequest | None = None
 
-    async def do_request(self, *args: Any, **kwargs: Any) -> tuple[int, bytes]:
+    def carry_replies(self, client: BaseRequest) -> None:
+        """Send replies through `client` from now on (initialized; shut down with this one)."""
+        self._replies = client
+
+    async def shutdown(self) -> None:
+        replies, self._replies = self._replies, None
+        if replies is not None:
+            await replies.shutdown()
+        await super().shutdown()
+
+    async def do_request(
+        self,
+        url: str,
+        method: str,
+        request_data: RequestData | None = None,
+        read_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        write_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        connect_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+        pool_timeout: ODVInput[float] = BaseRequest.DEFAULT_NONE,
+    ) -> tuple[int, bytes]:
+        args = (url, method, request_data)
         if _bulk.get():
-            return await super().do_request(*args, **kwargs)
+            return await super().do_request(
+                *args, read_timeout, write_timeout, connect_timeout, pool_timeout
+            )
         async with self._reply_slots:
-            return await super().do_request(*args, **kwargs)
+            replies = self._replies
+            if replies is None or (request_data is not None and request_data.contains_files):
+                return await super().do_request(
+                    *args, read_timeout, write_timeout, connect_timeout, pool_timeout
+                )
+            own = self._client.timeout
+            return await replies.do_request(
+                *args,
+                own.read if isinstance(read_timeout, DefaultValue) else read_timeout,
+                own.write if isinstance(write_timeout, DefaultValue) else write_timeout,
+                own.connect if isinstance(connect_timeout, DefaultValue) else connect_timeout,
+            )

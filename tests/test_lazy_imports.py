@@ -36,6 +36,8 @@ CONTENT_TOOLS = (
 
 # Loaded by the first answer, not by start-up.
 FIRST_ANSWER = ("bot.core.scoring", "bot.core.claims", "rapidfuzz")
+# Loaded once the first getUpdates is out: the client replies travel on (0.16 s of imports).
+FIRST_POLL = ("bot.reply_client", "aiohttp")
 
 
 def _unwanted(modules: list[str], *, answered: bool = True) -> list[str]:
@@ -59,6 +61,7 @@ def test_importing_the_command_and_the_bot_loads_none_of_them() -> None:
     modules = json.loads(done.stdout)
     assert "bot.app" in modules and "telegram" in modules  # the check looked at a real import
     assert _unwanted(modules, answered=False) == []
+    assert [m for m in FIRST_POLL if m in modules] == []
 
 
 async def _run(api: FakeBotAPI, tmp_path: Path) -> asyncio.subprocess.Process:
@@ -134,3 +137,4 @@ async def test_a_running_bot_that_answered_a_user_loaded_none_of_them(
         modules = await _stop(process, tmp_path)
     assert "bot.handlers.private" in modules and "bot.core.scoring" in modules
     assert _unwanted(modules) == []
+    assert all(m in modules for m in FIRST_POLL)  # loaded once polling had begun
