@@ -313,14 +313,15 @@ async def _after_first_poll(
     tls: ssl.SSLContext,
 ) -> None:
     """Once polling has begun (`polling` set; None: now): replies move to their own client
-    (bot/reply_client.py), then the command menus are registered."""
+    (bot/reply_client.py; not behind a proxy), then the command menus are registered."""
     if polling is not None:
         await polling.wait()
-    from bot.reply_client import AiohttpRequest  # 0.16 s of imports: not in start-up
+    from bot.reply_client import AiohttpRequest, proxied  # 0.16 s of imports: not in start-up
 
-    replies = AiohttpRequest(connections=REPLIES_IN_FLIGHT, tls=tls)  # timeouts: `request`'s
-    await replies.initialize()
-    request.carry_replies(replies)
+    if not proxied():
+        replies = AiohttpRequest(connections=REPLIES_IN_FLIGHT, tls=tls)  # `request`'s timeouts
+        await replies.initialize()
+        request.carry_replies(replies)
     await menus.register(app.bot, strings)
 
 

@@ -8,8 +8,9 @@ bot is bound by its CPU under a burst, so that is its throughput.
 Only replies travel here (`CappedRequest.carry_replies`). The outbox's requests stay on
 httpx, whose `trace` extension tells the outbox the moment a request leaves
 (bot/delivery.py's `trace_requests`); uploads (the /stats picture) and polling stay there
-too. This module is imported once the first `getUpdates` is out (bot/app.py), not while the
-bot starts: the import alone is 0.16 s, a third of a bare bot's start.
+too, and so do replies behind a proxy (`proxied`). This module is imported once the first
+`getUpdates` is out (bot/app.py), not while the bot starts: the import alone is 0.16 s, a
+third of a bare bot's start.
 
 The same request goes out either way: a form-encoded POST with PTB's User-Agent, the same
 timeouts. A failure is raised as PTB's `TimedOut` or `NetworkError` from a `WireFailure`
@@ -23,18 +24,29 @@ from __future__ import annotations
 import ssl
 from typing import Any
 from urllib.parse import urlencode
+from urllib.request import getproxies
 
 import aiohttp
-from aiohttp.helpers import get_env_proxy_for_url
 from aiohttp.payload import BytesPayload
 from telegram._utils.defaultvalue import DefaultValue
 from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, RequestData
-from yarl import URL
 
 from bot.delivery import WireFailure
 
 FORM = "application/x-www-form-urlencoded"
+KEEPALIVE = 5.0  # seconds an idle connection is kept, as httpx keeps them
+
+
+def proxied() -> bool:
+    """Whether the environment names a proxy (HTTP_PROXY, HTTPS_PROXY or ALL_PROXY, in either
+    case, as httpx reads them through urllib's `getproxies`). Replies then stay on httpx,
+    with polling and the outbox: aiohttp reads these variables by other rules (a NO_PROXY
+    entry with a port or a scheme, ALL_PROXY, a proxy without a scheme), and replies that
+    took another road than polling were lost while the bot polled on (found by the fault
+    sweep). A bot behind a proxy gives up the speed, not its replies."""
+    found = getproxies()
+    return any(found.get(scheme) for scheme in ("http", "https", "all"))
 
 
 class _Body(BytesPayload):
@@ -69,7 +81,6 @@ class AiohttpRequest(BaseRequest):
         self._tls = tls
         self._connect, self._read, self._write = connect, read, write
         self._session: aiohttp.ClientSession | None = None
-        self._proxies: dict[tuple[str, str], tuple[URL | None, aiohttp.BasicAuth | None]] = {}
 
     @property
     def read_timeout(self) -> float | None:
@@ -79,14 +90,16 @@ class AiohttpRequest(BaseRequest):
         if self._session is None or self._session.closed:
             self._session = aiohttp.ClientSession(
                 connector=aiohttp.TCPConnector(
-                    limit=self._connections, ssl=self._tls if self._tls is not None else True
+                    limit=self._connections,
+                    ssl=self._tls if self._tls is not None else True,
+                    # httpx's: a server that closes idle connections sooner meets a request
+                    # on one as often as it did (that request may be lost, never resent).
+                    keepalive_timeout=KEEPALIVE,
                 ),
-                # Telegram sets no cookies. Proxies from the environment are read once per
-                # host (`_proxy`): aiohttp's trust_env reads them, and ~/.netrc, in a thread
-                # for every request (3% of the bot's CPU in bench.bot_throughput).
+                # Telegram sets no cookies. No proxy (see `proxied`): aiohttp's trust_env
+                # would also read ~/.netrc in a thread for every request.
                 cookie_jar=aiohttp.DummyCookieJar(),
             )
-            self._proxies = {}
 
     async def shutdown(self) -> None:
         if self._session is not None and not self._session.closed:
@@ -114,17 +127,9 @@ class AiohttpRequest(BaseRequest):
         limits = aiohttp.ClientTimeout(
             total=_sum(connect, write, read), sock_connect=connect, sock_read=read
         )
-        target = URL(url)
-        proxy, proxy_auth = self._proxy(target)
         try:
             async with session.request(
-                method,
-                target,
-                data=body,
-                headers={"User-Agent": self.USER_AGENT},
-                timeout=limits,
-                proxy=proxy,
-                proxy_auth=proxy_auth,
+                method, url, data=body, headers={"User-Agent": self.USER_AGENT}, timeout=limits
             ) as response:
                 return response.status, await response.read()
         except TimeoutError as exc:  # aiohttp's own timeouts are TimeoutErrors too
@@ -132,17 +137,6 @@ class AiohttpRequest(BaseRequest):
         except aiohttp.ClientError as exc:
             failure = _failure(exc, url, body)
             raise NetworkError(f"aiohttp.{failure}") from failure
-
-    def _proxy(self, url: URL) -> tuple[URL | None, aiohttp.BasicAuth | None]:
-        """The proxy the environment names for `url`'s host (HTTPS_PROXY, NO_PROXY...), as
-        httpx reads them: once (the bot talks to one host)."""
-        key = (url.scheme, url.host or "")
-        if key not in self._proxies:
-            try:
-                self._proxies[key] = get_env_proxy_for_url(url)
-            except LookupError:
-                self._proxies[key] = (None, None)
-        return self._proxies[key]
 
 
 def _given(value: Any, default: float) -> float | None:

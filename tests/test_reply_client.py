@@ -18,10 +18,15 @@ from typing import Any
 import pytest
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
 from telegram.request import BaseRequest, HTTPXRequest
+from yarl import URL
 
+from bot.config import Settings
+from bot.core.content import Library
 from bot.delivery import Outcome, Result, send_messages
 from bot.ratelimit import CappedRequest, bulk_lane
 from bot.reply_client import AiohttpRequest
+from tests.conftest import BotHarness, FakeClock
+from tests.support.fake_bot_api import FakeBotAPI, FakeUser
 from tests.test_delivery import HUGE, Serve, _read_request, _reset_unread, _server
 
 # Chinese, markup, every kind of character a form body must escape, and a keyboard.
@@ -206,3 +211,51 @@ async def test_replies_move_to_their_client_the_outbox_and_uploads_stay_on_httpx
     assert len(on_httpx) == 3
     for sent in (b"text=before+the+reply+client", b"text=the+daily+question", b"a picture"):
         assert sent in bodies
+
+
+async def test_behind_a_proxy_replies_go_through_it_as_polling_does(
+    api: FakeBotAPI,
+    bot_settings: Settings,
+    flow_library: Library,
+    clock: FakeClock,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The proxy the environment names is the road to Telegram (httpx's reading of it, for
+    # polling and the outbox): replies take it too. aiohttp reads the variables by other
+    # rules, and replies that took another road were lost while polling went on.
+    relayed = bytearray()
+    lines: list[asyncio.StreamWriter] = []
+    target = URL(api.base_url)
+
+    async def relay(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection(target.host, target.port)
+        lines.extend((writer, up_writer))
+
+        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter, note: bool) -> None:
+            while data := await src.read(65536):
+                if note:
+                    relayed.extend(data)
+                dst.write(data)
+                await dst.drain()
+            dst.close()
+
+        await asyncio.gather(
+            pipe(reader, up_writer, True), pipe(up_reader, writer, False), return_exceptions=True
+        )
+
+    proxy = await asyncio.start_server(relay, "127.0.0.1", 0)
+    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy", "HTTPS_PROXY", "https_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{proxy.sockets[0].getsockname()[1]}")
+    bot = BotHarness(api, bot_settings, flow_library, clock)
+    await bot.start()
+    try:
+        (reply,) = await bot.say(FakeUser(35001, "Ada", "en"), "/help")
+        assert "/quiz" in reply.visible
+    finally:
+        await bot.stop()
+        proxy.close()
+        for line in lines:
+            line.close()
+    assert b"/getUpdates" in relayed  # polling went through the proxy
+    assert b"/sendMessage" in relayed  # and so did the reply
