@@ -34,7 +34,15 @@ from typing import Any, TypeVar, cast
 import aiosqlite
 
 from bot.core.reminders import ReminderRule
-from bot.storage.files import BUSY_TIMEOUT_MS, DatabaseFileError, describe, is_busy, open_database
+from bot.storage.files import (
+    BUSY_TIMEOUT_MS,
+    DatabaseFileError,
+    describe,
+    identity,
+    is_busy,
+    note_closed_cleanly,
+    open_database,
+)
 
 
 def now_iso() -> str:
@@ -78,6 +86,8 @@ class Database:
         self._reader: sqlite3.Connection | None = None  # `_near`'s, on the loop's thread
         self._write_lock = asyncio.Lock()
         self._maybe_orphan = False  # a cancelled writer may have left statements queued
+        # The file opened for writing (and migrated): its close is a clean one.
+        self._opened: tuple[int, int] | None = None
 
     async def open(self, *, verify: bool = True) -> None:
         """Open, check (see `files.open_database`) and migrate; DatabaseFileError if unusable.
@@ -85,6 +95,7 @@ class Database:
         `verify=False` skips the integrity check (it reads the whole file): for a process
         that has just run it, as `interview-bot run` does before it starts the bot.
         """
+        opened = identity(Path(self.path))  # None for a new file (and ":memory:")
         db = await open_database(self.path, known_version=schema_version(), verify=verify)
         db.row_factory = aiosqlite.Row
         self._db = db
@@ -95,6 +106,7 @@ class Database:
         except sqlite3.Error as exc:
             await self.close()
             raise DatabaseFileError(self.path, describe(exc)) from None
+        self._opened = opened or identity(Path(self.path))
 
     async def open_readonly(self) -> None:
         """Open for reading only: no migration, no write; DatabaseFileError if unusable."""
@@ -111,6 +123,9 @@ class Database:
         if self._db is not None:
             await self._db.close()
             self._db = None
+        if self._opened is not None:  # the last connection closed: the log is in the file
+            opened, self._opened = self._opened, None
+            note_closed_cleanly(Path(self.path), opened)
 
     @property
     def db(self) -> aiosqlite.Connection:

@@ -9,6 +9,7 @@ that would keep the process alive after the error.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 from pathlib import Path
@@ -96,13 +97,65 @@ def _check_access(path: Path, *, readonly: bool) -> str:
     return str(path)
 
 
+def _clean_mark(path: Path) -> Path:
+    """The note a clean close leaves beside the database: `bot.sqlite3-clean`."""
+    return path.with_name(f"{path.name}-clean")
+
+
+def _fingerprint(path: Path) -> str | None:
+    """The file as the file system sees it (size, modification time, inode); None while a
+    write-ahead log holds pages not yet in it (a run that did not close)."""
+    try:
+        wal = path.with_name(f"{path.name}-wal")
+        if wal.exists() and wal.stat().st_size > 0:
+            return None
+        st = path.stat()
+    except OSError:
+        return None
+    return f"{st.st_size} {st.st_mtime_ns} {st.st_ino} {st.st_dev}"
+
+
+def identity(path: Path) -> tuple[int, int] | None:
+    """Which file `path` names (inode, device); None if none."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_ino, st.st_dev
+
+
+def note_closed_cleanly(path: Path, opened: tuple[int, int] | None) -> None:
+    """After a clean close of the file opened as `opened` (`identity`): the file as it was
+    left, so the next start may skip reading it whole (`open_database`). Not if the path
+    names another file now (replaced under the bot). Best effort: without the note, the
+    next start checks the file."""
+    fingerprint = _fingerprint(path)
+    if fingerprint is not None and opened is not None and identity(path) == opened:
+        with contextlib.suppress(OSError):
+            _clean_mark(path).write_text(fingerprint, encoding="ascii")
+
+
+def _closed_cleanly(path: Path) -> bool:
+    try:
+        noted = _clean_mark(path).read_text(encoding="ascii")
+    except (OSError, UnicodeDecodeError):
+        return False
+    return noted == _fingerprint(path)
+
+
 async def open_database(
     path: Path | str, *, known_version: int, readonly: bool = False, verify: bool = True
 ) -> aiosqlite.Connection:
     """Open and check the database: readable, writable, a database, intact, not from the future.
 
-    `verify` runs `PRAGMA quick_check` (reads every page once); `readonly` opens it for reading
-    only and never creates it. Raises DatabaseFileError; never leaves a connection open.
+    `verify` runs `PRAGMA quick_check` (reads every page once: 0.38 s for the 344 MB of
+    100,000 users, as long as the rest of a start; issue 13), unless the file is exactly as
+    this bot left it when it last closed it cleanly (`note_closed_cleanly`: its size,
+    modification time and inode, no write-ahead log left). Whatever touched it since (a
+    crash, a kill, a restore, a truncation, bytes garbled in place) changes that, and the
+    file is read whole again. A writable opening removes the note before anything is written.
+    `readonly` opens it for reading only and never creates it. Raises DatabaseFileError;
+    never leaves a connection open.
     """
     target = str(path) if str(path) == ":memory:" else _check_access(Path(path), readonly=readonly)
     try:
@@ -120,7 +173,8 @@ async def open_database(
                 f"was written by a newer version of the bot (schema version {version}; this"
                 f" version knows up to {known_version}): upgrade the bot or restore a backup",
             )
-        if verify:
+        on_disk = None if target == ":memory:" else Path(path)
+        if verify and not (on_disk is not None and not readonly and _closed_cleanly(on_disk)):
             async with db.execute("PRAGMA quick_check(5)") as cur:
                 problems = [str(r[0]) for r in await cur.fetchall()]
             if problems != ["ok"]:
@@ -128,6 +182,8 @@ async def open_database(
                     path, f"is corrupted ({'; '.join(problems)[:300]}); restore a backup"
                 )
         if not readonly:
+            if on_disk is not None:
+                _clean_mark(on_disk).unlink(missing_ok=True)  # written from here on
             await db.execute("PRAGMA journal_mode=WAL")
             await db.execute("PRAGMA foreign_keys=ON")
             await db.execute("PRAGMA synchronous=NORMAL")
