@@ -331,8 +331,9 @@ async def send_messages(
 # A reply is retried briefly when Telegram did not take it (refused, 5xx, 429): the person
 # is waiting for it now, and a reply minutes late answers nothing. The window is short, so a
 # SIGTERM meanwhile still stops the bot within seconds. A reply that may have arrived (a
-# timeout after it left) is never resent.
-REPLY_RETRY_DELAYS = (0.5, 1.0, 2.0)
+# timeout after it left) is never resent. The last try is at +5.5 s, inside the window: with
+# three delays it was at +3.5 s, and a five-second blip of 502s lost the reply (fault sweep).
+REPLY_RETRY_DELAYS = (0.5, 1.0, 2.0, 2.0)
 REPLY_RETRY_WINDOW = 6.0
 
 

@@ -80,6 +80,15 @@ async def test_feedback_reaches_the_user_through_a_brief_server_error(bot: BotHa
     assert "Score:" in text or "Reference answer" in text
 
 
+async def test_a_reply_outlasts_five_seconds_of_server_errors(bot: BotHarness) -> None:
+    # Telegram's front end answering 502 for about five seconds: the reply's tries at 0,
+    # +0.5, +1.5 and +3.5 s all fail, and the one at +5.5 s gets through, once.
+    bot.api.fail("sendMessage", 502, chat_id=ADA.id, times=4)
+    (reply,) = await asyncio.wait_for(bot.say(ADA, "/help"), 15)
+    assert "/quiz" in reply.visible
+    assert [m.visible for m in await bot.sentinel(ADA)] == [reply.visible]  # once
+
+
 async def test_a_reply_is_not_retried_forever(
     bot: BotHarness, caplog: pytest.LogCaptureFixture
 ) -> None:
