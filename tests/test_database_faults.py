@@ -103,6 +103,29 @@ async def test_corrupted_page(api: FakeBotAPI, tmp_path: Path) -> None:
     )
 
 
+async def test_damage_sqlite_reports_on_several_lines_is_said_on_one(
+    api: FakeBotAPI, tmp_path: Path
+) -> None:
+    # The end of a leaf page overwritten: SQLite's check answers with a row of several lines
+    # ("*** in database main ***", then one line per damaged cell).
+    database = tmp_path / "bot.sqlite3"
+    await make_database(database, users=200)
+    with sqlite3.connect(database) as db:
+        (root,) = db.execute("SELECT rootpage FROM sqlite_master WHERE name = 'users'").fetchone()
+        (page_size,) = db.execute("PRAGMA page_size").fetchone()
+    db.close()
+    with database.open("r+b") as raw:
+        raw.seek(root * page_size - 64)
+        raw.write(b"\xff" * 64)
+    status, output = await run_bot(api, database)
+    assert status == EXIT_DATABASE
+    assert "Traceback" not in output, output
+    (line,) = output.strip().splitlines()
+    assert line.startswith(f"Database error: {database} is corrupted (*** in database main *** ")
+    assert "Extends off end of page" in line and line.endswith("); restore a backup")
+    assert api.calls["getMe"] == 0
+
+
 async def test_database_from_a_newer_version(api: FakeBotAPI, tmp_path: Path) -> None:
     database = tmp_path / "bot.sqlite3"
     await make_database(database)

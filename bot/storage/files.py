@@ -97,6 +97,12 @@ def _check_access(path: Path, *, readonly: bool) -> str:
     return str(path)
 
 
+def _one_line(problems: list[str]) -> str:
+    """SQLite's check rows, on one line: a row may hold several lines of its own ("*** in
+    database main ***\nPage 25: ..."), and the error is promised as one line."""
+    return "; ".join(" ".join(problem.split()) for problem in problems)
+
+
 def _clean_mark(path: Path) -> Path:
     """The note a clean close leaves beside the database: `bot.sqlite3-clean`."""
     return path.with_name(f"{path.name}-clean")
@@ -179,7 +185,7 @@ async def open_database(
                 problems = [str(r[0]) for r in await cur.fetchall()]
             if problems != ["ok"]:
                 raise DatabaseFileError(
-                    path, f"is corrupted ({'; '.join(problems)[:300]}); restore a backup"
+                    path, f"is corrupted ({_one_line(problems)[:300]}); restore a backup"
                 )
         if not readonly:
             if on_disk is not None:
@@ -220,7 +226,7 @@ async def backup_database(source: Path, target: Path, *, known_version: int) -> 
             await db.backup(copy)
             problems = [str(r[0]) for r in copy.execute("PRAGMA quick_check(5)")]
             if problems != ["ok"]:
-                raise DatabaseFileError(source, f"the copy is damaged ({'; '.join(problems)})")
+                raise DatabaseFileError(source, f"the copy is damaged ({_one_line(problems)})")
             pages = int(copy.execute("PRAGMA page_count").fetchone()[0])
         finally:
             copy.close()
