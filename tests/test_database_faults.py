@@ -15,6 +15,7 @@ import sqlite3
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -260,3 +261,24 @@ async def test_a_full_disk_refuses_the_answer_clearly(
     await db.execute("PRAGMA max_page_count = 1073741823")
     (again,) = await bot.say(ADA, "max_batch_size 和 preferred batch size", expect=1)
     assert "Score:" in again.visible  # the question stayed open: the answer can be sent again
+
+
+async def test_a_database_error_before_the_command_gives_one_apology_not_two_replies(
+    bot: BotHarness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The update's claim fails as on a damaged page: the person is told once, and the
+    # command does not run after the apology (it answered as well, a second reply).
+    real = bot.storage.claim_update
+    failures = [sqlite3.DatabaseError("database disk image is malformed")]
+
+    async def claim(*args: Any, **kwargs: Any) -> bool:
+        if failures:
+            raise failures.pop()
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(bot.storage, "claim_update", claim)
+    bot.api.message(ADA, "/help")
+    earlier = await bot.sentinel(ADA)
+    assert [m.visible for m in earlier] == [
+        "😕 Something went wrong on my side. Please try again in a moment."
+    ]

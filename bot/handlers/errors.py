@@ -8,6 +8,7 @@ import time
 
 from telegram import Update
 from telegram.error import Conflict, NetworkError, RetryAfter, TelegramError
+from telegram.ext import ApplicationHandlerStop
 
 from bot.delivery import Outcome, classify, reachability
 from bot.handlers.common import BotContext, send, ui_language
@@ -72,13 +73,22 @@ async def on_error(update: object, context: BotContext) -> None:
         key = "error"
         log.error("error while handling an update%s", where, exc_info=error)
     if isinstance(update, Update) and update.effective_chat:
-        svc = context.svc
-        user_row = None
-        if update.effective_user:
-            with contextlib.suppress(Exception):  # reads may fail as the write did
-                user_row = await svc.chats.user(update.effective_user.id)
-        text = svc.strings(ui_language(user_row, update), key)
-        try:
-            await send(context, update.effective_chat.id, [text])
-        except Exception:  # the apology itself failed (network down): the log has it
-            log.warning("could not tell chat %s about the error", update.effective_chat.id)
+        await _apologise(update, context, update.effective_chat.id, key)
+        # Told that it went wrong, the person gets nothing more for this update: an error
+        # before the command's handler (its claim, its sender's record) let PTB go on to the
+        # command, and a broken database answered every message twice (the apology, then
+        # the answer; found by a new user's trial).
+        raise ApplicationHandlerStop
+
+
+async def _apologise(update: Update, context: BotContext, chat_id: int, key: str) -> None:
+    svc = context.svc
+    user_row = None
+    if update.effective_user:
+        with contextlib.suppress(Exception):  # reads may fail as the write did
+            user_row = await svc.chats.user(update.effective_user.id)
+    text = svc.strings(ui_language(user_row, update), key)
+    try:
+        await send(context, chat_id, [text])
+    except Exception:  # the apology itself failed (network down): the log has it
+        log.warning("could not tell chat %s about the error", chat_id)
