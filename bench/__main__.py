@@ -8,6 +8,7 @@ import sys
 from datetime import UTC, datetime
 
 BENCHES = {
+    "agreement": "bench.agreement",
     "scoring": "bench.scoring",
     "scoring_instructions": "bench.scoring_instructions",
     "throughput": "bench.bot_throughput",
