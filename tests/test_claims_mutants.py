@@ -1,6 +1,6 @@
 """The Chinese predicate cues find the same words with their speed-up as without it.
 
-`_ZH_PREDICATE_RE` is the cue list behind "does this sentence say something?" (a bare list of
+`_PREDICATE_RE` is the cue list behind "does this sentence say something?" (a bare list of
 terms earns less than a statement). For speed it is rewritten so each alternative starts
 with a literal character (`_literal_first`); a cue the rewrite lost or changed would
 silently stop counting, and the sentences it marks would be read as bare lists.
@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from bot.core.claims import _ZH_PREDICATE_PATTERN, _ZH_PREDICATE_RE, _literal_first
+from bot.core.claims import _PREDICATE_PATTERN, _PREDICATE_RE, _literal_first
 
 SENTENCES = [
     "两种模式：poll 和 explicit",
@@ -33,14 +33,14 @@ SENTENCES = [
 
 @pytest.mark.parametrize("text", SENTENCES)
 def test_the_rewrite_changes_no_match(text: str) -> None:
-    plain = re.compile(_ZH_PREDICATE_PATTERN)
-    assert [m.span() for m in _ZH_PREDICATE_RE.finditer(text)] == [
+    plain = re.compile(_PREDICATE_PATTERN)
+    assert [m.span() for m in _PREDICATE_RE.finditer(text)] == [
         m.span() for m in plain.finditer(text)
     ]
 
 
 def test_cues_found_in_sentences_people_write() -> None:
-    found = {t: [m.group() for m in _ZH_PREDICATE_RE.finditer(t)] for t in SENTENCES[:5]}
+    found = {t: [m.group() for m in _PREDICATE_RE.finditer(t)] for t in SENTENCES[:5]}
     assert found == {
         "两种模式：poll 和 explicit": ["两种"],
         "多种 backend 都能用": ["多种", "都", "能", "用"],
@@ -48,8 +48,8 @@ def test_cues_found_in_sentences_people_write() -> None:
         "模型能热更新": ["能", "更"],  # 更 ("more") is a cue, also inside 更新
         "它会阻塞": ["会", "阻塞"],
     }
-    assert [m.group() for m in _ZH_PREDICATE_RE.finditer("会话保持")] == []
-    assert [m.group() for m in _ZH_PREDICATE_RE.finditer("在线推理")] == []
+    assert [m.group() for m in _PREDICATE_RE.finditer("会话保持")] == []
+    assert [m.group() for m in _PREDICATE_RE.finditer("在线推理")] == []
 
 
 def test_the_rewrite_starts_every_alternative_with_a_character() -> None:

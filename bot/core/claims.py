@@ -23,6 +23,8 @@ from bisect import bisect_right
 from collections.abc import Iterable
 from itertools import chain
 
+from bot.core.lang import HAN, KANA, LANGUAGES, alternatives, words
+
 # A run of 。！？；!?; and line breaks, or a full stop before a space, the end or Chinese.
 # Written to start with one character class (the `.` told apart by a look back): the
 # engine then skips to candidate characters in C instead of trying the pattern at every
@@ -38,26 +40,25 @@ _SENTENCE_END_RE = re.compile(
 # find the same; tests/test_claims_regexes.py checks it): each of the first two starts
 # with a character or a class, so the engine skips to those in C; the third, whose first
 # letters are cased, runs only when one of its words is in the text.
-_CLAUSE_CONNECTIVES_ZH = (
-    "因为|由于|所以|因此|从而|于是|但是|但|不过|然而|而是|而非|而不是|否则|如果|假如|除非|然后|以便|以免"
-    "|使得|这样|导致|而且|并且|此外|还有"
+_CLAUSE_CONNECTIVES_CJK = "|".join(
+    w for lang in LANGUAGES for w in lang.clause_connectives if not w.isascii()
 )
-_CLAUSE_MARK_RE = re.compile(r",|，|:|：|" + _CLAUSE_CONNECTIVES_ZH)
+_CLAUSE_MARK_RE = re.compile(r",|，|:|：|" + _CLAUSE_CONNECTIVES_CJK)
 _CLAUSE_DASH_RE = re.compile(r"\s[-–—]\s")
 # Connectives that open a new clause (negation stops before them).
+_CONNECTIVES_LATIN = [w for lang in LANGUAGES for w in lang.clause_connectives if w.isascii()]
 _CLAUSE_WORD_RE = re.compile(
-    r"\b(?=[abhiorstuwABHIORSTUW])(?:because|since|but|however|although|though|whereas|while"
-    r"|so|therefore|thus|hence|which|where|otherwise|unless|instead|rather|then|and then)\b",
+    rf"\b(?=[{''.join(sorted({c for w in _CONNECTIVES_LATIN for c in w[0] + w[0].upper()}))}])"
+    rf"(?:{'|'.join(_CONNECTIVES_LATIN)})\b",
     re.IGNORECASE,
 )
-_CONNECTIVE_WORDS = frozenset(
-    "because since but however although though whereas while so therefore thus hence which "
-    "where otherwise unless instead rather then".split()
-)
+_CONNECTIVE_WORDS = frozenset(w for w in _CONNECTIVES_LATIN if " " not in w)
 # Clauses opened by these deny what they say: "X instead of Y", "用 X 而不是 Y".
-_NEGATING_OPENERS = ("instead", "rather", "而不是", "而非")
+_NEGATING_OPENERS = tuple(w for lang in LANGUAGES for w in lang.negating_openers)
 _A_NOT_A_RE = re.compile(r"([\u4e00-\u9fff])[不没]\1")
-_NEGATING_WORD_RE = re.compile(r"\binstead\b|\brather\b", re.IGNORECASE)
+_NEGATING_WORD_RE = re.compile(
+    "|".join(rf"\b{w}\b" for w in _NEGATING_OPENERS if w.isascii()), re.IGNORECASE
+)
 # How far after a term (characters) a negator still denies it: "X is not", "X 并不".
 _NEGATION_REACH = 10
 # A term that opens a clause of time ("收到 SIGTERM 后不接新请求", "OOM 之后不要重试"): what
@@ -70,30 +71,19 @@ _DENIED_VERB_RE = re.compile(
     re.IGNORECASE,
 )
 
-# Negators, with the words that merely contain them listed out (不同 "different", 无状态
-# "stateless", 是否 "whether" are not denials). "not only" / 不仅 add, they do not deny.
+# Negators of every language (see bot.core.lang). The lookahead names every first character:
+# the engine then tries the alternatives only where one could start (this runs on every
+# answer).
+_NEGATION_FIRST = "".join(lang.negation_first for lang in LANGUAGES)
 _NEGATION_RE = re.compile(
-    # The lookahead names every first character below: the engine then tries the
-    # alternatives only where one could start (this runs on every answer).
-    r"(?=[nNwWcClLuU不没未无非别勿禁])(?:"
-    r"\b(?:not(?!\s+only)|no|never|none|neither|nor|without|cannot|nothing|nobody|nowhere"
-    # `no-store`, `no-cache`, `non-blocking`-style names hold a negator and deny nothing.
-    r"|lacks?|unable)\b(?!-[A-Za-z])|n[’']t\b"
-    # 不 after a verb and before 下/动/完/够/住/起 is a potential complement (放不下 "does not
-    # fit", 跑不动): it says a limit is hit, which is how references state limits too.
-    r"|(?<![\u4e00-\u9fff])不(?![同断仅只光但少过久如然停论管足错止均变行])"
-    r"|(?<=[\u4e00-\u9fff])不(?![同断仅只光但少过久如然停论管足错止均变行下动完够住起])"
-    r"|没(?!过)|未(?!来|知)|无(?![状论损锁服感限穷数]|关紧)|(?<![除常])非(?![常阻线结同对])|别(?=[用开再去])|勿|禁止)",
+    f"(?=[{_NEGATION_FIRST}])(?:{alternatives('negation')})",
     re.IGNORECASE,
 )
 
 
 # The first test for negators, by script: any CJK negator character, any English word.
-_CJK_NEGATOR_RE = re.compile(r"[不没未无非别勿禁]")
-_EN_NEGATORS = frozenset(
-    "not no never none neither nor without cannot nothing nobody nowhere lack lacks unable "
-    "instead rather".split()
-)
+_CJK_NEGATOR_RE = re.compile(f"[{''.join(c for c in _NEGATION_FIRST if not c.isascii())}]")
+_EN_NEGATORS = words("negator_words")
 
 
 def may_deny(text: str, words: Iterable[str]) -> bool:
@@ -153,51 +143,13 @@ def _literal_first(pattern: str) -> str:
     return "|".join(out)
 
 
-# Predicate cues. Chinese: verbs, copulas, modal and aspect words that say something of a
-# term; the lookarounds skip nouns that contain them (性能 "performance", 用户 "user",
-# 有状态 "stateful", 路由 "routing"). English: auxiliaries, common verbs and connectives.
-_ZH_PREDICATE_PATTERN = (
-    r"是|会(?!话)|(?<![性功智效])能(?![力耗源])|可以|可能|需要|需(?!求)|要(?!求|素|点)|把|被|让|将(?!来)"
-    r"|(?<![利费通作应])用(?![户量率])|通过|负责|支持|提供|实现|导致|造成|影响|决定|控制|保证|确保|避免"
-    r"|减少|降低|提高|提升|增加|增大|减小|调大|调小|调高|调低|调整|加大|缩小|放大|扩大|缩短|适合|适用|表示|意味|代表|包括|包含|采用|调用|执行|运行|处理"
-    r"|生成|计算|加载|卸载|发送|返回|传给|传入|写回|读取|放到|放在|交给|拆成|合并|凑|等待|占用|占满"
-    r"|受|限制|取决|依赖|来自|属于|等于|相当|对应|就|才|再|先|然后|否则|也|都|还|已|只|直接|自动|分别"
-    r"|各自|同时|按|根据|给|从|到|做|让|靠|变|(?<![增追附叠参])加(?![速密权锁])|打(?![包分])|成为|作为|叫|称|指|看|查|扫描|检查|管理|调度|编排|触发"
-    r"|开启|关闭|打开|关掉|启用|禁用|设置|设为|配置|切换|扩缩|扩容|缩容|替代|代替|取代|转发|分发|缓存"
-    r"|复用|共享|隔离|阻塞|修复|新增|移除|附带|更名|改名|引入|升级|迁移|拆分|切分|分配|释放|预留|保存|存放|丢弃"
-    r"|推荐|建议|应该|应当|监控|监测|观测|观察|采集|上报|暴露|记录|统计|[两二三四五六七八九几多]种|更|很|太|越|因为|所以|如果|但|而|并|且|即|则|若|当|在(?!线)|有(?!状态|效)"
-)
-_ZH_PREDICATE_RE = re.compile(_literal_first(_ZH_PREDICATE_PATTERN))
-_EN_PREDICATES = frozenset(
-    # Auxiliaries, copulas, connectives, and verbs in forms that are rarely nouns: "group",
-    # "cache", "load" or "limits" name things in a term list as often as they say anything.
-    # Subject pronouns and adverbs of frequency only come with a verb ("it scans", "they
-    # usually shift"), whatever the verb is.
-    """
-    is are was were be been being am isn aren wasn weren do does did doesn don didn done can
-    could will would should must may might shall has have had need needs needed lets let
-    allows allowed makes made gives keeps kept handles handled avoids avoided prevents reduces
-    reduced increases increased improves improved decides depends uses used using takes took
-    becomes became stays goes went comes came gets got puts turns fills waits causes caused
-    leads affects supports provides requires required combines combined merges merged sends
-    runs ran serves manages exposes moves stores holds frees saves lowers raises boosts hurts
-    wastes matters happens splits reads writes loads means meant scans shifts compares
-    rolls drains evicts replaces triggers retries verifies accepts rejects proposes generates
-    computes predicts measures tracks skips ensures guarantees enables disables decreases
-    grows shrinks fits fails breaks copies transfers passes hides overlaps stalls spreads
-    assigns picks chooses
-    it they we you he she otherwise usually often always typically sometimes
-    because since so if when while whereas although though unless until after before by via
-    through into onto than instead rather therefore thus hence which who whose whom that
-    where why how what also only just already still then even both either each per
-    """.split()
-)
+# Predicate cues (bot.core.lang): for scripts without spaces a pattern of verbs, copulas and
+# particles; for English, words (auxiliaries, common verbs, connectives).
+_PREDICATE_PATTERN = alternatives("predicates")
+_PREDICATE_RE = re.compile(_literal_first(_PREDICATE_PATTERN))
+_EN_PREDICATES = words("predicate_words")
 # Advice opens with a verb: "Lower max-num-seqs, add GPUs, watch preemptions".
-_IMPERATIVE_VERBS = frozenset(
-    "add lower raise reduce increase decrease set use enable disable turn tune check watch "
-    "monitor avoid keep make split limit cap move put run give let look try switch scale cut "
-    "drop shrink grow pin shard cache batch route prefer".split()
-)
+_IMPERATIVE_VERBS = words("imperative_verbs")
 _IMPERATIVE_RE = re.compile(
     rf"(?:^|[,;:，；：]|\b(?:and|then)\b)\s*({'|'.join(sorted(_IMPERATIVE_VERBS))})\b"
     # A verb right before a comma is a list's noun (`cache, Redis, TTL`), not advice.
@@ -205,10 +157,7 @@ _IMPERATIVE_RE = re.compile(
     re.IGNORECASE,
 )
 # Imperatives that open a name as often as advice (`batch size`, `cache hit`, `split point`).
-_NOUN_VERBS = frozenset(
-    "set turn check watch split limit cap move run look switch scale cut drop pin shard cache "
-    "batch route".split()
-)
+_NOUN_VERBS = words("noun_verbs")
 # A gloss or a relation: "X：说明", "A -> B", "X (what it does)".
 # A gloss has words in it: `min(1, p/q)` is a formula in a list, not a gloss.
 # Plainly `[:：=]\s*[^\W\d_]{2}|->|=>|→|[(（][^)）]*[^\W\d_]{2}[^)）]*[)）]`; written to start with
@@ -226,7 +175,7 @@ _ITEM_SPLIT_RE = re.compile(r"[,，、/;；\n]|\band\b|\bor\b|和|与|及")
 _TERM_ITEM_CJK = 8
 _LIST_ITEM_CJK = 4
 _TERM_ITEM_WORDS = 3
-_CJK_CHAR_RE = re.compile(r"[\u3400-\u9fff]")
+_CJK_CHAR_RE = re.compile(f"[{KANA}{HAN}]")
 # Past this many unmatched Latin words a sentence is prose even without a listed verb.
 _PROSE_WORDS = 6
 _CLAUSE_WORDS = 4
@@ -239,12 +188,7 @@ _FILLER = frozenset("a an the of in on at for to and or with its it this that as
 # Saying one does not know ("具体怎么调度的我不太清楚", "not sure how") denies nothing of
 # the claim and states nothing of it: the clause earns no credit and costs none.
 # Each holds a negator, so only texts with one are searched.
-_UNSURE_RE = re.compile(
-    r"[我俺]\S{0,2}?不太?(?:清楚|知道|确定|了解|懂|记得)|不太(?:清楚|确定|了解|懂|记得)"
-    r"|[讲说记]不太?清|\bnot (?:sure|certain)\b|\bno idea\b"
-    r"|\bI (?:don[’']t|do not|can[’']t|cannot) (?:know|remember|recall|say)\b",
-    re.IGNORECASE,
-)
+_UNSURE_RE = re.compile(alternatives("unsure"), re.IGNORECASE)
 
 
 class Layout:
@@ -404,25 +348,20 @@ def masked(text: str, start: int, end: int, spans: tuple[tuple[int, int], ...]) 
 
 # The strongest cues: copulas, auxiliaries and function words that no term contains. A
 # phrase with one of these is a statement, not a name (`不会阻塞`, `platform 是早期的写法`).
-_ZH_STATEMENT_RE = re.compile(
-    r"是|会(?!话)|可以|需要|要(?!求|素|点)|把|被|让|将(?!来)|就|才|也|都|还|已|只|因为|所以|如果"
-)
-_EN_STATEMENT = frozenset(
-    "is are was were be been am isn aren do does did doesn don can could will would should "
-    "must may might has have had lets makes so because if when which".split()
-)
+_STATEMENT_RE = re.compile(alternatives("statement"))
+_EN_STATEMENT = words("statement_words")
 
 
 def is_statement(phrase: str) -> bool:
     """Whether a concept phrase says something itself (a copula, an auxiliary, a negator)."""
-    if _ZH_STATEMENT_RE.search(phrase) or _NEGATION_RE.search(phrase):
+    if _STATEMENT_RE.search(phrase) or _NEGATION_RE.search(phrase):
         return True
     return any(w.lower() in _EN_STATEMENT for w in _LATIN_WORD_RE.findall(phrase))
 
 
 def has_verb(text: str) -> bool:
     """Whether text has a verb, copula, negator or relation mark (the cue lists above)."""
-    if _RELATION_RE.search(text) or _ZH_PREDICATE_RE.search(text):
+    if _RELATION_RE.search(text) or _PREDICATE_RE.search(text):
         return True
     words = [w.lower() for w in _LATIN_WORD_RE.findall(text)]
     if may_deny(text, words) and _NEGATION_RE.search(text):
@@ -502,11 +441,7 @@ def _is_list(text: str) -> bool:
     )
 
 
-_ENUMERATION_RE = re.compile(
-    r"有哪些|哪些|哪几|哪[两二三四五六]|列举|列出|分别是什么"
-    r"|\bwhich\b|\bname\b|\blist\b|what are the",
-    re.IGNORECASE,
-)
+_ENUMERATION_RE = re.compile(alternatives("enumeration"), re.IGNORECASE)
 
 
 def asks_to_enumerate(question: str) -> bool:
@@ -517,11 +452,7 @@ def asks_to_enumerate(question: str) -> bool:
 
 # Words that put a claim in the negative without a negator: the reference saying "避免重复
 # 计算" agrees with an answer saying "不用再算一遍".
-_AVOIDING_RE = re.compile(
-    r"避免|跳过|省去|省掉|免去|无需|不必|防止|禁止"
-    r"|\b(?:avoid\w*|skip\w*|prevent\w*|eliminat\w*|forb[ia]d\w*|prohibit\w*|disallow\w*)\b",
-    re.IGNORECASE,
-)
+_AVOIDING_RE = re.compile(alternatives("avoiding"), re.IGNORECASE)
 
 
 def denies_or_avoids(text: str) -> bool:
@@ -537,16 +468,8 @@ def negation_in(text: str) -> bool:
 # Which way a claim turns a setting or a quantity. A tuning answer that raises what the
 # reference lowers ("调大 --max-num-seqs" for "调小 --max-num-seqs") says the opposite
 # with no negator in it.
-_UP_RE = re.compile(
-    r"调大|调高|增大|加大|提高|提升|增加|扩大|升高|变大|放大"
-    r"|\b(?:increas\w*|rais(?:e|es|ed|ing)|enlarg\w*|higher|larger|bigger)\b",
-    re.IGNORECASE,
-)
-_DOWN_RE = re.compile(
-    r"调小|调低|减小|降低|减少|缩小|变小"
-    r"|\b(?:decreas\w*|reduc\w*|lower(?:s|ed|ing)?|shrink\w*|smaller)\b",
-    re.IGNORECASE,
-)
+_UP_RE = re.compile(alternatives("up"), re.IGNORECASE)
+_DOWN_RE = re.compile(alternatives("down"), re.IGNORECASE)
 
 
 def direction(text: str) -> int:

@@ -47,6 +47,7 @@ from bot.core.claims import (
     values_at,
 )
 from bot.core.content import Concept, Question
+from bot.core.lang import words
 from bot.core.text import Tokens, canonical, stem, tokenize
 
 _PLUS_ONE = (1).__add__
@@ -76,91 +77,9 @@ TERMS_NEEDED = 2
 # What a claim said wrongly (denied, or said of another subject) costs, as a share of its
 # weight: a grader marks a false statement down, not just uncredited.
 CONTRADICTION_COST = 0.6
-_STOP_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "of",
-        "to",
-        "in",
-        "on",
-        "at",
-        "by",
-        "for",
-        "from",
-        "with",
-        "as",
-        "and",
-        "or",
-        "not",
-        "no",
-        "it",
-        "its",
-        "this",
-        "that",
-        "these",
-        "those",
-        "which",
-        "who",
-        "what",
-        "when",
-        "how",
-        "why",
-        "can",
-        "could",
-        "will",
-        "would",
-        "should",
-        "may",
-        "might",
-        "do",
-        "does",
-        "did",
-        "so",
-        "if",
-        "then",
-        "than",
-        "into",
-        "over",
-        "under",
-        "about",
-        "also",
-        "just",
-        "very",
-        "more",
-        "most",
-        "such",
-        "their",
-        "they",
-        "them",
-        "there",
-        "here",
-        "we",
-        "you",
-        "your",
-        "our",
-        "i",
-        "me",
-        "my",
-        "he",
-        "she",
-        "his",
-        "her",
-        "has",
-        "have",
-        "had",
-    ]
-)
-_STOP_CHARS = frozenset(
-    "的了是在和与或把被就也都而及等这那个一不有为以会可能要让从到对其中之它们我你他"
-)
+# Function words (Latin) and characters (CJK) that are no topic of an answer.
+_STOP_WORDS = words("stop_words")
+_STOP_CHARS = words("stop_chars")
 
 
 class Status(StrEnum):

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.core.glossary import Glossary
+from bot.core.lang import HAN, words
 from bot.core.text import canonical, single_character, stem, tokenize
 
 MAX_CONCEPTS = 12
@@ -55,38 +56,14 @@ _IDENTIFIER_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+(?:/[A-Za
 _CODE_RE = re.compile(r"`([^`\n]{2,60})`")
 # Latin runs: words joined by spaces or hyphens, as terms appear inside Chinese text.
 _LATIN_RUN_RE = re.compile(r"[A-Za-z][A-Za-z0-9+#]*(?:[- ][A-Za-z0-9][A-Za-z0-9+#]*)*")
-_CJK_RE = re.compile(r"[\u4e00-\u9fff]")
+_CJK_RE = re.compile(f"[{HAN}]")
 # Not "i" (idioms): 始终保持, 大幅提高 say how much, they name nothing.
 _NOUN_TAGS = frozenset({"n", "nz", "vn", "nt", "nl", "ng", "an", "eng", "l"})
 
-# Words that name nothing in particular (they fit any answer in any field).
-GENERIC_WORDS = frozenset(
-    """
-    问题 方式 方法 时候 作用 场景 能力 情况 东西 部分 内部 外部 传统 框架 原理 成本 模型 系统
-    数据 服务 过程 结果 效果 功能 特点 优点 缺点 区别 关系 目的 原因 影响 方面 层面 层 类型
-    种类 形式 机制 策略 方案 设计 实现 处理 使用 需要 支持 提供 进行 相关 主要 重要 一般 通常
-    默认 具体 整体 整个 多个 一个 每个 所有 其他 不同 相同 更多 更好 场合 情形 时间 阶段 步骤
-    操作 工作 任务 内容 信息 对象 概念 含义 定义 逻辑 代码 程序 工具 平台 环境 版本 选择 方向
-    角度 基础 核心 关键 重点 本身 自身 左右 以上 以下 面试 面试题 回答 答案 参考 章节 小结 总结
-    通过 实际 比较 可以 能够 不会 就是 只是 还是 这样 那样 这个 that this these those thing
-    things way ways kind part parts case cases example examples use uses used using make makes
-    made need needs work works system systems model models data service services method methods
-    approach result results problem problems issue issues time level levels type types value
-    values number numbers main key important general common usually default specific different
-    same other more better good best new old first second one two question questions answer
-    answers
-    两件事 更进一步 进一步 差不多 折中 兜底 空闲 初始化 数量级 开销 线上 线下 手段 办法
-    做法 思路 原则 前提 注意 建议 必要 合理 足够 明显 大量 少量 大致
-    """.split()
-)
-_EN_STOP = frozenset(
-    """
-    a an the of to in on at by for from with as and or not no is are was were be been being it
-    its this that these those which who what when how why can could will would should may might
-    do does did so if then than into over under about also just very more most such their they
-    them there here we you your our i me my he she his her has have had each per via vs etc
-    """.split()
-)
+# Words that name nothing in particular (they fit any answer in any field), and English
+# function words (bot.core.lang).
+GENERIC_WORDS = words("generic_words")
+_EN_STOP = words("stop_words")
 # English words that say how, how much or in what order, never what: an English bank's
 # sentences are all Latin text, so without these its claims got `instead`, `because`,
 # `larger` and `serves` as key terms. Compared as written (lower case): function words,

@@ -1,0 +1,52 @@
+"""`Language`: the shape of one language's data (see `bot.core.lang`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Language:
+    """What one language says its denials, statements and lists with.
+
+    Patterns are regular-expression alternatives joined by `|`, searched case-insensitively
+    (English ones carry their own `\\b`); word sets are lower-case words. Empty means the
+    language has none of that kind.
+    """
+
+    code: str
+    # Denials: "不支持", "is not", "しません". `negation_first` lists every character a
+    # negation match can start with (the engine skips to them; a test holds it true).
+    negation: str
+    negation_first: str
+    # Negator words of a script written with spaces: a cheap first test before the search.
+    negator_words: frozenset[str] = frozenset()
+    # Clause openers that deny what their clause says: "X instead of Y", "用 X 而不是 Y".
+    negating_openers: tuple[str, ...] = ()
+    # Connectives that open a new clause (a denial stops before them).
+    clause_connectives: tuple[str, ...] = ()
+    # Saying one does not know: neither states nor denies the claim.
+    unsure: str = ""
+    # Words that put a claim in the negative without a negator ("避免重复计算").
+    avoiding: str = ""
+    # Cues that a sentence says something of the terms it names: a pattern (verbs, copulas,
+    # particles of scripts without spaces) or words (of scripts with them).
+    predicates: str = ""
+    predicate_words: frozenset[str] = frozenset()
+    # The strongest of those: a phrase holding one is a statement, never a name.
+    statement: str = ""
+    statement_words: frozenset[str] = frozenset()
+    # Advice opens with a verb ("lower max-num-seqs"); some of those name things as often.
+    imperative_verbs: frozenset[str] = frozenset()
+    noun_verbs: frozenset[str] = frozenset()
+    # Words a question asks to name things with ("有哪些", "which").
+    enumeration: str = ""
+    # Which way a claim turns a quantity: up ("调大", "raise") or down.
+    up: str = ""
+    down: str = ""
+    # Function words: no topic of an answer, no part of a name.
+    stop_words: frozenset[str] = frozenset()
+    stop_chars: frozenset[str] = frozenset()
+    # Words that name nothing in particular (they fit any answer in any field): never a
+    # key term of an imported claim.
+    generic_words: frozenset[str] = frozenset()

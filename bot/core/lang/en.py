@@ -1,0 +1,91 @@
+"""English: the words a claim is denied, stated, listed and turned with."""
+
+from __future__ import annotations
+
+from bot.core.lang.base import Language
+
+LANGUAGE = Language(
+    code="en",
+    # `no-store`, `no-cache`, `non-blocking`-style names hold a negator and deny nothing;
+    # "not only" adds, it does not deny.
+    negation=(
+        r"\b(?:not(?!\s+only)|no|never|none|neither|nor|without|cannot|nothing|nobody|nowhere"
+        r"|lacks?|unable)\b(?!-[A-Za-z])|n[’']t\b"
+    ),
+    negation_first="nNwWcClLuU",
+    negator_words=frozenset(
+        "not no never none neither nor without cannot nothing nobody nowhere lack lacks unable "
+        "instead rather".split()
+    ),
+    negating_openers=("instead", "rather"),
+    clause_connectives=(
+        *"because since but however although though whereas while so therefore thus hence "
+        "which where otherwise unless instead rather then".split(),
+        "and then",
+    ),
+    unsure=(
+        r"\bnot (?:sure|certain)\b|\bno idea\b"
+        r"|\bI (?:don[’']t|do not|can[’']t|cannot) (?:know|remember|recall|say)\b"
+    ),
+    avoiding=r"\b(?:avoid\w*|skip\w*|prevent\w*|eliminat\w*|forb[ia]d\w*|prohibit\w*|disallow\w*)\b",
+    # Auxiliaries, copulas, connectives, and verbs in forms that are rarely nouns: "group",
+    # "cache", "load" or "limits" name things in a term list as often as they say anything.
+    # Subject pronouns and adverbs of frequency only come with a verb ("it scans", "they
+    # usually shift"), whatever the verb is.
+    predicate_words=frozenset(
+        """
+        is are was were be been being am isn aren wasn weren do does did doesn don didn done
+        can could will would should must may might shall has have had need needs needed lets
+        let allows allowed makes made gives keeps kept handles handled avoids avoided prevents
+        reduces reduced increases increased improves improved decides depends uses used using
+        takes took becomes became stays goes went comes came gets got puts turns fills waits
+        causes caused leads affects supports provides requires required combines combined
+        merges merged sends runs ran serves manages exposes moves stores holds frees saves
+        lowers raises boosts hurts wastes matters happens splits reads writes loads means meant
+        scans shifts compares rolls drains evicts replaces triggers retries verifies accepts
+        rejects proposes generates computes predicts measures tracks skips ensures guarantees
+        enables disables decreases grows shrinks fits fails breaks copies transfers passes
+        hides overlaps stalls spreads assigns picks chooses
+        it they we you he she otherwise usually often always typically sometimes
+        because since so if when while whereas although though unless until after before by
+        via through into onto than instead rather therefore thus hence which who whose whom
+        that where why how what also only just already still then even both either each per
+        """.split()
+    ),
+    statement_words=frozenset(
+        "is are was were be been am isn aren do does did doesn don can could will would "
+        "should must may might has have had lets makes so because if when which".split()
+    ),
+    imperative_verbs=frozenset(
+        "add lower raise reduce increase decrease set use enable disable turn tune check "
+        "watch monitor avoid keep make split limit cap move put run give let look try switch "
+        "scale cut drop shrink grow pin shard cache batch route prefer".split()
+    ),
+    # Imperatives that open a name as often as advice (`batch size`, `cache hit`).
+    noun_verbs=frozenset(
+        "set turn check watch split limit cap move run look switch scale cut drop pin shard "
+        "cache batch route".split()
+    ),
+    enumeration=r"\bwhich\b|\bname\b|\blist\b|what are the",
+    up=r"\b(?:increas\w*|rais(?:e|es|ed|ing)|enlarg\w*|higher|larger|bigger)\b",
+    down=r"\b(?:decreas\w*|reduc\w*|lower(?:s|ed|ing)?|shrink\w*|smaller)\b",
+    stop_words=frozenset(
+        """
+        a about also an and are as at be been being by can could did do does each etc for
+        from had has have he her here his how i if in into is it its just may me might more
+        most my no not of on or our over per she should so such than that the their them
+        then there these they this those to under very via vs was we were what when which
+        who why will with would you your
+        """.split()
+    ),
+    generic_words=frozenset(
+        """
+        answer answers approach best better case cases common data default different example
+        examples first general good important issue issues key kind level levels made main
+        make makes method methods model models more need needs new number numbers old one
+        other part parts problem problems question questions result results same second
+        service services specific system systems that these thing things this those time two
+        type types use used uses using usually value values way ways work works
+        """.split()
+    ),
+)

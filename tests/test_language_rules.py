@@ -1,0 +1,68 @@
+"""Each language's words, read through the scorer: a denial in it is a denial, a list of terms
+is a list, a sentence states. The cases are data (tests/data/rules/<language>.yaml), one file
+per language, verdicts written by hand; a language added to bot/core/lang brings its file.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from bot.core import claims
+from bot.core.content import Question
+from bot.core.lang import LANGUAGES
+from bot.core.scoring import Status, score_answer
+
+RULES = Path(__file__).parent / "data" / "rules"
+
+
+def _cases() -> list[Any]:
+    out = []
+    for path in sorted(RULES.glob("*.yaml")):
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        question = Question.model_validate(data["question"])
+        for i, case in enumerate(data["cases"], 1):
+            out.append(
+                pytest.param(question, case["answer"], case["verdict"], id=f"{path.stem}-{i}")
+            )
+    return out
+
+
+def verdict(question: Question, answer: str) -> str:
+    result = score_answer(question, answer)
+    if result.contradicted:
+        return "negated" if result.contradicted[0].status is Status.NEGATED else "misattributed"
+    if not result.covered:
+        return "missed"
+    return "covered" if result.covered[0].credit >= 1 else "listed"
+
+
+@pytest.mark.parametrize(("question", "answer", "expected"), _cases())
+def test_each_language_reads_denials_lists_and_statements(
+    question: Question, answer: str, expected: str
+) -> None:
+    assert verdict(question, answer) == expected
+
+
+def test_every_language_the_scorer_reads_has_its_rule_cases() -> None:
+    assert {lang.code for lang in LANGUAGES} == {p.stem for p in RULES.glob("*.yaml")}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES, ids=lambda lang: lang.code)
+def test_the_negation_search_starts_only_where_a_language_says_a_denial_can(lang: Any) -> None:
+    # The combined search skips to the declared first characters: a denial starting with any
+    # other character would be missed. Every alternative's own matches in a text of the
+    # language's denials must be found by the combined search at the same places.
+    texts = {
+        "en": "it is not cached, no GPU, never, without it, cannot, nothing, lacks, unable, isn't",
+        "zh": "不支持，没有，未开启，无需，非必须，别用，勿用，禁止",
+        "ja": "再利用しません。使わない。使わず。なかった。キャッシュなし。無し。無い",
+    }[lang.code]
+    own = re.compile(lang.negation, re.IGNORECASE)
+    combined = claims._NEGATION_RE
+    assert [m.span() for m in own.finditer(texts)], "the sample holds no denial"
+    assert [m.span() for m in own.finditer(texts)] == [m.span() for m in combined.finditer(texts)]
