@@ -123,3 +123,17 @@ def test_a_plain_word_opening_a_sentence_is_no_subject() -> None:
         q4, "RDB appends every write command to a log that is replayed on restart."
     )
     assert any(h.label.startswith("AOF") for h in swapped.contradicted)
+
+
+def test_a_claim_that_names_nothing_technical_is_still_stated_by_its_plain_words() -> None:
+    # A short science answer: no identifier, no capital, no word of six letters. Its claim
+    # had no term at all, so even the reference's own words scored 0.
+    doc = (
+        "**Q1: What will happen to the motor and the lamp when she closes the switch?**\n\n"
+        "The bulb will light and the fan will spin.\n"
+    )
+    raw, _ = import_document(doc, "bank", glossary=load_glossary([CONTENT / "glossary"]))
+    question = Pack.model_validate(raw).questions[0]
+    assert all(c.aliases or c.terms for c in question.concepts)
+    assert score_answer(question, "The fan will spin, and the bulb will light up.").score >= 0.9
+    assert score_answer(question, question.question).score == 0.0

@@ -346,6 +346,10 @@ def suggest_concepts(question: str, answer: str, analyser: Analyser) -> list[dic
             else:
                 subject = None
         if not terms:
+            # No name left (`The bulb will light.`): its plain words are its terms, so no
+            # claim is one that no answer can state.
+            terms = _plain_words(text, asked)
+        if not terms:
             continue
         if index == 0 and weight == 1.0:
             weight = FIRST_WEIGHT  # the first claim usually answers the question head-on
@@ -392,6 +396,25 @@ def suggest_concepts(question: str, answer: str, analyser: Analyser) -> list[dic
     if not concepts:
         concepts = [{"label": _label(answer, labels), "aliases": [], "weight": 1.0}]
     return concepts
+
+
+def _plain_words(text: str, asked: str) -> list[str]:
+    """The words of a claim that are neither function words nor the question's own, longest
+    first: the terms of a claim that names nothing technical."""
+    out: list[str] = []
+    for word in _LATIN_RUN_RE.findall(text):
+        for w in word.split():
+            folded = w.casefold()
+            if (
+                len(folded) < 3
+                or folded in _EN_STOP
+                or folded in _EN_GENERIC
+                or f" {stem(folded)} " in asked
+                or folded in (o.casefold() for o in out)
+            ):
+                continue
+            out.append(w)
+    return sorted(out, key=len, reverse=True)[:MAX_TERMS]
 
 
 def _subject(claim: str, terms: list[str], asked: str, analyser: Analyser) -> str | None:
