@@ -8,10 +8,12 @@ naming the file and the problem, exit status 3, and no traceback.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import random
 import shutil
 import sqlite3
+import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,9 +22,10 @@ from typing import Any
 import pytest
 
 from bot.storage import Storage
-from tests.conftest import BotHarness
+from tests.conftest import ROOT, BotHarness
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser
 from tests.support.run import run_env, start_run
+from tests.support.wait import until
 
 ADA = FakeUser(1001, "Ada", "en")
 EXIT_DATABASE = 3
@@ -76,6 +79,7 @@ async def make_database(path: Path, users: int = 50) -> None:
     await storage.close()
     with sqlite3.connect(path) as db:
         db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()  # the last connection: the empty -wal and -shm go with it
 
 
 async def test_garbage_file(api: FakeBotAPI, tmp_path: Path) -> None:
@@ -142,6 +146,81 @@ async def test_database_from_a_newer_version(api: FakeBotAPI, tmp_path: Path) ->
     with sqlite3.connect(database) as db:  # left as it was: not "migrated" backwards
         assert db.execute("PRAGMA user_version").fetchone() == (99,)
     db.close()
+
+
+# The newest schema this version writes: the highest-numbered migration shipped with it.
+MIGRATIONS = ROOT / "bot" / "storage" / "migrations"
+SHIPPED_SCHEMA = max(int(script.name.split("_", 1)[0]) for script in MIGRATIONS.glob("*.sql"))
+
+
+def folder_state(folder: Path) -> dict[str, tuple[bytes, int]]:
+    """Every file in `folder`: its bytes and modification time (nanoseconds)."""
+    return {
+        entry.name: (entry.read_bytes(), entry.stat().st_mtime_ns)
+        for entry in sorted(folder.iterdir())
+        if entry.is_file()
+    }
+
+
+@pytest.mark.parametrize("ahead", [1, 5])
+async def test_a_database_written_by_a_newer_version_is_refused_untouched(
+    api: FakeBotAPI, tmp_path: Path, ahead: int
+) -> None:
+    """A schema version above the newest this version ships, even by one, stops `run` before
+    it talks to Telegram, with one line and status 3, and every file in the folder is left as
+    it was (bytes and modification time); `health` (the container's check) says the same."""
+    database = tmp_path / "bot.sqlite3"
+    await make_database(database)
+    newer = SHIPPED_SCHEMA + ahead
+    with sqlite3.connect(database) as db:
+        assert db.execute("PRAGMA user_version").fetchone() == (SHIPPED_SCHEMA,)
+        db.execute(f"PRAGMA user_version = {newer}")
+    db.close()
+    assert sorted(folder_state(tmp_path)) == ["bot.sqlite3", "bot.sqlite3-clean"]  # no log
+    os.utime(database, ns=(1_000_000_000_000_000_000, 1_000_000_000_000_000_000))
+    before = folder_state(tmp_path)
+
+    process = await start_run(
+        run_env(api, database, LOG_LEVEL="DEBUG"), tmp_path, stderr=asyncio.subprocess.STDOUT
+    )
+    exited = asyncio.ensure_future(process.communicate())
+    contacted = asyncio.ensure_future(until(lambda: api.calls["getMe"] >= 1, 60, "exit or getMe"))
+    await asyncio.wait({exited, contacted}, return_when=asyncio.FIRST_COMPLETED)
+    contacted.cancel()
+    with contextlib.suppress(asyncio.CancelledError, AssertionError):
+        await contacted
+    if not exited.done():  # it went on (or hangs): the failure, whatever it did next
+        process.kill()
+        await exited
+        went = "went on to Telegram" if api.calls["getMe"] else "did not exit by itself"
+        raise AssertionError(f"the bot {went} with schema version {newer}")
+    out, _ = exited.result()
+    output = out.decode()
+
+    assert process.returncode == EXIT_DATABASE, output
+    assert_one_line(
+        output,
+        database,
+        f"was written by a newer version of the bot (schema version {newer}; this version"
+        f" knows up to {SHIPPED_SCHEMA}): upgrade the bot or restore a backup",
+    )
+    assert api.calls["getMe"] == 0
+    assert folder_state(tmp_path) == before  # nothing written, created or removed
+
+    # The container's HEALTHCHECK, run on the same file, fails the same way.
+    health = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", "health",
+        cwd=tmp_path, env=run_env(api, database),
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    out, err = await asyncio.wait_for(health.communicate(), 60)
+    assert health.returncode == EXIT_DATABASE, (out, err)
+    assert err.decode().strip() == output.strip()
+    after = folder_state(tmp_path)
+    assert {name: after[name] for name in before} == before
+    # SQLite's own: a read-only reader of a WAL database leaves an empty log and its index.
+    assert set(after) - set(before) <= {"bot.sqlite3-wal", "bot.sqlite3-shm"}
+    assert after.get("bot.sqlite3-wal", (b"", 0))[0] == b""
 
 
 async def test_unreadable_file(api: FakeBotAPI, tmp_path: Path) -> None:

@@ -455,3 +455,26 @@ async def test_a_reply_to_the_time_zone_prompt_sets_the_zone_and_is_not_scored(
     # A message that replies to nothing is still the answer to the open question.
     (feedback, *_) = await bot.say(ADA, "Triton 用 dynamic batching 在服务端凑批", expect=1)
     assert feedback.visible.startswith("Score: ")
+
+
+@pytest.mark.parametrize("typed", ["Asia/Shanghai", "上海"])
+async def test_a_chinese_users_reply_to_the_time_zone_prompt_sets_the_zone(
+    bot: BotHarness, typed: str
+) -> None:
+    """The prompt a Chinese user replies to is the Chinese one: it must be known as the
+    time-zone prompt too, or the zone typed in reply is taken for an answer."""
+    await bot.say(LI, "/quiz")
+    (screen,) = await bot.say(LI, "/settings")
+    assert "时区：UTC（当地时间 09:00）" in screen.visible
+    (prompt,) = await bot.press(LI, screen, "set:tz")
+    assert prompt.visible.startswith("🌍 直接回复这条消息，告诉我你的时区")
+    # The phone opens a reply to the prompt, and the zone is typed there.
+    (done,) = await bot.say(LI, typed, reply_to=prompt.message_id)
+    # 09:00 UTC on 2 March is 17:00 in Shanghai (UTC+8, no daylight saving).
+    assert done.visible == "✅ 时区已设为 Asia/Shanghai（当地时间 17:00）。"
+    (screen,) = await bot.say(LI, "/settings")
+    assert "时区：Asia/Shanghai（当地时间 17:00）" in screen.visible
+    # Nothing was scored: no answer recorded, and the question asked before is still open.
+    assert await bot.storage.answers_for(LI.id) == []
+    (hint,) = await bot.say(LI, "/hint")
+    assert hint.visible.startswith("💡 提示 1：")

@@ -1,14 +1,23 @@
-"""The rate limiter: group limits hold, and a 429 holds back only the chat it was about."""
+"""The rate limiter: group limits hold (in the bot as it runs too), and a 429 holds back only
+the chat it was about."""
 
 from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from typing import Any, ClassVar
 
+import pytest
+from aiolimiter import AsyncLimiter
 from telegram.error import RetryAfter
+from telegram.ext import _aioratelimiter
 
+from bot.config import Settings
+from bot.core.content import Library
 from bot.ratelimit import Lanes, PerChatRetryRateLimiter, bulk_lane, strict_window
+from tests.conftest import BotHarness, FakeClock
+from tests.support.fake_bot_api import FakeBotAPI, FakeUser, Sent
+from tests.support.wait import until
 
 
 async def _send(
@@ -163,3 +172,78 @@ async def test_no_second_of_a_fan_out_sees_more_than_the_limit() -> None:
         assert sum(start <= t < start + 1.0 for t in sent_at) <= 5, start
     # ... and the limit is used: 30 messages take about 30 / 5 s, not much longer.
     assert sent_at[-1] <= 30 / 4
+
+
+# -- the bot as it runs: a burst owed to one group ----------------------------------------------
+
+GROUP = -100700
+MEMBERS = [FakeUser(7001 + i, f"Member{i}") for i in range(4)]
+# aiolimiter (which PTB's group limits run on) reads the event loop's clock, not the
+# harness's FakeClock; so the test runs its clock this many times faster (below).
+SPEEDUP = 15
+
+
+class _FastLimiter(AsyncLimiter):
+    """aiolimiter's leaky bucket with its period shortened SPEEDUP times: the same bucket
+    on a clock that runs SPEEDUP times faster."""
+
+    built: ClassVar[list[tuple[float, float]]] = []
+
+    def __init__(self, max_rate: float, time_period: float = 60) -> None:
+        super().__init__(max_rate, time_period / SPEEDUP)
+        _FastLimiter.built.append((max_rate, time_period))
+
+
+async def test_no_minute_of_a_groups_burst_holds_more_than_twenty_sends(
+    api: FakeBotAPI,
+    bot_settings: Settings,
+    flow_library: Library,
+    clock: FakeClock,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """46 messages owed to one group at once (replies to members' commands, two round
+    questions, two rounds' results from the outbox): in no sliding minute does the fake Bot
+    API receive more than 20 of them (GROUP_RATE_LIMIT_PER_MINUTE at its default, 20).
+
+    Scaled: the rate limiter cannot run on the harness's clock (aiolimiter reads the event
+    loop's), and a minute of real pacing is three minutes for 46 messages, so every limiter
+    PTB builds counts its period SPEEDUP (15) times faster: the rule checked is the same,
+    at most 20 sends in any window of 60 s / 15 = 4 s, on the times the server received them.
+    """
+
+    def messages() -> list[Sent]:  # what counts toward the group's limit (not reactions)
+        return [s for s in api.to(GROUP) if s.method != "setMessageReaction"]
+
+    _FastLimiter.built.clear()
+    monkeypatch.setattr(_aioratelimiter, "AsyncLimiter", _FastLimiter)
+    settings = bot_settings.model_copy(update={"group_rate_limit_per_minute": 20})
+    bot = BotHarness(api, settings, flow_library, clock)
+    await bot.start()
+    before_groups = len(_FastLimiter.built)  # a group's limiter is built on its first send
+    try:
+        ana, *others = MEMBERS
+        (question,) = await bot.say(ana, "/quiz", chat_id=GROUP)
+        for user in others:  # answers by reply: a ✍ reaction each (not a message)
+            api.message(user, "Triton 用 dynamic batching 在服务端凑批", chat_id=GROUP,
+                        reply_to=question.message_id)  # fmt: skip
+        # All at once, as a busy group would: 21 /top, results, a new round, 21 /top, results.
+        for block in range(2):
+            for i in range(21):
+                api.message(MEMBERS[i % len(MEMBERS)], "/top", chat_id=GROUP)
+            api.message(ana, "/reveal", chat_id=GROUP)
+            if block == 0:
+                api.message(ana, "/quiz", chat_id=GROUP)
+        owed = 1 + 21 + 1 + 1 + 21 + 1
+        await until(lambda: len(messages()) >= owed, 120, f"{owed} messages to the group")
+        await bot.settle()
+    finally:
+        await bot.stop()
+
+    assert len(_FastLimiter.built) == before_groups + 1  # the group's, through the patch
+    sent = messages()
+    assert len(sent) == owed, [s.visible[:40] for s in sent]
+    assert sum(s.visible.startswith("🏁 Round closed") for s in sent) == 2
+    window = 60 / SPEEDUP
+    times = sorted(s.at for s in sent)
+    for first, twenty_first in zip(times, times[20:], strict=False):
+        assert twenty_first - first > window, "21 sends to the group within one minute"
