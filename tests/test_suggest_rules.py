@@ -6,11 +6,17 @@ stated in the module's docstrings (claims, headings, emphasis, examples, shared 
 
 from __future__ import annotations
 
+import pytest
+
+from bot.core.content import Pack
 from bot.core.glossary import Glossary
+from bot.core.importer import import_document
+from bot.core.scoring import score_answer
 from bot.core.suggest import (
     Analyser,
     _enumeration,
     _head,
+    contrast_names,
     shared_terms,
     split_claims,
     suggest_concepts,
@@ -332,7 +338,9 @@ def _subject_of(claim: str, question: str, analyser: Analyser | None = None) -> 
 
 
 def test_a_subject_opening_a_claim_is_within_its_first_three_characters() -> None:
-    question = "prefill 和 decode 有什么区别？"
+    # A question that contrasts nothing: in one that does, a claim naming one of the things
+    # contrasted is said of it wherever it names it (the test below).
+    question = "prefill 和 decode 各做什么？"
     assert _subject_of("prefill 里 GEMM 很多", question) == ["prefill"]
     assert _subject_of("在 prefill 里 GEMM 很多", question) == ["prefill"]  # at 2
     assert _subject_of("所有 prefill 里 GEMM 很多", question) is None  # at 3
@@ -412,3 +420,50 @@ def test_a_chinese_head_that_is_a_term_but_no_name_is_a_label() -> None:
     assert _subject_of(claim, "问题？", Analyser(Glossary(), tagger=tagger)) is None
     known = Analyser(Glossary([["正确性", "correctness"]]), tagger=tagger)
     assert _subject_of(claim, "问题？", known) == ["正确性", "correctness"]
+
+
+@pytest.mark.parametrize(
+    ("question", "names"),
+    [
+        ("进程和线程有什么区别？为什么线程切换通常比进程切换开销小？", ["进程", "线程"]),
+        ("select、poll 和 epoll 有什么区别？", ["select", "poll", "epoll"]),
+        (
+            "What are the main differences between TCP and UDP? When would you choose UDP?",
+            ["TCP", "UDP"],
+        ),
+        ("Compare RDB and AOF persistence. Which would you use for a cache?", ["RDB", "AOF"]),
+        (
+            "How does cache-aside differ from write-through caching?",
+            ["cache-aside", "write-through caching"],
+        ),
+        # A pronoun names nothing, and a version's dot ends no sentence.
+        ("什么是 goodput？它和 throughput 有什么区别？", []),
+        ("How does TLS 1.3 differ from TLS 1.2?", ["TLS 1.3", "TLS 1.2"]),
+        ("What is a B+ tree?", []),
+    ],
+)
+def test_a_question_that_sets_things_side_by_side_names_them(
+    question: str, names: list[str]
+) -> None:
+    assert contrast_names(question) == names
+
+
+def test_a_claim_about_one_of_the_things_contrasted_is_said_of_it() -> None:
+    # The import set no subject for "定义：进程是…" (its head is 定义). Inferred from the
+    # question, it is said of 进程: the same words said of 线程 are a swap, not a statement.
+    doc = (
+        "初级\nQ1：进程和线程有什么区别？\n参考答案：\n"
+        "定义：进程是资源分配的基本单位，拥有独立的虚拟地址空间。\n"
+        "线程是 CPU 调度的基本单位，多个线程共享地址空间。\n"
+    )
+    raw, _ = import_document(doc, "os", glossary=Glossary())
+    question = Pack.model_validate(raw).questions[0]
+    assert [c.subject[:1] for c in question.concepts] == [("进程",), ("线程",)]
+    right = score_answer(
+        question, "进程是资源分配的单位，有独立的虚拟地址空间；线程是 CPU 调度的单位。"
+    )
+    swapped = score_answer(
+        question, "线程是资源分配的单位，有独立的虚拟地址空间；进程是 CPU 调度的单位。"
+    )
+    assert right.score >= 0.9
+    assert swapped.score <= 0.2

@@ -334,6 +334,7 @@ def _looks_like_code(term: str) -> bool:
 def suggest_concepts(question: str, answer: str, analyser: Analyser) -> list[dict[str, Any]]:
     """Concepts for one question: a claim each, with subject, aliases and weight."""
     asked = canonical(tokenize(question))
+    contrasted = contrast_names(question)
     claims: list[Claim] = []
     for index, (text, weight) in enumerate(split_claims(answer)):
         all_terms = analyser.terms(text)
@@ -345,6 +346,9 @@ def suggest_concepts(question: str, answer: str, analyser: Analyser) -> list[dic
                 terms = rest
             else:
                 subject = None
+        # A claim naming one of the things the question contrasts is said of it (a swap of
+        # the two is then caught), though nothing heads it: weights stay the head's.
+        inferred = None if subject else _contrasted(text, contrasted)
         if not terms:
             # No name left (`The bulb will light.`): its plain words are its terms, so no
             # claim is one that no answer can state.
@@ -361,11 +365,11 @@ def suggest_concepts(question: str, answer: str, analyser: Analyser) -> list[dic
         if items and subject is None and _MEMBERS_RE.search(text):
             # Examples or members of a kind ("GPTQ、AWQ、SmoothQuant 都属于 PTQ"): one point,
             # made by naming any of them with what they are.
-            claims.append(Claim(text, min(weight, 1.0), None, items))
+            claims.append(Claim(text, min(weight, 1.0), inferred, items))
         elif items and subject is None:
             claims.extend(Claim(item, weight, None, [item]) for item in items)
         else:
-            claims.append(Claim(text, weight, subject, terms))
+            claims.append(Claim(text, weight, subject or inferred, terms))
     claims = _merge_duplicates(claims)[:MAX_CONCEPTS]
     concepts: list[dict[str, Any]] = []
     labels: set[str] = set()
@@ -471,6 +475,63 @@ def _subject_of(claim: str, terms: list[str], asked: str, analyser: Analyser) ->
             return term
         return None
     return None
+
+
+# A question that sets things side by side: "A 和 B 有什么区别", "比较 A、B 和 C", "the
+# difference between A and B", "compare A with B", "how does A differ from B".
+_CONTRAST_CUE_RE = re.compile(
+    r"区别|不同|差异|异同|对比|比较|\bdiffer\w*|\bcompar\w*|\bversus\b|\bvs\b", re.IGNORECASE
+)
+_CONTRAST_SPLIT_RE = re.compile(
+    r"[、,，/]|和|与|跟|及|以及|还是|\b(?:and|or|with|from|between|vs|versus)\b", re.IGNORECASE
+)
+_CONTRAST_FILLER_RE = re.compile(
+    r"^(?:(?:what|how|is|are|the|main|key|differences?|does|do|it|its|a|an|compare|"
+    r"请|比较|对比|说说|谈谈|简述)\b\s*)+|(?:有什么|有何|的|各自|分别|之间|"
+    r"\s+(?:differ\w*|on a graph|persistence|transactions?)$)+$",
+    re.IGNORECASE,
+)
+
+
+_PRONOUN_RE = re.compile(r"\b(?:it|they|this|that|each)\b|它|它们|这|那", re.IGNORECASE)
+
+
+def contrast_names(question: str) -> list[str]:
+    """The things a question sets side by side, as it names them (`进程`, `线程`), or []."""
+    for clause in re.split(r"[？?。;；:：]|\.(?!\d)", question):
+        cue = _CONTRAST_CUE_RE.search(clause)
+        if cue is None:
+            continue
+        text = clause.replace(cue.group(), " , ")
+        names = []
+        for part in _CONTRAST_SPLIT_RE.split(text):
+            name = _CONTRAST_FILLER_RE.sub("", part.strip()).strip(" ，,。的")
+            name = _CONTRAST_FILLER_RE.sub("", name).strip(" ，,。的")
+            words = name.split()
+            if (
+                name
+                and len(words) <= 4
+                and len(name) <= 30
+                and name.casefold() not in _EN_STOP
+                and not _PRONOUN_RE.search(name)
+            ):
+                names.append(name)
+        if len(names) >= 2:
+            return names
+    return []
+
+
+def _contrasted(claim: str, names: list[str]) -> str | None:
+    """The one thing of a contrast question a claim names (its subject), if only one."""
+    if len(names) < 2:
+        return None
+    key = canonical(tokenize(claim))
+    named = [
+        n
+        for n in names
+        if (needle := canonical(tokenize(n))) in key or (not n.isascii() and needle.strip() in key)
+    ]
+    return named[0] if len(named) == 1 else None
 
 
 def _same(a: str, b: str) -> bool:
