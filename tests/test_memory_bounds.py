@@ -56,6 +56,6 @@ def test_the_compiled_questions_stay_within_their_bound() -> None:
     # is scored, and so compiled, once.
     for _ in range(COMPILED_BOUND + 500):
         score_answer(question.model_copy(), "the request scheduler")
-        sizes.append(len(scoring._COMPILED))
+        sizes.append(len(scoring.COMPILED))
     assert max(sizes) <= COMPILED_BOUND
     assert min(sizes) > 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from bot.core import scoring
+from bot.core.scoring import compiled
 from bot.core.content import Concept, Library
 from bot.core.scoring import score_answer
 from tests.support.questions import question_of
@@ -86,9 +87,9 @@ def test_the_compiled_questions_bound_empties_the_cache_and_the_typo_count(
     # The bound of 10,000 made 3 (test_memory_bounds checks the real one, outside mutation
     # runs): the 4th question compiled finds 3 kept and starts again from none, and the typo
     # memos went with their questions, so their count starts again from 0.
-    monkeypatch.setattr(scoring, "_COMPILED", {})
-    monkeypatch.setattr(scoring, "_COMPILED_MAX", 3)
-    monkeypatch.setattr(scoring, "_typo_memo_size", 0)
+    scoring.COMPILED.clear()
+    monkeypatch.setattr(compiled, "COMPILED_MAX", 3)
+    monkeypatch.setattr(compiled, "_typo_memo_size", 0)
     question = question_of(
         Concept(label="request scheduler"), answer="A request scheduler batches requests."
     )
@@ -97,7 +98,7 @@ def test_the_compiled_questions_bound_empties_the_cache_and_the_typo_count(
         # A new question object each time (a bank loaded again); "schedular" is looked up
         # as a possible typo once per question (it is one: of "scheduler").
         score_answer(question.model_copy(), "the request schedular")
-        kept.append(len(scoring._COMPILED))
+        kept.append(len(scoring.COMPILED))
         memo.append(scoring.typo_memo_size())
     assert kept == [1, 2, 3, 1, 2]
     assert memo == [1, 2, 3, 1, 2]

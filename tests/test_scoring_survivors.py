@@ -15,7 +15,8 @@ import pytest
 
 from bot.core import scoring
 from bot.core.content import Concept, Question
-from bot.core.scoring import RELEVANCE_SHARE, Status, _short_forms, needle, score_answer
+from bot.core.scoring import RELEVANCE_SHARE, Status, needle, score_answer
+from bot.core.scoring.names import short_forms as _short_forms
 from tests.support.questions import question_of as _question
 from tests.support.questions import statuses as _statuses
 

@@ -1,0 +1,143 @@
+"""Whose claim: which subject of the question a place in the answer is said of (the nearest
+in its clause, else a topic earlier in its sentence), and whether a place is part of a
+subject's own name."""
+
+from __future__ import annotations
+
+import re
+
+from bot.core.scoring.compiled import CompiledConcept
+from bot.core.scoring.phrases import Group
+from bot.core.scoring.reading import Reading
+
+_CLAUSE_OPENING_RE = re.compile(
+    r"[\s\W]*(?:(?:而|但|但是|对于|对|至于|其中|and|but|while|whereas|so|for|with|the|a|an)\s*)*",
+    re.IGNORECASE,
+)
+# What a comparison is measured against is not what it is said of: `动态范围比 INT8 大` says
+# the dynamic range of the clause's topic is larger, not INT8's.
+# How far before a subject the words that make it a comparand may start ("compared with "
+# is 14 characters; a phone may type two spaces).
+_COMPARAND_REACH = 24
+_COMPARAND_BEFORE_RE = re.compile(
+    r"(?:比|相比|相比于|相较于|相对于|不如|than|compared\s+(?:to|with)|vs\.?|versus)\s*$",
+    re.IGNORECASE,
+)
+_COMPARAND_AFTER_RE = re.compile(r"\s*(?:相比|相比较|比较|比起来|来说更)")
+
+
+class Attributed(Reading):
+    """A reading that also says whose claim each place is."""
+
+    __slots__ = ()
+
+    def subject_mentions(self) -> list[tuple[int, int, int]]:
+        """Every place a subject of the question is named: (start, end, subject index)."""
+        if self._subjects is None:
+            found = sorted(
+                {
+                    (b, e, i)
+                    for i, group in enumerate(self.compiled.subjects)
+                    for _, b, e in self.find(group)
+                }
+            )
+            # `Dynamo` inside `Dynamo-Triton` names Dynamo-Triton: drop mentions that sit
+            # inside a longer mention of another subject.
+            self._subjects = [
+                m
+                for m in found
+                if not any(
+                    o[2] != m[2] and o[0] <= m[0] and m[1] <= o[1] and o[1] - o[0] > m[1] - m[0]
+                    for o in found
+                )
+            ]
+        return self._subjects
+
+    def said_of(self, start: int, end: int, subject: int) -> tuple[int, int, int] | None:
+        """The subject a claim named at [start, end) is said of: the nearest one around it.
+
+        Nearest within its clause (either side), else the last one before it in its sentence,
+        else the first after it in its sentence, else the last one before its sentence (a
+        pronoun's antecedent); None when the answer names no subject around it.
+        """
+        mentions = self.subject_mentions()
+        if not mentions:
+            return None
+        inside = [m for m in mentions if m[0] < end and start < m[1]]
+        if inside:
+            own = [m for m in inside if m[2] == subject]
+            if own:
+                return own[0]
+            # The term is itself the name of another subject: it is not said of that one.
+            mentions = [m for m in mentions if m not in inside]
+        layout = self.layout
+        c_start, c_end = layout.clause_span(start)
+        s_start, _ = layout.sentence_span(layout.sentence(start))
+        in_clause = [
+            m
+            for m in mentions
+            if c_start <= m[0] and m[1] <= c_end and not self._comparand(m[0], m[1])
+        ]
+        if in_clause:
+            # Topic first: the nearest subject before it in its clause ("X（gloss）、Y（…）"
+            # glosses X), else the nearest after it.
+            before_it = [m for m in in_clause if m[1] <= start]
+            nearest = (
+                max(m[1] for m in before_it)
+                if before_it
+                else min(m[0] for m in in_clause if m[0] >= end)
+            )
+            # Names two subjects share (vLLM is an engine and a backend) count for this one.
+            at = [m for m in in_clause if (m[1] if before_it else m[0]) == nearest]
+            return next((m for m in at if m[2] == subject), at[0])
+        # Outside its own clause, a claim is said of a clause's topic: a subject that opens a
+        # clause before it in its sentence ("…，decode 是 …"), not one named as an object
+        # ("归入 NVIDIA Dynamo 平台"). Nothing further: a subject after the claim, or in an
+        # earlier sentence, guessed wrong more often than right on the graded answers.
+        topics = [m for m in mentions if self._opens_clause(m[0])]
+        before = [m for m in topics if s_start <= m[0] and m[1] <= start]
+        return before[-1] if before else None
+
+    def _comparand(self, start: int, end: int) -> bool:
+        """Whether the subject named at [start, end) is what something is compared with."""
+        folded = self.folded
+        return (
+            _COMPARAND_BEFORE_RE.search(folded, max(0, start - _COMPARAND_REACH), start) is not None
+            or _COMPARAND_AFTER_RE.match(folded, end) is not None
+        )
+
+    def _opens_clause(self, pos: int) -> bool:
+        c_start, _ = self.layout.clause_span(pos)
+        return _CLAUSE_OPENING_RE.fullmatch(self.folded[c_start:pos]) is not None
+
+    def _own_name(self, item: CompiledConcept, start: int, end: int) -> bool:
+        """Whether [start, end) lies inside a mention of the concept's own subject."""
+        if item.subject < 0:
+            return False
+        return any(
+            m[2] == item.subject and m[0] <= start and end <= m[1] for m in self.subject_mentions()
+        )
+
+    def _inside_name(self, start: int, end: int, other_than: int) -> bool:
+        """Whether [start, end) lies strictly inside a longer mention of another subject
+        (and of no mention of `other_than` at the same place)."""
+        mentions = self.subject_mentions()
+        inside = [
+            m for m in mentions if m[0] <= start and end <= m[1] and m[1] - m[0] > end - start
+        ]
+        return (
+            bool(inside)
+            and all(m[2] != other_than for m in inside)
+            and not any(m[2] == other_than and m[0] <= start and end <= m[1] for m in mentions)
+        )
+
+    def _in_sentence(self, group: Group, pos: int, subject: int) -> bool:
+        """Whether a required part is said in the sentence at `pos`, and of this subject."""
+        sentence = self.layout.sentence(pos)
+        for _, b, e in self.find(group):
+            if self.layout.sentence(b) != sentence:
+                continue
+            bound = self.said_of(b, e, subject) if subject >= 0 else None
+            if bound is None or bound[2] == subject:
+                return True
+        return False
