@@ -10,9 +10,8 @@ from __future__ import annotations
 import pytest
 
 from bot.core import scoring
-from bot.core.scoring import compiled
 from bot.core.content import Concept, Library
-from bot.core.scoring import score_answer
+from bot.core.scoring import compiled, score_answer
 from tests.support.questions import question_of
 
 # -- a subject named with a typo ------------------------------------------------------------
