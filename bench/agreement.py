@@ -49,13 +49,18 @@ def sets() -> list[tuple[str, Pack, Path]]:
             DATA / "graded_llm_inference.yaml",
         ),
     ]
-    for graded in sorted((DATA / "heldout").glob("graded_*.yaml")):
+    graded_files = [
+        *(DATA / "heldout").glob("graded_*.yaml"),
+        *(DATA / "heldout2").glob("graded_*.yaml"),
+    ]
+    for graded in sorted(graded_files, key=lambda p: (p.parent.name, p.name)):
         stem = graded.stem.removeprefix("graded_")
         guides = [p for p in graded.parent.glob(f"{stem}.*") if p.suffix != ".yaml"]
         if not guides:
             continue
         data = yaml.safe_load(graded.read_text(encoding="utf-8"))
-        out.append((f"{stem} (imported)", imported(guides[0], pack_id_of(data)), graded))
+        held = " held out" if graded.parent.name == "heldout2" else ""
+        out.append((f"{stem} (imported{held})", imported(guides[0], pack_id_of(data)), graded))
     return out
 
 
