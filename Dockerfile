@@ -1,4 +1,4 @@
-# The same steps as the README: install the locked dependencies, the package, run `interview-bot run`.
+# What `make run` does: the locked dependencies, the package, then `interview-bot run`.
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \

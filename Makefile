@@ -2,7 +2,10 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+# One stamp per lock file: `make run` and `make practice` need only the bot's own
+# dependencies (requirements.lock); the test and lint tools come with requirements-dev.lock.
+RUNTIME := $(VENV)/.installed-runtime
+DEV := $(VENV)/.installed-dev
 
 # Installs come from the lock files, hash-checked: a fresh machine gets exactly the versions
 # the tests passed with. requirements.lock is the bot's own (the Dockerfile's),
@@ -14,14 +17,22 @@ UV := $(TOOLS)/bin/uv
 
 .PHONY: install run test lint bench practice mutation mutation-continue clean lock
 
-install: $(STAMP)
+install: $(DEV)
 
-$(STAMP): pyproject.toml requirements-dev.lock
+# The bot alone: what `make run` and `make practice` need.
+$(RUNTIME): pyproject.toml requirements.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet --require-hashes -r requirements.lock
+	$(BIN)/python -m pip install --quiet --no-deps -e .
+	touch $@
+
+# Everything: requirements-dev.lock pins the same versions as requirements.lock (a test
+# checks) and adds the tools, so it stands for both stamps.
+$(DEV): pyproject.toml requirements-dev.lock requirements.lock
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --require-hashes -r requirements-dev.lock
 	$(BIN)/python -m pip install --quiet --no-deps -e .
-	touch $(STAMP)
+	touch $@ $(RUNTIME)
 
 # After changing dependencies in pyproject.toml: re-resolve both lock files (versions already
 # pinned are kept where they still fit), then `make test` installs and tests exactly those.
@@ -33,13 +44,13 @@ $(UV):
 	$(PYTHON) -m venv $(TOOLS)
 	$(TOOLS)/bin/python -m pip install --quiet uv
 
-run: $(STAMP)
+run: $(RUNTIME)
 	$(BIN)/interview-bot run
 
-practice: $(STAMP)
+practice: $(RUNTIME)
 	$(BIN)/interview-bot practice $(ARGS)
 
-lint: $(STAMP)
+lint: $(DEV)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy bot
@@ -51,7 +62,7 @@ test: lint
 # Slow (hours on two cores for all of bot/core), so not part of `make test`; see TESTING.md.
 # A fresh run each time: mutmut keeps earlier verdicts, which new tests would not revisit.
 # MUTANTS='bot.core.text*' runs only those (the others are reported as not checked).
-mutation: $(STAMP)
+mutation: $(DEV)
 	rm -rf mutants
 	$(BIN)/mutmut run --max-children $${MUTATION_JOBS:-2} $(MUTANTS) || true
 	$(BIN)/python -m tests.support.mutation_report
@@ -59,11 +70,11 @@ mutation: $(STAMP)
 # The last run, continued (mutants/ kept): mutmut checks the mutants without a verdict and
 # those of every function changed since (it hashes each function); the others keep theirs.
 # A full run takes hours on two cores, so it can be stopped and continued here.
-mutation-continue: $(STAMP)
+mutation-continue: $(DEV)
 	$(BIN)/mutmut run --max-children $${MUTATION_JOBS:-2} $(MUTANTS) || true
 	$(BIN)/python -m tests.support.mutation_report
 
-bench: $(STAMP)
+bench: $(DEV)
 	$(BIN)/python -m bench $(ARGS)
 
 clean:

@@ -1,9 +1,9 @@
 """The layers' import rules, read from the source with `ast` (no module is imported).
 
-Data flows one way (ARCHITECTURE.md): handlers call services, services call core, storage and
-delivery; background jobs call services. A handler importing another handler or reaching
-storage itself, a job importing a handler, or core importing telegram or aiosqlite is a use
-case or a rule in the wrong place.
+Data flows one way (docs/architecture.md): handlers call services, services call core,
+storage and delivery; background jobs call services. A handler importing another handler or
+reaching storage itself, a job importing a handler, or core importing telegram or aiosqlite
+is a use case or a rule in the wrong place.
 """
 
 from __future__ import annotations

@@ -110,7 +110,7 @@ def test_restore_is_a_copy_back_while_the_bot_is_stopped(tmp_path: Path) -> None
     database.write_bytes(b"\0" * 4096)  # the live file is lost
     for leftover in (Path(f"{database}-wal"), Path(f"{database}-shm")):
         leftover.unlink(missing_ok=True)
-    database.write_bytes(backup.read_bytes())  # the README's restore step
+    database.write_bytes(backup.read_bytes())  # the restore step in docs/operations.md
     assert cli("health", database=database).returncode == 0
     assert count_users(database) == 7
 

@@ -1,0 +1,61 @@
+"""The README and docs/ stay true to the code: every setting documented, every link resolving,
+the figures they quote taken from where the code keeps them, the README short."""
+
+from __future__ import annotations
+
+import re
+from itertools import accumulate
+from pathlib import Path
+
+import pytest
+
+from bot.config import Settings
+from bot.delivery import REPLY_RETRY_DELAYS, REPLY_RETRY_WINDOW
+from tests.conftest import ROOT
+
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def anchors(page: Path) -> set[str]:
+    """The ids GitHub gives a page's headings."""
+    found = set()
+    for line in page.read_text(encoding="utf-8").splitlines():
+        if m := re.match(r"#+ (.+)", line):
+            found.add(re.sub(r"[^\w\- ]", "", m.group(1).strip().lower()).replace(" ", "-"))
+    return found
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_every_relative_link_resolves(page: Path) -> None:
+    text = re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.S)
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        if target.startswith(("http://", "https://", "mailto:")):
+            continue
+        path, _, fragment = target.partition("#")
+        dest = (page.parent / path).resolve() if path else page
+        assert dest.exists(), f"{page.name}: {target}"
+        if fragment:
+            assert fragment in anchors(dest), f"{page.name}: {target}"
+
+
+def test_the_readme_is_a_front_door() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 150
+    for command in ("make run", "make test", "make practice", "/start"):
+        assert command in readme
+
+
+def test_every_setting_is_in_the_configuration_page() -> None:
+    page = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
+    documented = {name.lower() for name in re.findall(r"`([A-Z][A-Z0-9_]+)`", page)}
+    assert Settings.model_fields.keys() <= documented
+
+
+def test_the_reply_retry_schedule_is_the_one_the_code_keeps() -> None:
+    page = (ROOT / "docs" / "operations.md").read_text(encoding="utf-8")
+    text = re.sub(r"\s+", " ", page)
+    delays = ", ".join(f"{d:g}" for d in REPLY_RETRY_DELAYS[:-1])
+    assert f"tried again {delays} and {REPLY_RETRY_DELAYS[-1]:g} s apart" in text
+    times = [f"+{t:g}" for t in accumulate(REPLY_RETRY_DELAYS)]
+    assert f"(at {', '.join(times[:-1])} and {times[-1]} s;" in text
+    assert f"within {REPLY_RETRY_WINDOW:g} s of the first try" in text
