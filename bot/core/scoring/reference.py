@@ -26,9 +26,39 @@ from bot.core.text import canonical, stem, tokenize
 
 
 def compile_question(question: Question) -> Compiled:
+    """A question compiled for matching (cached per question object)."""
     cached = COMPILED.get(id(question))
     if cached is not None and cached[0] is question:
         return cached[1]
+    compiled = _matchable(question)
+    reference = ReferenceReading(question.answer, compiled)
+    concepts = compiled.concepts
+    unbound = compiled.unbound.union(*(reference.said_elsewhere(c) for c in concepts))
+    # The groups stay the same objects, so the needle index stays valid.
+    compiled = replace(
+        compiled,
+        unbound=unbound,
+        concepts=tuple(
+            replace(
+                c,
+                negative=reference.negative(c),
+                direction=reference.turned(c.aliases),
+                term_directions=tuple(reference.turned(g) for g in c.terms),
+                values=reference.valued(c.aliases),
+                term_values=tuple(reference.valued(g) for g in c.terms),
+                term_negative=reference.term_negative(c),
+                listed=reference.listed(c),
+                objects=reference.objects_of(c),
+            )
+            for c in concepts
+        ),
+    )
+    remember(question, compiled)
+    return compiled
+
+
+def _matchable(question: Question) -> Compiled:
+    """The question's phrase groups, subjects and needle index, before its reference is read."""
     asked = canonical(tokenize(question.question))
     subjects: list[Group] = []
     subject_ids: dict[tuple[str, ...], int] = {}
@@ -69,7 +99,7 @@ def compile_question(question: Question) -> Compiled:
         for text in (question.question, question.answer, *all_phrases(question))
         for w in tokenize(text).latin
     }
-    compiled = Compiled(
+    return Compiled(
         tuple(concepts),
         tuple(subjects),
         frozenset(vocabulary(tokenize(question.answer)) - asked_terms),
@@ -81,56 +111,68 @@ def compile_question(question: Question) -> Compiled:
         shared_between_subjects(question),
         shared_between_claims(question),
     ).indexed()
-    # The reference's own polarity: a concept it names in a denial or an avoidance ("避免重复
-    # 计算") is a negative claim, and an answer that denies it agrees with it.
-    reference = Attributed(question.answer, compiled)
-    negative = [
-        states_negatively(c.concept.label)
-        if c.concept.terms and not found
-        else bool(found)
-        and all(
+
+
+class ReferenceReading(Attributed):
+    """The reference answer read against its own question: what it says of each concept
+    (denied or not, which way, which pole, only listed, which other subjects its claim
+    names), which an answer must then say the same way."""
+
+    __slots__ = ()
+
+    @property
+    def masks(self) -> tuple[tuple[int, int], ...]:
+        return tuple(self.spans)
+
+    @property
+    def names(self) -> tuple[tuple[int, int], ...]:
+        # Denials are read with the names blanked out (无状态 denies nothing), not the
+        # phrases that say something: "不会阻塞 C++ core" denies C++ core.
+        return tuple(self.term_spans)
+
+    def negative(self, c: CompiledConcept) -> bool:
+        """The reference's own polarity: a concept it names in a denial or an avoidance
+        ("避免重复计算") is a negative claim, and an answer that denies it agrees with it."""
+        found = self.find(c.aliases)
+        if c.concept.terms and not found:
+            return states_negatively(c.concept.label)
+        return bool(found) and all(
             # A place where the reference's own phrase is the denial ("不会阻塞") is one.
-            negation_in(p.text) or reference.layout.is_negative(s, e, tuple(reference.term_spans))
+            negation_in(p.text) or self.layout.is_negative(s, e, self.names)
             for p, s, e in found
         )
-        for c, found in zip(concepts, [reference.find(c.aliases) for c in concepts], strict=True)
-    ]
-    masks = tuple(reference.spans)
-    # Denials are read with the names blanked out (无状态 denies nothing), not the phrases
-    # that say something: "不会阻塞 C++ core" denies C++ core.
-    names = tuple(reference.term_spans)
 
-    def claim_span(concept: Concept) -> tuple[int, int] | None:
-        # An imported concept's label is its claim (maybe cut short with …): where the
-        # reference says it, each of its terms has its own polarity.
+    def claim_span(self, concept: Concept) -> tuple[int, int] | None:
+        """Where the reference says an imported concept's claim (its label, maybe cut short
+        with …): there each of its terms has its own polarity."""
         words = tokenize(concept.label.rstrip("…")).folded.split()
         if len(words) < 2:
             return None
-        m = re.search(r"\s*".join(map(re.escape, words)), reference.folded)
+        m = re.search(r"\s*".join(map(re.escape, words)), self.folded)
         if m is None:
             return None
-        layout = reference.layout
+        layout = self.layout
         return m.start(), layout.sentence_span(layout.sentence(m.end() - 1))[1]
 
-    def term_negative(c: CompiledConcept) -> tuple[bool, ...]:
-        span = claim_span(c.concept) if c.concept.terms else None
+    def term_negative(self, c: CompiledConcept) -> tuple[bool, ...]:
+        """Whether the reference denies each of a claim's terms."""
+        span = self.claim_span(c.concept) if c.concept.terms else None
         out = []
         for g in c.terms:
-            places = [(s, e) for _, s, e in reference.find(g) if span and span[0] <= s < span[1]]
+            places = [(s, e) for _, s, e in self.find(g) if span and span[0] <= s < span[1]]
             if places:
-                out.append(all(reference.layout.is_negative(s, e, names) for s, e in places))
+                out.append(all(self.layout.is_negative(s, e, self.names) for s, e in places))
             else:
                 out.append(states_negatively(c.concept.label))
         return tuple(out)
 
-    def valued(group: Group) -> tuple[int, ...]:
-        # The pole of each scale every place the reference names it agrees on (0 if not);
-        # a pole denied is the other one ("do not raise max_num_seqs" keeps it low).
+    def valued(self, group: Group) -> tuple[int, ...]:
+        """The pole of each scale every place the reference names it agrees on (0 if not);
+        a pole denied is the other one ("do not raise max_num_seqs" keeps it low)."""
+        masks, names = self.masks, self.names
         seen = [
-            denied(
-                values_at(reference.folded, s, e, masks), reference.layout.is_negated(s, e, names)
-            )
-            for _, s, e in reference.find(group)
+            denied(values_at(self.folded, s, e, masks), self.layout.is_negated(s, e, names))
+            for _, s, e in self.find(group)
         ]
         if not seen:
             return ()
@@ -139,68 +181,47 @@ def compile_question(question: Question) -> Compiled:
             for i in range(len(seen[0]))
         )
 
-    def turned(group: Group) -> int:
-        # The one way every place the reference names it turns it, if there is one.
-        ways = {reference.layout.direction(s, e, masks) for _, s, e in reference.find(group)}
+    def turned(self, group: Group) -> int:
+        """The one way every place the reference names it turns it, if there is one."""
+        masks = self.masks
+        ways = {self.layout.direction(s, e, masks) for _, s, e in self.find(group)}
         ways.discard(0)
         return ways.pop() if len(ways) == 1 else 0
 
-    def said_elsewhere(c: CompiledConcept) -> set[str]:
-        # Phrases the reference itself, in this claim, puts nearer another subject ("a shared
-        # cache keeps …, so a larger Vary list … lowers the hit ratio"): reading them by the
-        # nearest subject would call the reference mixed up, so they are not read that way.
-        span = claim_span(c.concept) if c.subject >= 0 else None
+    def said_elsewhere(self, c: CompiledConcept) -> set[str]:
+        """Phrases the reference itself, in this claim, puts nearer another subject ("a
+        shared cache keeps …, so a larger Vary list … lowers the hit ratio"): reading them by
+        the nearest subject would call the reference mixed up, so they are not read that way."""
+        span = self.claim_span(c.concept) if c.subject >= 0 else None
         if span is None:
             return set()
         return {
             p.text.casefold()
             for group in (c.aliases, *c.terms)
-            for p, b, e in reference.find(group)
+            for p, b, e in self.find(group)
             if span[0] <= b < span[1]
-            and (bound := reference.said_of(b, e, c.subject)) is not None
+            and (bound := self.said_of(b, e, c.subject)) is not None
             and bound[2] != c.subject
         }
 
-    def objects_of(c: CompiledConcept) -> frozenset[int]:
-        span = claim_span(c.concept) if c.subject >= 0 else None
+    def objects_of(self, c: CompiledConcept) -> frozenset[int]:
+        """Other subjects the claim names as objects. Only those that open no clause of the
+        claim: one that does ("…，decode 是 memory-bound") is a subject with its own claim,
+        which a swap says of the other."""
+        span = self.claim_span(c.concept) if c.subject >= 0 else None
         if span is None:
             return frozenset()
-        # Only those that open no clause of the claim: one that does ("…，decode 是
-        # memory-bound") is a subject with its own claim, which a swap says of the other.
         return frozenset(
             i
-            for b, e, i in reference.subject_mentions()
-            if i != c.subject and span[0] <= b < span[1] and not reference._opens_clause(b)
+            for b, e, i in self.subject_mentions()
+            if i != c.subject and span[0] <= b < span[1] and not self._opens_clause(b)
         )
 
-    def listed_by_reference(c: CompiledConcept) -> bool:
-        # A concept the reference itself only lists (`CPU 侧：tokenizer、GC、日志`) is stated
-        # by listing it: listing is all the reference asks of it.
-        places = [b for group in (c.aliases, *c.terms) for _, b, _ in reference.find(group)]
-        return bool(places) and not any(reference.predicates_at(b) for b in places)
-
-    unbound = compiled.unbound.union(*(said_elsewhere(c) for c in concepts))
-    # The groups stay the same objects, so the needle index stays valid.
-    compiled = replace(
-        compiled,
-        unbound=unbound,
-        concepts=tuple(
-            replace(
-                c,
-                negative=neg,
-                direction=turned(c.aliases),
-                term_directions=tuple(turned(g) for g in c.terms),
-                values=valued(c.aliases),
-                term_values=tuple(valued(g) for g in c.terms),
-                term_negative=term_negative(c),
-                listed=listed_by_reference(c),
-                objects=objects_of(c),
-            )
-            for c, neg in zip(concepts, negative, strict=True)
-        ),
-    )
-    remember(question, compiled)
-    return compiled
+    def listed(self, c: CompiledConcept) -> bool:
+        """A concept the reference itself only lists (`CPU 侧：tokenizer、GC、日志`) is
+        stated by listing it: listing is all the reference asks of it."""
+        places = [b for group in (c.aliases, *c.terms) for _, b, _ in self.find(group)]
+        return bool(places) and not any(self.predicates_at(b) for b in places)
 
 
 def all_phrases(question: Question) -> list[str]:
