@@ -66,3 +66,13 @@ def test_the_negation_search_starts_only_where_a_language_says_a_denial_can(lang
     combined = claims._NEGATION_RE
     assert [m.span() for m in own.finditer(texts)], "the sample holds no denial"
     assert [m.span() for m in own.finditer(texts)] == [m.span() for m in combined.finditer(texts)]
+
+
+def test_the_evidence_is_the_clause_that_earned_the_verdict() -> None:
+    # A learner checks a verdict against the words that earned it: the whole clause, not
+    # the one word that matched.
+    question = Question.model_validate(yaml.safe_load((RULES / "zh.yaml").read_text())["question"])
+    stated = score_answer(question, "前缀相同的时候，KV cache 会被复用。其他的我不清楚。")
+    assert [h.quote for h in stated.covered] == ["KV cache 会被复用"]
+    denied = score_answer(question, "它会重新计算，不会复用 KV cache，所以更慢。")
+    assert [h.quote for h in denied.contradicted] == ["不会复用 KV cache"]

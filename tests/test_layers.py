@@ -163,3 +163,39 @@ def test_the_check_sees_each_way_of_importing() -> None:
     assert "bot.core.scoring" in found
     assert all(is_handler(name) for name in ("bot.handlers.groups", "bot.handlers.settings"))
     assert not is_handler("bot.handlers.common")
+
+
+# The scorer's stages in order (bot/core/scoring/__init__.py): each module imports only the
+# stages before it, so a rule is read from its stage forward and never back.
+SCORER_STAGES = [
+    "records",
+    "phrases",
+    "compiled",
+    "reading",
+    "attribution",
+    "judging",
+    "names",
+    "reference",
+    "total",
+]
+
+
+def test_each_scorer_stage_uses_only_the_stages_before_it() -> None:
+    package = "bot.core.scoring"
+    files = {p.stem: p for p in modules(package) if p.stem != "__init__"}
+    assert sorted(files) == sorted(SCORER_STAGES)
+    backwards = []
+    for i, stage in enumerate(SCORER_STAGES):
+        later = {f"{package}.{s}" for s in SCORER_STAGES[i:]}
+        used = {m for m in imports_of(files[stage]) if within(m, package)}
+        backwards.extend(f"{stage} imports {m}" for m in sorted(used & later))
+    assert backwards == []
+
+
+def test_no_scorer_module_is_over_400_lines() -> None:
+    long = {
+        p.name: n
+        for p in [*modules("bot.core.scoring"), *modules("bot.core.lang")]
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > 400
+    }
+    assert long == {}

@@ -153,6 +153,7 @@ def test_summary_is_the_json_of_interview_bot_score() -> None:
                 "phrase": "max_batch_size",
                 "start": 3,
                 "end": 17,
+                "quote": "",
             },
             {
                 "concept": "preserve_ordering",
@@ -161,6 +162,7 @@ def test_summary_is_the_json_of_interview_bot_score() -> None:
                 "phrase": "ordering",
                 "start": 20,
                 "end": 28,
+                "quote": "",
             },
             {
                 "concept": "ensemble",
@@ -169,6 +171,7 @@ def test_summary_is_the_json_of_interview_bot_score() -> None:
                 "phrase": "ensemble",
                 "start": 40,
                 "end": 48,
+                "quote": "",
             },
         ],
     }

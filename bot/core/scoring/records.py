@@ -42,6 +42,8 @@ class ConceptHit:
     # credited hit only named its own subject (stated nothing of it).
     said_of_subject: int = -1
     named_only: bool = False
+    # The clause around the place, as the answer wrote it: the evidence a learner checks.
+    quote: str = ""
 
     @property
     def partial(self) -> bool:
@@ -95,6 +97,7 @@ class ScoreResult:
                     "phrase": h.phrase,
                     "start": h.start,
                     "end": h.end,
+                    "quote": h.quote,
                 }
                 for h in (*self.covered, *self.contradicted)
             ],
