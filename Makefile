@@ -15,7 +15,8 @@ LOCK_FLAGS := --quiet --generate-hashes --universal --python-version 3.11 --no-a
 TOOLS := $(VENV)-tools
 UV := $(TOOLS)/bin/uv
 
-.PHONY: install run test lint bench practice mutation mutation-continue clean lock
+.PHONY: install run test lint bench practice mutation mutation-continue mutation-layers \
+	mutation-layers-continue clean lock
 
 install: $(DEV)
 
@@ -74,8 +75,20 @@ mutation-continue: $(DEV)
 	$(BIN)/mutmut run --max-children $${MUTATION_JOBS:-2} $(MUTANTS) || true
 	$(BIN)/python -m tests.support.mutation_report
 
+# The layers above bot/core (handlers, services, jobs, storage, delivery, ratelimit, webhook,
+# app): all their mutants would take days, so a seeded random sample of MUTATION_SAMPLE (400)
+# is checked, drawn with MUTATION_SEED (1), in mutants-layers/ (make mutation's mutants/ is
+# left alone); then the kill rate per layer. See TESTING.md and tests/support/mutation_layers.py.
+mutation-layers: $(DEV)
+	$(BIN)/python -m tests.support.mutation_layers run --sample $${MUTATION_SAMPLE:-400} \
+		--seed $${MUTATION_SEED:-1} --jobs $${MUTATION_JOBS:-2}
+
+# The last sample's mutants that have no verdict yet (a run stopped part way), then the report.
+mutation-layers-continue: $(DEV)
+	$(BIN)/python -m tests.support.mutation_layers continue --jobs $${MUTATION_JOBS:-2}
+
 bench: $(DEV)
 	$(BIN)/python -m bench $(ARGS)
 
 clean:
-	rm -rf $(VENV) $(TOOLS) .mypy_cache .pytest_cache .ruff_cache mutants
+	rm -rf $(VENV) $(TOOLS) .mypy_cache .pytest_cache .ruff_cache mutants mutants-layers

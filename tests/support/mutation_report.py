@@ -33,21 +33,30 @@ def _row(c: Counter[str]) -> str:
     return f"{c['killed']:7} {c['survived']:8} {c['equivalent']:6} {c['not checked']:9} {rate}"
 
 
-def main() -> int:
+def mutant_statuses(cwd: Path | None = None) -> dict[str, str]:
+    """Every mutant of the run in `cwd` (default: here) and its status ("killed", "survived",
+    "no tests", "not checked", …), as `mutmut results --all true` lists them."""
     out = subprocess.run(
         [str(Path(sys.executable).parent / "mutmut"), "results", "--all", "true"],
         capture_output=True,
         text=True,
         check=True,
+        cwd=cwd,
     ).stdout
+    found: dict[str, str] = {}
+    for line in out.splitlines():
+        name, sep, status = line.strip().rpartition(": ")
+        if sep and "__mutmut_" in name:
+            found[name] = status
+    return found
+
+
+def main() -> int:
     excluded = equivalents()
     by_module: dict[str, Counter[str]] = defaultdict(Counter)
     survivors: list[str] = []
     seen_equivalents: set[str] = set()
-    for line in out.splitlines():
-        name, sep, status = line.strip().rpartition(": ")
-        if not sep or "__mutmut_" not in name:
-            continue
+    for name, status in mutant_statuses().items():
         module = name.split(".x")[0]
         if name in excluded:
             seen_equivalents.add(name)
@@ -68,7 +77,9 @@ def main() -> int:
     print(f"{'all':32} {_row(total)}")
     if total["not checked"]:
         print(f"{total['not checked']} mutants not checked yet (run interrupted?)")
-    if stale := sorted(set(excluded) - seen_equivalents):
+    # Only of the modules this run mutated: the list also names other runs' (mutation_layers).
+    listed_here = {name for name in excluded if name.split(".x")[0] in by_module}
+    if stale := sorted(listed_here - seen_equivalents):
         print("listed as equivalent but not found (code moved?):", *stale, sep="\n  ")
     if survivors:
         print("survivors:", *survivors, sep="\n  ")
