@@ -95,6 +95,34 @@ def test_concept_the_reference_does_not_state() -> None:
     ]
 
 
+def test_a_concept_only_its_whole_label_can_state() -> None:
+    label = "preferred_batch_size sets the batch it aims for"
+    warnings = pack_warnings(_pack(Concept(label=label), answer=f"{label}."))
+    assert warnings == [
+        f"p-q1: concept {label!r} has no alias and no key term: only its whole label, "
+        "word for word, states it"
+    ]
+    # A short label is a name an answer says as it is: no warning.
+    assert pack_warnings(_pack(Concept(label="preferred_batch_size"))) == []
+
+
+def test_a_plain_word_that_names_nothing_is_no_key_term() -> None:
+    warnings = pack_warnings(
+        _pack(Concept(label="target batch", aliases=("preferred_batch_size", "usually")))
+    )
+    assert warnings == [
+        "p-q1: concept 'target batch': 'usually' names nothing in particular, so any "
+        "on-topic sentence states the claim"
+    ]
+    # Said of a subject, the same word says something of it: no warning.
+    bound = Concept(
+        label="preferred_batch_size usually",
+        subject=("preferred_batch_size",),
+        aliases=("usually",),
+    )
+    assert not any("names nothing" in w for w in pack_warnings(_pack(bound)))
+
+
 def test_draft_pack() -> None:
     warnings = pack_warnings(
         _pack(Concept(label="target batch", aliases=("preferred_batch_size",)), draft=True)

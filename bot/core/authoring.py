@@ -12,6 +12,9 @@ would mislead:
 - an alias that is part of its own concept's subject when that is an identifier (`queue
   delay` for a claim about `max_queue_delay_microseconds`): naming the parameter would state
   the claim, so a claim said of the wrong parameter could not be told from the right one;
+- a concept with no alias and no key term: only its whole label, word for word, states it;
+- an alias or key term that names nothing in particular (`data`, `问题`, `方法`) in a
+  concept bound to no subject: any on-topic sentence would state the claim;
 - a concept the reference answer itself does not state (the reference must score 100%);
 - a draft pack (`draft: true`, written by `content import`) not yet reviewed.
 """
@@ -21,12 +24,19 @@ from __future__ import annotations
 import re
 
 from bot.core.content import Concept, Pack, Question
+from bot.core.lang import words
 from bot.core.scoring import needle, score_answer
 from bot.core.text import canonical, tokenize
 
 _IDENTIFIER_RE = re.compile(
     r"\b[A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+|\b[a-z]+[A-Z][A-Za-z0-9]+"
 )
+
+
+# Words that name nothing in particular in any field (bot.core.lang).
+_GENERIC = words("generic_words") | words("stop_words")
+# A label longer than this (in tokens) is a sentence: no answer says it word for word.
+_SENTENCE_TOKENS = 4
 
 
 def _phrases(concept: Concept) -> list[str]:
@@ -45,9 +55,24 @@ def question_warnings(question: Question) -> list[str]:
     owners: dict[str, list[str]] = {}
     written: dict[str, str] = {}  # needle -> the alias as the author wrote it
     for concept in question.concepts:
+        label = tokenize(concept.label)
+        sentence = len(label) > _SENTENCE_TOKENS or sum(map(len, label.cjk_runs)) > 12
+        if not concept.aliases and not concept.terms and sentence:
+            out.append(
+                f"{question.id}: concept {concept.label!r} has no alias and no key term: "
+                "only its whole label, word for word, states it"
+            )
         for phrase in _phrases(concept):
             if not tokenize(phrase):
                 continue
+            # Bound to a subject or to required parts, a plain word says something of them
+            # (`old` said of `platform`); alone it says nothing.
+            free = not concept.subject and not concept.requires
+            if free and phrase.casefold() in _GENERIC and phrase != concept.label:
+                out.append(
+                    f"{question.id}: concept {concept.label!r}: {phrase!r} names nothing in "
+                    "particular, so any on-topic sentence states the claim"
+                )
             # With required parts, or as one of two key terms, a shared phrase earns nothing
             # alone.
             alone = phrase in concept.phrases or len(concept.terms) < 2
