@@ -76,3 +76,22 @@ def test_the_evidence_is_the_clause_that_earned_the_verdict() -> None:
     assert [h.quote for h in stated.covered] == ["KV cache 会被复用"]
     denied = score_answer(question, "它会重新计算，不会复用 KV cache，所以更慢。")
     assert [h.quote for h in denied.contradicted] == ["不会复用 KV cache"]
+
+
+def test_a_word_of_five_letters_or_more_may_carry_one_typo() -> None:
+    question = Question.model_validate(
+        {
+            "id": "t-q1",
+            "level": "beginner",
+            "question": "What happens to bulb A when the switch opens?",
+            "answer": "Bulb A is damaged and the circuit stays complete.",
+            "concepts": [
+                {"label": "damaged", "aliases": ["damaged"]},
+                {"label": "dynamic", "aliases": ["dynamic", "explicit"]},
+            ],
+        }
+    )
+    assert [h.label for h in score_answer(question, "The bulb is damanged.").covered] == ["damaged"]
+    # Two edits apart is another word, however long: not a typo of it.
+    for other in ("It is dynamo.", "It is implicit."):
+        assert score_answer(question, other).covered == [], other

@@ -16,9 +16,9 @@ from bot.core.text import Tokens, stem, tokenize
 
 # Typo tolerance, per Latin word of an identifier or English phrase: words shorter than
 # FUZZY_MIN_WORD must match exactly (after stemming); longer ones may be FUZZY_EDITS[0] edits
-# off, and from FUZZY_LONG_WORD characters on FUZZY_EDITS[1]. A whole phrase may be off by at
-# most one edit per FUZZY_CHARS_PER_EDIT characters, and phrases shorter than that never fuzz,
-# which keeps `explicit` from matching `implicit` and `dynamo` from matching `dynamic`.
+# off, and from FUZZY_LONG_WORD characters on FUZZY_EDITS[1]. A whole phrase may be off by one
+# edit per FUZZY_CHARS_PER_EDIT characters, and by one at least (`damanged` for `damaged`),
+# which still keeps `explicit` from matching `implicit` and `dynamo` from matching `dynamic`.
 FUZZY_MIN_WORD = 5
 FUZZY_LONG_WORD = 9
 FUZZY_EDITS = (1, 2)
@@ -133,7 +133,7 @@ def compile_phrase(text: str) -> Phrase | None:
         needles.append((f" {joined} ", joined))
     letters = sum(len(raw) for raw in latin if raw.isalpha())
     fuzzable = len(latin) == len(tokens) and any(len(raw) >= FUZZY_MIN_WORD for raw in latin)
-    budget = letters // FUZZY_CHARS_PER_EDIT if fuzzable else 0
+    budget = max(letters // FUZZY_CHARS_PER_EDIT, 1) if fuzzable else 0
     return Phrase(text, tuple(needles), tuple(tokens.raw), budget, is_term_phrase(text))
 
 
