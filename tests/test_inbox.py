@@ -1,0 +1,116 @@
+"""The inbox: updates recorded before Telegram hears they arrived, handled from there once.
+
+The real process killed and stopped mid-burst is in test_inbox_restarts.py; here the steps:
+the storage's states, the migration, an answer handled twice.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from bot.handlers.updates import MAX_TRIES
+from bot.services.practice import Practice
+from bot.storage import Storage
+from bot.storage.database import migrations
+
+NOW = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+
+
+def _raw(update_id: int, text: str = "hello") -> dict[str, Any]:
+    return {
+        "update_id": update_id,
+        "message": {
+            "message_id": update_id, "date": 0, "text": text,
+            "chat": {"id": 7, "type": "private", "first_name": "Ada"},
+            "from": {"id": 7, "is_bot": False, "first_name": "Ada"},
+        },
+    }  # fmt: skip
+
+
+async def test_an_update_is_recorded_taken_once_and_done(storage: Storage) -> None:
+    assert await storage.record_updates([_raw(1), _raw(2)], NOW) == 2
+    assert await storage.record_updates([_raw(2), _raw(3)], NOW) == 1  # 2 came again
+    assert await storage.claim_update(1, NOW)
+    assert not await storage.claim_update(1, NOW)  # a second delivery while it is handled
+    await storage.finish_update(1)
+    assert not await storage.claim_update(1, NOW)  # nor once it was handled
+    assert await storage.claim_update(9, NOW)  # never recorded (handed in directly): taken
+    assert not await storage.claim_update(9, NOW)
+    rows = await storage._all("SELECT update_id, state, body IS NULL FROM processed_updates")
+    assert [tuple(r) for r in rows] == [
+        (1, "done", 1), (2, "received", 0), (3, "received", 0), (9, "handling", 1),
+    ]  # fmt: skip
+
+
+async def test_a_start_gets_what_the_last_run_did_not_finish_in_order(storage: Storage) -> None:
+    await storage.record_updates([_raw(3), _raw(1), _raw(2), _raw(4)], NOW)
+    assert await storage.claim_update(1, NOW)
+    await storage.finish_update(1)
+    assert await storage.claim_update(2, NOW)  # taken, then the process died
+    assert await storage.claim_update(9, NOW)  # taken without the inbox: nothing to read
+    # 2 (taken, not done), 3 and 4 (received): handled again, in update_id order.
+    unfinished = await storage.unfinished_updates(MAX_TRIES)
+    assert [(i, raw) for i, raw in unfinished.again] == [(2, _raw(2)), (3, _raw(3)), (4, _raw(4))]
+    assert unfinished.given_up == []
+    assert await storage.claim_update(2, NOW)  # 'received' again: taken once more
+    assert not await storage.claim_update(2, NOW)
+
+
+async def test_an_update_that_kills_every_start_is_given_up(storage: Storage) -> None:
+    # 5 kills every run that takes it; 7 is left untaken by each (a stop's grace ran out).
+    await storage.record_updates([_raw(5), _raw(7)], NOW)
+    for _ in range(MAX_TRIES):
+        unfinished = await storage.unfinished_updates(MAX_TRIES)
+        assert ([i for i, _ in unfinished.again], unfinished.given_up) == ([5, 7], [])
+        assert await storage.claim_update(5, NOW)  # and the process dies handling it
+    unfinished = await storage.unfinished_updates(MAX_TRIES)
+    assert ([i for i, _ in unfinished.again], unfinished.given_up) == ([7], [5])
+    assert not await storage.claim_update(5, NOW)  # done: never handled again
+
+
+async def test_pruning_keeps_updates_not_handled_yet(storage: Storage) -> None:
+    await storage.record_updates([_raw(1), _raw(2)], NOW)
+    assert await storage.claim_update(1, NOW)
+    await storage.finish_update(1)
+    assert await storage.forget_updates_before(NOW + timedelta(days=2)) == 1
+    unfinished = await storage.unfinished_updates(MAX_TRIES)
+    assert [i for i, _ in unfinished.again] == [2]
+
+
+async def test_upgrading_counts_every_earlier_claim_as_handled(tmp_path: Path) -> None:
+    database = tmp_path / "bot.sqlite3"
+    with sqlite3.connect(database) as db:
+        for version, sql in (m for m in migrations() if m[0] <= 13):
+            db.executescript(f"BEGIN;\n{sql}\nPRAGMA user_version = {version};\nCOMMIT;")
+        db.execute("INSERT INTO processed_updates VALUES (41, ?)", (NOW.isoformat(),))
+    db.close()
+    storage = Storage(database)
+    await storage.open()
+    try:
+        assert (await storage.unfinished_updates(MAX_TRIES)).again == []
+        assert not await storage.claim_update(41, NOW)  # handled before the upgrade
+    finally:
+        await storage.close()
+
+
+async def test_an_answer_handled_again_is_scored_once_and_its_feedback_given_again(
+    practice: Practice,
+) -> None:
+    ada = await practice.storage.ensure_user(501, "Ada", "en")
+    await practice.ask_question(501, ada, practice.library.questions["triton-q3"])
+    text = "max_batch_size 和 preferred batch size"
+    first = await practice.answer(501, ada, text, update_id=77)
+    assert first is not None
+    ada = await practice.storage.get_user(501)
+    assert ada is not None
+    again = await practice.answer(501, ada, text, update_id=77)  # after a crash
+    assert again is not None
+    assert (again.answer_id, again.result, again.hints, again.streak) == (
+        first.answer_id, first.result, first.hints, first.streak,
+    )  # fmt: skip
+    assert len(await practice.storage.answers_for(501)) == 1
+    # Another message with the same text is a new answer: nothing is open any more.
+    assert await practice.answer(501, ada, text, update_id=78) is None
