@@ -8,7 +8,7 @@ import logging
 import random
 import signal
 import ssl
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -49,7 +49,7 @@ from bot.ratelimit import REPLIES_IN_FLIGHT, CappedRequest, PerChatRetryRateLimi
 from bot.retention import prune_forever
 from bot.services import Services
 from bot.services.practice import Clock, Practice, utc_now
-from bot.storage import Storage
+from bot.storage import Storage, is_full
 
 log = logging.getLogger(__name__)
 
@@ -60,14 +60,27 @@ class PerChatUpdateProcessor(BaseUpdateProcessor):
     PTB's simple processor runs everything concurrently, so two quick messages from one
     user could be answered out of order. Updates of one chat queue on that chat's lock
     (asyncio locks are FIFO); different chats run in parallel.
+
+    `finished(update)` is awaited once an update's handling ended (the inbox marks it done,
+    bot/handlers/updates.py).
     """
 
-    def __init__(self, max_concurrent_updates: int) -> None:
+    def __init__(
+        self,
+        max_concurrent_updates: int,
+        finished: Callable[[object], Awaitable[None]] | None = None,
+    ) -> None:
         super().__init__(max_concurrent_updates)
         self._locks: dict[int, asyncio.Lock] = {}
         self._users: dict[int, int] = {}
+        self._finished = finished
 
     async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
+        await self._process(update, coroutine)
+        if self._finished is not None:
+            await self._finished(update)
+
+    async def _process(self, update: object, coroutine: Awaitable[Any]) -> None:
         key = _chat_key(update)
         if key is None:
             await coroutine
@@ -106,6 +119,7 @@ LEASE_KEY = "lease"
 MENUS_KEY = "menus"
 REJECTED_KEY = "token_rejected"  # set when Telegram rejects the token while polling
 STOP_KEY = "stop"  # how this run stops itself: set by the polling runner or the webhook server
+INBOX_KEY = "inbox"  # records raw updates as received (the webhook's, before it answers 200)
 
 
 def build_application(
@@ -150,6 +164,8 @@ def build_application(
     async def post_init(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         await storage.open(verify=not checked)
         await lease.take()  # LeaseTaken: another process serves this database
+        # What the last run received and did not handle, before anything new: in order.
+        await updates.redeliver(storage, bot.read, app.update_queue)
         outbox: OutboxSender = app.bot_data[OUTBOX_KEY]
         await outbox.start()
         background.append(asyncio.create_task(lease.keep(lambda: _lost_lease(app))))
@@ -249,17 +265,36 @@ def build_application(
         ),
     )
     quiet_raw_batches()
+
+    async def record(raws: list[Any]) -> None:
+        try:
+            await storage.record_updates(raws, clock())
+        except Exception as exc:
+            if not is_full(exc):
+                raise  # not taken: polled again (webhook: answered 500, sent again)
+            # Nothing the updates ask for could be saved either: they are handled as they
+            # come, unrecorded, so that people are told so rather than met with silence.
+            log.warning("the disk is full: %d updates handled without the inbox", len(raws))
+
+    taken: set[int] = set()
+
+    async def finished(update: object) -> None:
+        await updates.finished(storage, taken, update)
+
+    bot.record_with(record)  # a polled batch is recorded before the next poll confirms it
     builder = (
         ApplicationBuilder()
         .bot(bot)
         .context_types(ContextTypes(context=BotContext))
-        .concurrent_updates(PerChatUpdateProcessor(256))
+        .concurrent_updates(PerChatUpdateProcessor(256, finished))
         .post_init(post_init)
         .post_stop(post_stop)
         .post_shutdown(post_shutdown)
     )
     app = builder.build()
     app.bot_data[SERVICES_KEY] = svc
+    app.bot_data[INBOX_KEY] = record  # the webhook records an update before its 200
+    app.bot_data[updates.TAKEN_KEY] = taken
     outbox = OutboxSender(app.bot, storage, settings, clock, lease.owner)
     outbox.on_taken_over = lambda: _lost_lease(app)
     outbox.may_send = lease.surely_held  # a request leaves only while the database is ours
