@@ -1,16 +1,20 @@
 """The inbox: updates recorded before Telegram hears they arrived, handled from there once.
 
 The real process killed and stopped mid-burst is in test_inbox_restarts.py; here the steps:
-the storage's states, the migration, an answer handled twice.
+the storage's states, the migration, an answer handled twice, the update processor's stop.
 """
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from telegram import Update
+
+from bot.app import PerChatUpdateProcessor
 from bot.handlers.updates import MAX_TRIES
 from bot.services.practice import Practice
 from bot.storage import Storage
@@ -114,3 +118,34 @@ async def test_an_answer_handled_again_is_scored_once_and_its_feedback_given_aga
     assert len(await practice.storage.answers_for(501)) == 1
     # Another message with the same text is a new answer: nothing is open any more.
     assert await practice.answer(501, ada, text, update_id=78) is None
+
+
+async def test_a_stop_handles_updates_for_the_grace_then_leaves_the_rest() -> None:
+    done: list[int] = []
+    processor = PerChatUpdateProcessor(256, finished=lambda u: _done(done, u))
+    started: list[int] = []
+
+    async def handle(update_id: int, seconds: float) -> None:
+        started.append(update_id)
+        await asyncio.sleep(seconds)
+
+    def update(update_id: int, chat: int) -> Update:
+        return Update.de_json(_raw(update_id) | {"message": {**_raw(update_id)["message"],
+            "chat": {"id": chat, "type": "private", "first_name": "A"}}}, None)  # fmt: skip
+
+    quick = asyncio.create_task(processor.process_update(update(1, 1), handle(1, 0.01)))
+    slow = asyncio.create_task(processor.process_update(update(2, 2), handle(2, 5)))
+    queued = asyncio.create_task(processor.process_update(update(3, 2), handle(3, 0.01)))
+    await asyncio.sleep(0.05)
+    processor.close_within(0.1)
+    await asyncio.wait_for(asyncio.gather(quick, slow, queued, return_exceptions=True), 1)
+    assert slow.cancelled()
+    late = handle(4, 0.01)
+    await processor.process_update(update(4, 3), late)  # after the grace: not started
+    assert started == [1, 2]
+    assert done == [1]  # only the one handled whole is done: 2, 3 and 4 stay in the inbox
+
+
+async def _done(done: list[int], update: object) -> None:
+    assert isinstance(update, Update)
+    done.append(update.update_id)

@@ -19,6 +19,7 @@ import os
 import random
 import signal
 import sqlite3
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -134,4 +135,45 @@ async def test_kill_9_while_people_answer_loses_no_answer_and_scores_none_twice(
     assert set(scores) == set(users)  # everyone got their score
     # Sent twice only if it arrived and the process died before marking it done: at most
     # the replies that can be out at once.
+    assert doubled <= REPLIES_IN_FLIGHT, scores.most_common(3)
+
+
+async def test_sigterm_with_replies_owed_exits_in_time_and_the_restart_sends_them(
+    api: FakeBotAPI, tmp_path: Path
+) -> None:
+    database = tmp_path / "bot.sqlite3"
+    users = await seed_open_questions(database, OWED, QUESTION)
+    first = await _start(api, database, RATE_LIMIT_PER_SECOND=RATE)
+    try:
+        await until(lambda: api.calls["getUpdates"] >= 1, 60, "the first poll")
+        await _burst(api, users)
+        await until(
+            lambda: api.unconfirmed == 0 and len(_scores(api)) >= 5,
+            WAIT,
+            "every answer taken and the first scores out",
+        )
+        owed = OWED - len(_scores(api))
+        started = time.monotonic()
+        first.send_signal(signal.SIGTERM)
+        _, stderr = await asyncio.wait_for(first.communicate(), 30)
+        took = time.monotonic() - started
+    finally:
+        if first.returncode is None:
+            first.kill()
+            await first.wait()
+    text = stderr.decode()
+    assert first.returncode == 0, text[-2000:]
+    assert "Traceback" not in text, text[text.index("Traceback") - 600 :][:900]
+    at_stop = _scores(api)
+    print(f"SIGTERM with {owed} of {OWED} replies owed: exited in {took:.1f} s")
+    assert took <= 10.0, f"SIGTERM took {took:.1f} s with {owed} replies owed"
+    assert len(at_stop) < OWED  # some were left for the next start
+    second = await _start(api, database, RATE_LIMIT_PER_SECOND=RATE)
+    await _everyone_scored_then_stop(api, second, users)
+    answers = _answers_per_user(database)
+    scores = _scores(api)
+    doubled = sum(scores.values()) - len(scores)
+    print(f"after the restart: every score sent, {doubled} twice")
+    assert [answers[u] for u in users] == [1] * OWED
+    assert set(scores) == set(users)
     assert doubled <= REPLIES_IN_FLIGHT, scores.most_common(3)
