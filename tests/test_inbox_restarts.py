@@ -15,6 +15,7 @@ figures (30 replies a second is Telegram's limit and the default).
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import random
 import signal
@@ -22,14 +23,16 @@ import sqlite3
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bot.ratelimit import REPLIES_IN_FLIGHT
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser
-from tests.support.run import run_env, start_run
+from tests.support.run import free_port, run_env, start_run
 from tests.support.seed import seed_open_questions
 from tests.support.wait import until
+from tests.test_webhook import SECRET, exchange, post_head
 
 ANSWERS = int(os.environ.get("INBOX_ANSWERS", "60"))  # the burst a kill lands in
 OWED = int(os.environ.get("INBOX_OWED", "240"))  # replies owed at SIGTERM
@@ -75,7 +78,7 @@ async def _burst(api: FakeBotAPI, users: list[int]) -> None:
 
 
 async def _everyone_scored_then_stop(
-    api: FakeBotAPI, process: asyncio.subprocess.Process, users: list[int]
+    api: FakeBotAPI, process: asyncio.subprocess.Process, users: list[int], port: int = 0
 ) -> str:
     """Wait for everyone's score (until none came for 20 s); then stop the bot."""
     loop = asyncio.get_running_loop()
@@ -87,7 +90,15 @@ async def _everyone_scored_then_stop(
     missing = set(users) - set(_scores(api))
     assert not missing, f"{len(missing)} of {len(users)} never got their score"
     before = len(api.to(WATCHER.id))  # a later message answered: nothing else on its way
-    api.message(WATCHER, "/help")
+    if port:  # webhook
+        help_ = _answer_update(10**6, WATCHER.id)
+        help_["message"] |= {
+            "text": "/help", "entities": [{"type": "bot_command", "offset": 0, "length": 5}],
+        }  # fmt: skip
+        body = json.dumps(help_).encode()
+        assert await exchange(port, post_head(port, len(body)), body) == 200
+    else:
+        api.message(WATCHER, "/help")
     await api.wait_for(WATCHER.id, before + 1, timeout=60)
     process.send_signal(signal.SIGTERM)
     _, stderr = await asyncio.wait_for(process.communicate(), 10)
@@ -177,3 +188,62 @@ async def test_sigterm_with_replies_owed_exits_in_time_and_the_restart_sends_the
     assert [answers[u] for u in users] == [1] * OWED
     assert set(scores) == set(users)
     assert doubled <= REPLIES_IN_FLIGHT, scores.most_common(3)
+
+
+def _answer_update(update_id: int, user_id: int) -> dict[str, Any]:
+    return {
+        "update_id": update_id,
+        "message": {
+            "message_id": update_id, "date": int(time.time()), "text": ANSWER,
+            "chat": {"id": user_id, "type": "private", "first_name": "u"},
+            "from": {"id": user_id, "is_bot": False, "first_name": "u", "language_code": "en"},
+        },
+    }  # fmt: skip
+
+
+async def _webhook_run(api: FakeBotAPI, database: Path, port: int) -> asyncio.subprocess.Process:
+    env = run_env(
+        api, database, **ENV, TELEGRAM_WEBHOOK_URL=f"http://127.0.0.1:{port}/telegram",
+        WEBHOOK_LISTEN="127.0.0.1", WEBHOOK_PORT=str(port), WEBHOOK_SECRET_TOKEN=SECRET,
+    )  # fmt: skip
+    process = await start_run(env, database.parent)
+    for _ in range(600):
+        try:
+            if await exchange(port, f"GET /healthz HTTP/1.1\r\nHost: x:{port}\r\n") == 200:
+                return process
+        except OSError:
+            pass
+        await asyncio.sleep(0.1)
+    process.kill()
+    raise AssertionError("the webhook listener never became healthy")
+
+
+async def test_kill_9_after_the_webhook_answered_200_loses_no_answer(
+    api: FakeBotAPI, tmp_path: Path
+) -> None:
+    """Telegram never sends an update again once the webhook answered 200: the answers
+    acknowledged and not handled when the process died are handled by the next start."""
+    database = tmp_path / "bot.sqlite3"
+    users = await seed_open_questions(database, ANSWERS, QUESTION)
+    port = free_port()
+    first = await _webhook_run(api, database, port)
+    try:
+        for update_id, user_id in enumerate(users, start=1):
+            body = json.dumps(_answer_update(update_id, user_id)).encode()
+            assert await exchange(port, post_head(port, len(body)), body) == 200
+        first.kill()  # every answer acknowledged; most of the scores not out yet
+        await first.wait()
+    finally:
+        if first.returncode is None:
+            first.kill()
+            await first.wait()
+    at_kill = len(_scores(api))
+    assert at_kill < ANSWERS, "killed after the burst was handled"
+    second = await _webhook_run(api, database, port)
+    await _everyone_scored_then_stop(api, second, users, port)
+    answers = _answers_per_user(database)
+    scores = _scores(api)
+    print(f"webhook: {at_kill} of {ANSWERS} scored before the kill")
+    assert [answers[u] for u in users] == [1] * ANSWERS
+    assert set(scores) == set(users)
+    assert sum(scores.values()) - len(scores) <= REPLIES_IN_FLIGHT
