@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from telegram import Update
-from telegram.error import NetworkError
+from telegram.error import TelegramError
 from telegram.ext import ExtBot
 
 log = logging.getLogger(__name__)
@@ -33,9 +33,10 @@ _SENDS = frozenset({"sendMessage", "editMessageText", "editMessageReplyMarkup"})
 _ECHOED = ("reply_to_message", "entities", "reply_markup", "link_preview_options")
 
 
-class InboxUnavailable(NetworkError):
+class InboxUnavailable(TelegramError):
     """The updates a getUpdates brought could not be recorded: they are not taken (the offset
-    stays), and polling tries again after PTB's backoff."""
+    stays), and polling tries again after PTB's backoff. Not a NetworkError: Telegram
+    answered, and the outbox must not wait for it as for an outage (bot.delivery)."""
 
 
 class TolerantBot(ExtBot[Any]):
