@@ -261,6 +261,7 @@ def build_application(
             task.cancel()
         await asyncio.gather(*background, return_exceptions=True)
         if storage._db is not None:
+            await marks.drain()  # updates handled whole are done, not handled again
             await lease.release()
             await storage.close()
         gc.unfreeze()
@@ -332,9 +333,7 @@ def build_application(
             log.warning("the disk is full: %d updates handled without the inbox", len(raws))
 
     taken: set[int] = set()
-
-    async def finished(update: object) -> None:
-        await updates.finished(storage, taken, update)
+    marks = updates.DoneMarks(storage, taken)
 
     bot.record_with(record)  # a polled batch is recorded before the next poll confirms it
     builder = (
@@ -342,7 +341,7 @@ def build_application(
         .application_class(InboxApplication)
         .bot(bot)
         .context_types(ContextTypes(context=BotContext))
-        .concurrent_updates(PerChatUpdateProcessor(256, finished))
+        .concurrent_updates(PerChatUpdateProcessor(256, marks.finished))
         .post_init(post_init)
         .post_stop(post_stop)
         .post_shutdown(post_shutdown)

@@ -18,7 +18,7 @@ from telegram import Update
 
 from bot.app import PerChatUpdateProcessor
 from bot.delivery import reachability
-from bot.handlers.updates import MAX_TRIES
+from bot.handlers.updates import MAX_TRIES, DoneMarks
 from bot.services.practice import Practice
 from bot.storage import Storage
 from bot.storage.database import migrations
@@ -182,3 +182,31 @@ async def test_a_batch_the_inbox_cannot_take_is_polled_again_not_an_outage(
     ]
     assert not any("Telegram is not answering" in line for line in lines), lines
     assert any("could not be recorded (disk I/O error)" in line for line in lines), lines
+
+
+async def test_done_marks_that_come_together_are_written_together(
+    storage: Storage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await storage.record_updates([_raw(i) for i in range(1, 6)], NOW)
+    for i in range(1, 6):
+        assert await storage.claim_update(i, NOW)
+    writes: list[list[int]] = []
+    real = storage.finish_updates
+
+    async def finish_updates(update_ids: list[int]) -> None:
+        writes.append(list(update_ids))
+        await real(update_ids)
+
+    monkeypatch.setattr(storage, "finish_updates", finish_updates)
+    taken = {1, 2, 3, 4}  # 5 was taken by another delivery's handling: not this one's mark
+    marks = DoneMarks(storage, taken)
+    ones = [asyncio.create_task(marks.finished(Update(update_id=i))) for i in (1, 2, 3, 5)]
+    cut = asyncio.create_task(marks.finished(Update(update_id=4)))
+    await asyncio.sleep(0)
+    cut.cancel()  # a stop's grace ran out while its mark was being written
+    await asyncio.gather(*ones)
+    await marks.drain()
+    assert writes == [[1, 2, 3, 4]]  # one write for the marks that came together
+    rows = await storage._all("SELECT update_id FROM processed_updates WHERE state = 'done'")
+    assert [r[0] for r in rows] == [1, 2, 3, 4]
+    assert taken == set()

@@ -63,13 +63,57 @@ async def first_delivery(update: Update, context: BotContext) -> None:
         await svc.storage.forget_updates_before(now - REMEMBER)
 
 
-async def finished(storage: Storage, taken: set[int], update: object) -> None:
-    """The handling of `update` ended (its handlers ran, or failed and were answered by the
-    error handler): done in the inbox, never handled again. `taken`: the bot_data's
-    TAKEN_KEY set."""
-    if isinstance(update, Update) and update.update_id in taken:
-        taken.discard(update.update_id)
-        await storage.finish_update(update.update_id)
+class DoneMarks:
+    """Marks updates done in the inbox once their handling ended (handlers ran, or failed
+    and were answered by the error handler): never handled again.
+
+    Many at once in one write: the marks that come while one write runs go together in the
+    next (a write is a round trip to the database thread, as dear as a small statement;
+    issue 13). Each caller returns once its own mark is written. `taken`: the bot_data's
+    TAKEN_KEY set (only the handling that took an update marks it).
+    """
+
+    def __init__(self, storage: Storage, taken: set[int]) -> None:
+        self._storage = storage
+        self._taken = taken
+        self._next: list[int] = []
+        self._next_written: asyncio.Future[None] | None = None
+        self._writing: asyncio.Task[None] | None = None
+
+    async def finished(self, update: object) -> None:
+        if not isinstance(update, Update) or update.update_id not in self._taken:
+            return
+        self._taken.discard(update.update_id)
+        self._next.append(update.update_id)
+        if self._next_written is None:
+            self._next_written = asyncio.get_running_loop().create_future()
+        written = self._next_written
+        if self._writing is None:
+            self._writing = asyncio.create_task(self._write())
+        # Shielded: a handling cancelled at a stop leaves its mark to be written all the same
+        # (its handling had ended); `drain` waits for it before the database closes.
+        await asyncio.shield(written)
+
+    async def _write(self) -> None:
+        try:
+            while self._next:
+                batch, written = self._next, self._next_written
+                self._next, self._next_written = [], None
+                assert written is not None
+                try:
+                    await self._storage.finish_updates(batch)
+                except Exception as exc:
+                    # Not done in the inbox: the next start handles these again.
+                    log.warning("could not mark %d updates handled: %s", len(batch), exc)
+                finally:
+                    written.set_result(None)
+        finally:
+            self._writing = None
+
+    async def drain(self) -> None:
+        """Wait for the marks under way (before the database closes)."""
+        while self._writing is not None:
+            await asyncio.shield(self._writing)
 
 
 async def redeliver(

@@ -65,9 +65,15 @@ class UpdatesStore(Database):
 
     async def finish_update(self, update_id: int) -> None:
         """The update's handling finished: done, and its body no longer kept."""
+        await self.finish_updates([update_id])
+
+    async def finish_updates(self, update_ids: list[int]) -> None:
+        """`finish_update` of several updates in one statement."""
+        marks = ", ".join("?" * len(update_ids))
         await self._write(
-            "UPDATE processed_updates SET state = 'done', body = NULL WHERE update_id = ?",
-            (update_id,),
+            "UPDATE processed_updates SET state = 'done', body = NULL"  # noqa: S608 - only ?s
+            f" WHERE update_id IN ({marks})",
+            update_ids,
         )
 
     async def unfinished_updates(self, max_tries: int) -> Unfinished:
