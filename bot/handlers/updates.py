@@ -12,7 +12,7 @@ Telegram may still deliver an update again: a webhook request it thinks failed, 
 request, or long polling after a restart that came before the offset was confirmed. The
 first handler of every update (group -2) takes its `update_id` in the database; one taken
 already stops there. The update processor (bot/app.py) marks it done once its handling
-finished (`finished`); one taken and not done when the process died is handled again by the
+finished (`DoneMarks`); one taken and not done when the process died is handled again by the
 next start. Handling twice is safe where it matters: an answer is stored once (the open
 question is closed only if still open, and the update's answer is found again, its feedback
 given again, bot/services/practice.py); a reply may be sent twice only when the process died
