@@ -8,7 +8,7 @@ import logging
 import random
 import signal
 import ssl
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -49,7 +49,7 @@ from bot.ratelimit import REPLIES_IN_FLIGHT, CappedRequest, PerChatRetryRateLimi
 from bot.retention import prune_forever
 from bot.services import Services
 from bot.services.practice import Clock, Practice, utc_now
-from bot.storage import Storage
+from bot.storage import Storage, is_full
 
 log = logging.getLogger(__name__)
 
@@ -60,14 +60,44 @@ class PerChatUpdateProcessor(BaseUpdateProcessor):
     PTB's simple processor runs everything concurrently, so two quick messages from one
     user could be answered out of order. Updates of one chat queue on that chat's lock
     (asyncio locks are FIFO); different chats run in parallel.
+
+    `finished(update)` is awaited once an update's handling ended (the inbox marks it done,
+    bot/handlers/updates.py). From `close_within(grace)` on, what is not handled when the
+    grace ends is cancelled, and what comes after is not started: it stays in the inbox,
+    and the next start handles it. PTB's stop waits for every queued update to be handled,
+    and replies wait for Telegram's rate: 600 owed held a SIGTERM 22 s (issue 28).
     """
 
-    def __init__(self, max_concurrent_updates: int) -> None:
+    def __init__(
+        self,
+        max_concurrent_updates: int,
+        finished: Callable[[object], Awaitable[None]] | None = None,
+    ) -> None:
         super().__init__(max_concurrent_updates)
         self._locks: dict[int, asyncio.Lock] = {}
         self._users: dict[int, int] = {}
+        self._finished = finished
+        self._handling: set[asyncio.Task[Any]] = set()
+        self._closing: asyncio.TimerHandle | None = None
+        self._closed = False
 
     async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
+        task = asyncio.current_task()
+        if self._closed or task is None:
+            _discard(coroutine)  # left in the inbox: the next start handles it
+            return
+        self._handling.add(task)
+        try:
+            await self._process(update, coroutine)
+            if self._finished is not None:
+                await self._finished(update)
+        except asyncio.CancelledError:
+            _discard(coroutine)  # cancelled before its chat's turn came: never started
+            raise
+        finally:
+            self._handling.discard(task)
+
+    async def _process(self, update: object, coroutine: Awaitable[Any]) -> None:
         key = _chat_key(update)
         if key is None:
             await coroutine
@@ -76,6 +106,9 @@ class PerChatUpdateProcessor(BaseUpdateProcessor):
         self._users[key] = self._users.get(key, 0) + 1
         try:
             async with lock:
+                if self._closed:
+                    _discard(coroutine)
+                    return
                 await coroutine
         finally:
             self._users[key] -= 1
@@ -83,11 +116,46 @@ class PerChatUpdateProcessor(BaseUpdateProcessor):
                 del self._users[key]
                 del self._locks[key]
 
+    def close_within(self, grace: float) -> None:
+        """Let updates be handled for `grace` seconds more, then cancel what is still being
+        handled and start nothing else. The first call sets the deadline."""
+        if self._closing is None and not self._closed:
+            self._closing = asyncio.get_running_loop().call_later(grace, self._close)
+
+    def _close(self) -> None:
+        self._closed = True
+        left = len(self._handling)
+        for task in list(self._handling):
+            task.cancel()
+        if left:
+            log.warning(
+                "stopping: %d updates not handled in time are left for the next start", left
+            )
+
     async def initialize(self) -> None:
         pass
 
     async def shutdown(self) -> None:
         pass
+
+
+def _discard(coroutine: Awaitable[Any]) -> None:
+    close = getattr(coroutine, "close", None)
+    if close is not None:
+        close()  # never started: no "never awaited" warning
+
+
+class InboxApplication(Application[Any, Any, Any, Any, Any, Any]):
+    """PTB's Application, whose stop handles queued updates for a grace only (see
+    PerChatUpdateProcessor.close_within): what is left stays in the inbox."""
+
+    stop_grace: float = 3.0
+
+    async def stop(self) -> None:
+        processor = self.update_processor
+        if isinstance(processor, PerChatUpdateProcessor):
+            processor.close_within(self.stop_grace)
+        await super().stop()
 
 
 def _chat_key(update: object) -> int | None:
@@ -106,6 +174,7 @@ LEASE_KEY = "lease"
 MENUS_KEY = "menus"
 REJECTED_KEY = "token_rejected"  # set when Telegram rejects the token while polling
 STOP_KEY = "stop"  # how this run stops itself: set by the polling runner or the webhook server
+INBOX_KEY = "inbox"  # records raw updates as received (the webhook's, before it answers 200)
 
 
 def build_application(
@@ -150,6 +219,8 @@ def build_application(
     async def post_init(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         await storage.open(verify=not checked)
         await lease.take()  # LeaseTaken: another process serves this database
+        # What the last run received and did not handle, before anything new: in order.
+        await updates.redeliver(storage, bot.read, app.update_queue)
         outbox: OutboxSender = app.bot_data[OUTBOX_KEY]
         await outbox.start()
         background.append(asyncio.create_task(lease.keep(lambda: _lost_lease(app))))
@@ -190,6 +261,7 @@ def build_application(
             task.cancel()
         await asyncio.gather(*background, return_exceptions=True)
         if storage._db is not None:
+            await marks.drain()  # updates handled whole are done, not handled again
             await lease.release()
             await storage.close()
         gc.unfreeze()
@@ -249,17 +321,37 @@ def build_application(
         ),
     )
     quiet_raw_batches()
+
+    async def record(raws: list[Any]) -> None:
+        try:
+            await storage.record_updates(raws, clock())
+        except Exception as exc:
+            if not is_full(exc):
+                raise  # not taken: polled again (webhook: answered 500, sent again)
+            # Nothing the updates ask for could be saved either: they are handled as they
+            # come, unrecorded, so that people are told so rather than met with silence.
+            log.warning("the disk is full: %d updates handled without the inbox", len(raws))
+
+    taken: set[int] = set()
+    marks = updates.DoneMarks(storage, taken)
+
+    bot.record_with(record)  # a polled batch is recorded before the next poll confirms it
     builder = (
         ApplicationBuilder()
+        .application_class(InboxApplication)
         .bot(bot)
         .context_types(ContextTypes(context=BotContext))
-        .concurrent_updates(PerChatUpdateProcessor(256))
+        .concurrent_updates(PerChatUpdateProcessor(256, marks.finished))
         .post_init(post_init)
         .post_stop(post_stop)
         .post_shutdown(post_shutdown)
     )
     app = builder.build()
+    if isinstance(app, InboxApplication):
+        app.stop_grace = settings.stop_grace_seconds
     app.bot_data[SERVICES_KEY] = svc
+    app.bot_data[INBOX_KEY] = record  # the webhook records an update before its 200
+    app.bot_data[updates.TAKEN_KEY] = taken
     outbox = OutboxSender(app.bot, storage, settings, clock, lease.owner)
     outbox.on_taken_over = lambda: _lost_lease(app)
     outbox.may_send = lease.surely_held  # a request leaves only while the database is ours
@@ -535,13 +627,23 @@ def _stop_now(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     (updates it had not confirmed are fetched again on the next start).
     """
     _cancel_polling_while_down(app)
+    _close_updates(app)
     raise SystemExit(0)  # what PTB's own stop signal handler does: run_polling shuts down
 
 
 def _stop_polling(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     """Stop a polling run from inside (the lease was lost), as a signal would."""
     _cancel_polling_while_down(app)
+    _close_updates(app)
     app.stop_running()
+
+
+def _close_updates(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """The stop's grace for handling updates starts now, with the signal (not once polling
+    has stopped): what is not handled by then is left in the inbox for the next start."""
+    processor = app.update_processor
+    if isinstance(processor, PerChatUpdateProcessor) and isinstance(app, InboxApplication):
+        processor.close_within(app.stop_grace)
 
 
 def _cancel_polling_while_down(app: Application[Any, Any, Any, Any, Any, Any]) -> None:

@@ -13,9 +13,11 @@ update id and the reason, not its content.
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from telegram import Update
+from telegram.error import TelegramError
 from telegram.ext import ExtBot
 
 log = logging.getLogger(__name__)
@@ -31,19 +33,41 @@ _SENDS = frozenset({"sendMessage", "editMessageText", "editMessageReplyMarkup"})
 _ECHOED = ("reply_to_message", "entities", "reply_markup", "link_preview_options")
 
 
-class TolerantBot(ExtBot[Any]):
-    """The application's bot: PTB's ExtBot, with a `getUpdates` that survives a bad update."""
+class InboxUnavailable(TelegramError):
+    """The updates a getUpdates brought could not be recorded: they are not taken (the offset
+    stays), and polling tries again after PTB's backoff. Not a NetworkError: Telegram
+    answered, and the outbox must not wait for it as for an outage (bot.delivery)."""
 
-    __slots__ = ("_last_batch",)
+
+class TolerantBot(ExtBot[Any]):
+    """The application's bot: PTB's ExtBot, with a `getUpdates` that survives a bad update
+    and records every batch in the inbox before it returns it (`record_with`)."""
+
+    __slots__ = ("_inbox", "_last_batch")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._last_batch: list[Any] = []
+        self._inbox: Callable[[list[Any]], Awaitable[object]] | None = None
+
+    def record_with(self, inbox: Callable[[list[Any]], Awaitable[object]]) -> None:
+        """Record every polled batch with `inbox` (bot/handlers/updates.py), awaited before
+        getUpdates returns it: before the next getUpdates confirms it to Telegram (PTB moves
+        the offset past a batch only when it polls again, after queueing it)."""
+        self._inbox = inbox
 
     async def _post(self, endpoint: str, data: Any = None, **kwargs: Any) -> Any:
         result = await super()._post(endpoint, data, **kwargs)
         if endpoint == "getUpdates":
             self._last_batch = result if isinstance(result, list) else []
+            if self._last_batch and self._inbox is not None:
+                try:
+                    await self._inbox(self._last_batch)
+                except Exception as exc:
+                    self._last_batch = []
+                    raise InboxUnavailable(
+                        f"the updates received could not be recorded ({exc}): not taken yet"
+                    ) from exc
         elif endpoint in _SENDS and isinstance(result, dict):
             for key in _ECHOED:
                 result.pop(key, None)
@@ -59,11 +83,18 @@ class TolerantBot(ExtBot[Any]):
                 raise
         updates = []
         for raw in batch:
-            update = self._read(raw)
+            update = self.read(raw)
             if update is not None:
-                self.insert_callback_data(update)
                 updates.append(update)
         return tuple(updates)
+
+    def read(self, raw: Any) -> Update | None:
+        """One raw update as PTB's Update; one it cannot read is an empty update (its id
+        kept), one without an id None."""
+        update = self._read(raw)
+        if update is not None:
+            self.insert_callback_data(update)
+        return update
 
     def _read(self, raw: Any) -> Update | None:
         try:

@@ -6,7 +6,9 @@ headers alone: a request without the right secret is refused (403), one announci
 than 1 MB is refused (413), both before a byte of the body is read; a body that grows past
 the limit without announcing it is cut off. Malformed JSON or an object that is not an
 update gets 400. A valid update goes to the Application's queue, where a repeated update_id
-is dropped (bot/handlers/updates.py). GET /healthz answers 200 while the database answers.
+is dropped (bot/handlers/updates.py); it is recorded in the database (the inbox) before it
+is answered 200, so a crash after that loses nothing: the next start handles it. GET /healthz
+answers 200 while the database answers.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from telegram import Update
 from telegram.ext import Application
 from tornado.httpserver import HTTPServer
 
-from bot.app import STOP_KEY, shut_down
+from bot.app import INBOX_KEY, STOP_KEY, shut_down
 from bot.config import Settings
 from bot.storage import Storage
 
@@ -100,6 +102,13 @@ class UpdateHandler(tornado.web.RequestHandler):
             self.send_error(HTTPStatus.BAD_REQUEST)
             return
         self.app.bot.insert_callback_data(update)
+        # In the inbox before Telegram hears 200: from then on it never sends it again.
+        try:
+            await self.app.bot_data[INBOX_KEY]([data])
+        except Exception as exc:
+            log.warning("webhook: update %s could not be recorded: %s", data["update_id"], exc)
+            self.send_error(HTTPStatus.INTERNAL_SERVER_ERROR)  # Telegram sends it again
+            return
         await self.app.update_queue.put(update)
         self.set_status(HTTPStatus.OK)
         self.finish()

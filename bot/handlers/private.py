@@ -161,7 +161,7 @@ async def answer(update: Update, context: BotContext) -> None:
         messages = prepend([svc.strings(lang, "answered_closed_question")], messages)
         await send(context, chat_id, messages, reply_to=message.message_id)
         return
-    feedback = await svc.practice.answer(chat_id, user, text)
+    feedback = await svc.practice.answer(chat_id, user, text, update.update_id)
     if feedback is None:  # nothing open (or it was answered a moment ago by another message)
         await send(context, chat_id, [svc.strings(lang, "no_open_question")])
         return

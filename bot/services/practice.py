@@ -219,8 +219,19 @@ class Practice:
             return None
         return ordered[count - 1].label, count
 
-    async def answer(self, chat_id: int, user: UserProfile, text: str) -> Feedback | None:
-        """Score `text` against the open question, store it, count the day. None if none open."""
+    async def answer(
+        self, chat_id: int, user: UserProfile, text: str, update_id: int | None = None
+    ) -> Feedback | None:
+        """Score `text` against the open question, store it, count the day. None if none open.
+
+        `update_id`: the update the answer came in. Handled again after a crash (the inbox,
+        bot/handlers/updates.py), an answer stored the first time is not scored again: its
+        feedback is given again, as it was (the scoring is pure), with the streak as it is.
+        """
+        if update_id is not None:
+            stored_before = await self.storage.answer_of_update(update_id)
+            if stored_before is not None:
+                return await self._feedback_again(user, stored_before)
         open_ = await self.open_question(chat_id)
         if open_ is None:
             return None
@@ -250,17 +261,45 @@ class Practice:
             record,
             lambda s: record_answer(s, day),
             review=ReviewUpdate(lambda card: review(card, rating, now), int(rating)),
+            update_id=update_id,
         )
         if stored is None:  # answered twice at once: the first one counted
             return None
         streak, answer_id, state = stored
         assert state is not None
+        return await self._feedback(user, question, result, hints, streak, answer_id, state.due)
+
+    async def _feedback(
+        self,
+        user: UserProfile,
+        question: Question,
+        result: ScoreResult,
+        hints: int,
+        streak: StreakState,
+        answer_id: int,
+        due: datetime,
+    ) -> Feedback:
         recent = await self.storage.recent_answers(user.user_id, LEVEL_UP_ANSWERS * 4)
         current = user.level or Level.BEGINNER
         at_level = [a.score for a in recent if a.level == current][:LEVEL_UP_ANSWERS]
         suggestion = level_up(current, at_level) if question.level == current else None
         average = sum(at_level) / len(at_level) if at_level else 0.0
-        return Feedback(question, result, hints, streak, answer_id, state.due, suggestion, average)
+        return Feedback(question, result, hints, streak, answer_id, due, suggestion, average)
+
+    async def _feedback_again(self, user: UserProfile, stored: StoredAnswer) -> Feedback | None:
+        """The feedback of an answer stored before (its update handled again); None if its
+        question left the library since."""
+        question = self.library.question(stored.question_id)
+        if question is None:
+            return None
+        from bot.core.scoring import score_answer
+
+        result = score_answer(question, stored.answer)
+        card = await self.storage.get_review(user.user_id, question.id)
+        due = card.due_at if card is not None else stored.answered_at
+        return await self._feedback(
+            user, question, result, stored.hints, user.streak, stored.answer_id, due
+        )
 
     async def is_own_answer(self, user_id: int, answer_id: int) -> bool:
         """Whether answer `answer_id` exists and is the user's (a rating button is theirs)."""

@@ -185,6 +185,7 @@ class PracticeStore(UsersStore):
         update_streak: Callable[[StreakState], StreakState],
         *,
         review: ReviewUpdate | None = None,
+        update_id: int | None = None,
     ) -> RecordedAnswer | None:
         """Store an answer, move the streak and the review card in one transaction; None if the
         question closed meanwhile.
@@ -192,6 +193,7 @@ class PracticeStore(UsersStore):
         The answer only counts if `record.question_id` is still the chat's open question, and
         closes it: a double-sent answer is scored once. `review` schedules
         the question's card from the one stored before, reviewed at `record.answered_at`.
+        `update_id`: the update the answer came in (`answer_of_update` finds it again).
         """
 
         async def body(db: aiosqlite.Connection) -> RecordedAnswer | None:
@@ -203,9 +205,9 @@ class PracticeStore(UsersStore):
                 return None
             cur = await db.execute(
                 "INSERT INTO answers (user_id, chat_id, question_id, level, answer, score,"
-                " covered, missed, partly, hints, answered_at, local_day)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                answer_values(record),
+                " covered, missed, partly, hints, answered_at, local_day, update_id)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (*answer_values(record), update_id),
             )
             answer_id = cur.lastrowid
             assert answer_id is not None
@@ -336,6 +338,11 @@ class PracticeStore(UsersStore):
     async def answer(self, answer_id: int) -> StoredAnswer | None:
         row = await self._one("SELECT * FROM answers WHERE id = ?", (answer_id,))
         return answer_from_row(row) if row else None
+
+    async def answer_of_update(self, update_id: int) -> StoredAnswer | None:
+        """The answer that came in update `update_id`, if one was stored."""
+        rows = await self._near("SELECT * FROM answers WHERE update_id = ?", (update_id,))
+        return answer_from_row(rows[0]) if rows else None
 
     async def answers_for(self, user_id: int) -> list[StoredAnswer]:
         """A user's answers, oldest first (for export)."""

@@ -322,6 +322,12 @@ class FakeBotAPI:
         self._new_update.set()
         return update_id
 
+    @property
+    def unconfirmed(self) -> int:
+        """Updates the bot has not confirmed yet (a getUpdates with a later offset did):
+        Telegram would deliver these again; the confirmed ones never."""
+        return len(self._updates)
+
     def replay(self, update_id: int) -> None:
         """Deliver an update again with its own update_id (a redelivery after a restart)."""
         self._replays.append(self._pushed[update_id])

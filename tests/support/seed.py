@@ -34,3 +34,31 @@ async def seed_due_subscribers(database: Path, chats: int) -> list[int]:
     finally:
         await storage.close()
     return ids
+
+
+async def seed_open_questions(database: Path, users: int, question_id: str) -> list[int]:
+    """`users` people in private chats, each with `question_id` open (asked a minute ago)."""
+    storage = Storage(database)
+    await storage.open()
+    now = datetime.now(UTC)
+    asked = (now - timedelta(minutes=1)).isoformat()
+    ids = list(range(60_001, 60_001 + users))
+    try:
+        async with storage.transaction() as db:
+            await db.executemany(
+                "INSERT INTO users (user_id, first_name, language, timezone, created_at, started)"
+                " VALUES (?, 'u', 'en', 'UTC', ?, 1)",
+                [(i, now.isoformat()) for i in ids],
+            )
+            await db.executemany(
+                "INSERT INTO chats (chat_id, kind, created_at) VALUES (?, 'private', ?)",
+                [(i, now.isoformat()) for i in ids],
+            )
+            await db.executemany(
+                "INSERT INTO open_questions (chat_id, user_id, question_id, asked_at)"
+                " VALUES (?, ?, ?, ?)",
+                [(i, i, question_id, asked) for i in ids],
+            )
+    finally:
+        await storage.close()
+    return ids
