@@ -50,6 +50,7 @@ from bot.retention import prune_forever
 from bot.services import Services
 from bot.services.practice import Clock, Practice, utc_now
 from bot.storage import Storage
+from bot.storage.outbox import release_lease_file
 
 log = logging.getLogger(__name__)
 
@@ -192,6 +193,8 @@ def build_application(
         if storage._db is not None:
             await lease.release()
             await storage.close()
+        else:  # stopped before post_init (Telegram never answered): run_bot took the lease
+            release_lease_file(settings.database_path, lease.owner)
         gc.unfreeze()
 
     def _lost_lease(app: Application[Any, Any, Any, Any, Any, Any]) -> None:

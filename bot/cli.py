@@ -464,7 +464,7 @@ def cmd_health(args: argparse.Namespace) -> int:
     from datetime import UTC, datetime
 
     from bot.storage import Storage
-    from bot.storage.outbox import LeaseHolder
+    from bot.storage.outbox import LeaseHolder, gone
 
     database = settings.database_path
     if not database.exists():
@@ -485,6 +485,12 @@ def cmd_health(args: argparse.Namespace) -> int:
         return 1
     if holder is None:
         print(f"ok: database {database} answers; no bot is running on it")
+        return 0
+    if gone(holder):  # it stopped without giving its lease back (kill -9, a crash)
+        print(
+            f"ok: database {database} answers; no bot is running on it"
+            f" (pid {holder.pid}, which held it, is gone)"
+        )
         return 0
     age = (datetime.now(UTC) - holder.heartbeat_at).total_seconds()
     bot = f"the bot on {database} (pid {holder.pid} on {holder.host})"
