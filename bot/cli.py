@@ -14,7 +14,7 @@ from typing import TextIO
 
 from pydantic import ValidationError
 
-from bot.config import Settings
+from bot.config import SettingRefused, Settings
 from bot.core.content import (
     Library,
     Pack,
@@ -29,6 +29,7 @@ from bot.core.levels import LEVEL_CHOICES, Level, parse_level
 from bot.core.yamlcache import YamlCache, beside
 from bot.i18n import LANGUAGES
 
+EXIT_CONFIG = 1  # a setting that does not fit, or a pack that does not load
 EXIT_USAGE = 2
 EXIT_DATABASE = 3  # the database file is unusable: the one-line reason is on stderr
 EXIT_TOKEN = 4  # Telegram rejected the token
@@ -353,6 +354,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_TOKEN
+    except SettingRefused as exc:
+        print(f"Configuration error: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
     except LeaseTaken as exc:
         print(exc, file=sys.stderr)
         return EXIT_RUNNING

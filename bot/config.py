@@ -11,6 +11,13 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from bot.core.timezones import resolve_timezone
 
 
+class SettingRefused(Exception):
+    """Telegram refused a setting's value (setWebhook answered 400 to the webhook URL)."""
+
+    def __init__(self, name: str, why: str) -> None:
+        super().__init__(f"{name}: Telegram refused it: {why}")
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
 
