@@ -42,7 +42,8 @@ def _settings() -> Settings:
         return Settings()
     except ValidationError as exc:
         problems = "; ".join(
-            f"{'.'.join(map(str, e['loc'])).upper()}: {e['msg']}" for e in exc.errors()
+            f"{'.'.join(map(str, e['loc'])).upper()}: {e['msg'].removeprefix('Value error, ')}"
+            for e in exc.errors()
         )
         raise SystemExit(f"Configuration error: {problems}") from None
 

@@ -27,14 +27,13 @@ from telegram.ext import Application
 from tornado.httpserver import HTTPServer
 
 from bot.app import STOP_KEY, shut_down
-from bot.config import SettingRefused, Settings
+from bot.config import WEBHOOK_PATH, SettingRefused, Settings
 from bot.storage import Storage
 
 log = logging.getLogger(__name__)
 
 MAX_BODY = 1024 * 1024  # Telegram's updates are a few KB; 1 MB leaves room for any of them
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"  # noqa: S105 - a header name
-WEBHOOK_PATH = "/telegram"
 HEALTH_PATH = "/healthz"
 
 AnyApp = Application[Any, Any, Any, Any, Any, Any]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -166,3 +167,46 @@ def test_content_check_reports_repeated_ids_even_when_another_file_is_broken(
     assert f"{tmp_path / 'c.yaml'}: field questions: missing (it is required)" in err
     # The broken third file does not hide the id two other files share.
     assert "db-1" in err and str(tmp_path / "a.yaml") in err and str(tmp_path / "b.yaml") in err
+
+
+# -- settings refused at the start: one line each, status 1 -------------------------------------
+
+
+def interview_bot(*args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """The real `interview-bot` command in a subprocess, with `env` over a clean environment
+    (no token, no webhook) and no `.env` in `cwd`."""
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "WEBHOOK_"))}
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *args],
+        env={**base, "DATABASE_PATH": str(cwd / "bot.sqlite3"), "CONTENT_DIR": str(CONTENT),
+             "TELEGRAM_BOT_TOKEN": "123456:" + "A" * 35, **env},
+        capture_output=True, text=True, timeout=60, check=False, cwd=cwd,
+    )  # fmt: skip
+
+
+def test_a_webhook_url_not_ending_in_telegram_is_refused(tmp_path: Path) -> None:
+    done = interview_bot(
+        "run",
+        cwd=tmp_path,
+        TELEGRAM_WEBHOOK_URL="https://bot.example.com/hook",
+        WEBHOOK_SECRET_TOKEN="s3cret-Token_1",
+    )
+    assert done.returncode == 1, done.stderr
+    assert done.stderr == (
+        "Configuration error: TELEGRAM_WEBHOOK_URL: 'https://bot.example.com/hook' does not"
+        " end in /telegram, the only path the listener serves: write"
+        " https://bot.example.com/hook/telegram and have your proxy pass that path on\n"
+    )
+    assert not (tmp_path / "bot.sqlite3").exists()  # refused before anything else
+
+
+def test_a_webhook_without_a_secret_is_refused(tmp_path: Path) -> None:
+    done = interview_bot(
+        "run", cwd=tmp_path, TELEGRAM_WEBHOOK_URL="https://bot.example.com/telegram"
+    )
+    assert done.returncode == 1, done.stderr
+    assert done.stderr == (
+        "Configuration error: WEBHOOK_SECRET_TOKEN: empty while TELEGRAM_WEBHOOK_URL is set:"
+        " anyone who finds the URL could post updates as any user; set it to a random string"
+        " of A-Z, a-z, 0-9, _ and - (up to 256), e.g. the output of `openssl rand -hex 32`\n"
+    )
