@@ -76,6 +76,18 @@ class Settings(BaseSettings):
     def _empty_is_none(cls, value: object) -> object:
         return None if value == "" else value
 
+    @field_validator("telegram_api_base_url")
+    @classmethod
+    def _api_base(cls, value: str | None) -> str | None:
+        """The token is appended to it (`…/bot<token>/getMe`): without the `/bot` every
+        request went to a URL with no such path, retried forever as a redacted InvalidURL."""
+        if value is None or value.rstrip("/").endswith("/bot"):
+            return value
+        raise ValueError(
+            f"{value!r} does not end in /bot (the token is put right after it):"
+            f" write {value.rstrip('/')}/bot"
+        )
+
     @field_validator("telegram_webhook_url")
     @classmethod
     def _webhook_path(cls, value: str | None) -> str | None:

@@ -210,3 +210,15 @@ def test_a_webhook_without_a_secret_is_refused(tmp_path: Path) -> None:
         " anyone who finds the URL could post updates as any user; set it to a random string"
         " of A-Z, a-z, 0-9, _ and - (up to 256), e.g. the output of `openssl rand -hex 32`\n"
     )
+
+
+def test_an_api_base_url_without_bot_is_refused_naming_the_fix(tmp_path: Path) -> None:
+    done = interview_bot("run", cwd=tmp_path, TELEGRAM_API_BASE_URL="http://localhost:8081")
+    assert done.returncode == 1, done.stderr
+    assert done.stderr == (
+        "Configuration error: TELEGRAM_API_BASE_URL: 'http://localhost:8081' does not end in"
+        " /bot (the token is put right after it): write http://localhost:8081/bot\n"
+    )
+    slash = interview_bot("run", cwd=tmp_path, TELEGRAM_API_BASE_URL="http://h:8081/api/")
+    assert slash.returncode == 1, slash.stderr
+    assert slash.stderr.endswith(": write http://h:8081/api/bot\n")
