@@ -41,11 +41,14 @@ def _settings() -> Settings:
     try:
         return Settings()
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(map(str, e['loc'])).upper()}: {e['msg'].removeprefix('Value error, ')}"
-            for e in exc.errors()
-        )
-        raise SystemExit(f"Configuration error: {problems}") from None
+        # One line per setting, each whole: grep-able, and none hidden at the end of another.
+        raise SystemExit(
+            "\n".join(
+                f"Configuration error: {'.'.join(map(str, e['loc'])).upper()}:"
+                f" {e['msg'].removeprefix('Value error, ')}"
+                for e in exc.errors()
+            )
+        ) from None
 
 
 def _library(

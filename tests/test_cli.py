@@ -222,3 +222,16 @@ def test_an_api_base_url_without_bot_is_refused_naming_the_fix(tmp_path: Path) -
     slash = interview_bot("run", cwd=tmp_path, TELEGRAM_API_BASE_URL="http://h:8081/api/")
     assert slash.returncode == 1, slash.stderr
     assert slash.stderr.endswith(": write http://h:8081/api/bot\n")
+
+
+def test_each_configuration_error_is_a_line_of_its_own(tmp_path: Path) -> None:
+    done = interview_bot(
+        "run", cwd=tmp_path, DEFAULT_TIMEZONE="Mars/Base", REMINDER_HOUR="25", LOG_LEVEL="LOUD"
+    )
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.splitlines() == [
+        "Configuration error: DEFAULT_TIMEZONE: unknown IANA time zone 'Mars/Base'"
+        " (example: Asia/Shanghai)",
+        "Configuration error: LOG_LEVEL: Input should be 'DEBUG', 'INFO', 'WARNING' or 'ERROR'",
+        "Configuration error: REMINDER_HOUR: Input should be less than or equal to 23",
+    ]
