@@ -30,11 +30,147 @@ from bot.core.yamlcache import YamlCache, beside
 from bot.i18n import LANGUAGES
 
 EXIT_CONFIG = 1  # a setting that does not fit, or a pack that does not load
-EXIT_USAGE = 2
+EXIT_USAGE = 2  # also argparse's, for a command line that does not parse
 EXIT_DATABASE = 3  # the database file is unusable: the one-line reason is on stderr
 EXIT_TOKEN = 4  # Telegram rejected the token
 EXIT_RUNNING = 5  # another process serves the database
 EXIT_LEASE_LOST = 6  # while running, another process took the database over
+
+# What each command reads and how it exits: the epilog of its --help. `run`'s statuses are the
+# table in docs/operations.md too, which a test keeps equal (tests/test_docs_match_the_code.py).
+SETTINGS = "the environment, then .env in the working directory:"
+DATABASE_READ = "DATABASE_PATH, the SQLite file (default data/bot.sqlite3)"
+READS: dict[str, tuple[str, ...]] = {
+    "run": (
+        f"{SETTINGS} TELEGRAM_BOT_TOKEN, TELEGRAM_API_BASE_URL, DATABASE_PATH, CONTENT_DIR,"
+        " TELEGRAM_WEBHOOK_URL, WEBHOOK_LISTEN, WEBHOOK_PORT, WEBHOOK_SECRET_TOKEN and the"
+        " other settings in docs/configuration.md",
+        f"{DATABASE_READ}, and its -wal, -shm, -wire, -clean, -yaml files beside it",
+        "CONTENT_DIR: question packs (*.yaml), strings/, fonts/",
+    ),
+    "practice": (
+        f"{SETTINGS} DATABASE_PATH, CONTENT_DIR, DEFAULT_TIMEZONE,"
+        " LC_ALL / LC_MESSAGES / LANG (the language, without --lang)",
+        f"{DATABASE_READ} (your answers and streak)",
+        "CONTENT_DIR: question packs and strings/; your answers from standard input",
+    ),
+    "score": (
+        f"{SETTINGS} CONTENT_DIR",
+        "CONTENT_DIR: question packs; the answer (or --batch JSON lines) from standard input",
+    ),
+    "export": (f"{SETTINGS} DATABASE_PATH", DATABASE_READ),
+    "backup": (f"{SETTINGS} DATABASE_PATH", f"{DATABASE_READ}: the live database it copies"),
+    "health": (
+        f"{SETTINGS} DATABASE_PATH, LEASE_SECONDS, TELEGRAM_WEBHOOK_URL, WEBHOOK_LISTEN,"
+        " WEBHOOK_PORT (webhook mode: asks the listener's GET /healthz)",
+        f"{DATABASE_READ}, read-only, with the running bot's lease",
+    ),
+    "content check": (
+        f"{SETTINGS} CONTENT_DIR",
+        "the pack files or folders given, else CONTENT_DIR/*.yaml",
+    ),
+    "content import": (
+        f"{SETTINGS} CONTENT_DIR",
+        "FILE; the shipped glossary, CONTENT_DIR/glossary/ and each --glossary",
+        "writes --out, else CONTENT_DIR/<pack>.yaml",
+    ),
+    "content eval": (
+        f"{SETTINGS} CONTENT_DIR",
+        "PACK (a file, or a pack id in CONTENT_DIR) and the GRADED YAML file",
+    ),
+}
+USAGE = "a command line that does not parse"
+SETTING_OR_PACK = "a setting that does not fit, or a question pack that does not load"
+UNUSABLE_DATABASE = "a database file it cannot use (the line names the file and why)"
+EXIT_STATUSES: dict[str, dict[int, str]] = {
+    "run": {
+        0: "stopped by SIGTERM or Ctrl-C",
+        EXIT_CONFIG: SETTING_OR_PACK,
+        EXIT_USAGE: "no TELEGRAM_BOT_TOKEN, or a usage error",
+        EXIT_DATABASE: UNUSABLE_DATABASE,
+        EXIT_TOKEN: "Telegram rejected the token",
+        EXIT_RUNNING: "another bot already serves this database",
+        EXIT_LEASE_LOST: "the database was taken over, or its file deleted or replaced,"
+        " while running",
+    },
+    "practice": {
+        0: "done (/quit, or the end of the input)",
+        EXIT_CONFIG: SETTING_OR_PACK,
+        EXIT_USAGE: f"no such --pack, or {USAGE}",
+        EXIT_DATABASE: UNUSABLE_DATABASE,
+    },
+    "score": {
+        0: "scored (with --batch: each bad line is a JSON error line)",
+        EXIT_CONFIG: f"{SETTING_OR_PACK}, or an unknown question id",
+        EXIT_USAGE: f"neither QUESTION_ID nor --batch, or {USAGE}",
+    },
+    "export": {
+        0: "written",
+        EXIT_CONFIG: "a setting that does not fit, or no database at DATABASE_PATH",
+        EXIT_USAGE: USAGE,
+        EXIT_DATABASE: UNUSABLE_DATABASE,
+    },
+    "backup": {
+        0: "copied and checked",
+        EXIT_CONFIG: "a setting that does not fit, no database, or FILE exists (no --force)",
+        EXIT_USAGE: f"FILE is the live database itself, or {USAGE}",
+        EXIT_DATABASE: UNUSABLE_DATABASE,
+    },
+    "health": {
+        0: "the bot can serve (or no bot is running and the database answers)",
+        EXIT_CONFIG: "unhealthy (stuck, no database, listener not answering),"
+        " or a setting that does not fit",
+        EXIT_USAGE: USAGE,
+        EXIT_DATABASE: UNUSABLE_DATABASE,
+    },
+    "content check": {
+        0: "every pack loads",
+        EXIT_CONFIG: "a pack that does not load, no pack files, warnings with --strict,"
+        " or a setting that does not fit",
+        EXIT_USAGE: USAGE,
+    },
+    "content import": {
+        0: "the draft pack is written",
+        EXIT_CONFIG: "FILE unreadable, a draft that does not validate, the output exists"
+        " (no --force), or a setting that does not fit",
+        EXIT_USAGE: f"a --pack id that is not a-z, 0-9, - and _, or {USAGE}",
+    },
+    "content eval": {
+        0: "the report is printed",
+        EXIT_CONFIG: "no such pack, a graded file that does not read, or a setting that"
+        " does not fit",
+        EXIT_USAGE: USAGE,
+    },
+}
+
+
+def _epilog(command: str) -> str:
+    """The `reads:` and `exit statuses:` of a command's --help, wrapped to 88 columns."""
+    import textwrap
+
+    def wrap(text: str, first: str, rest: str) -> list[str]:
+        return textwrap.wrap(text, 88, initial_indent=first, subsequent_indent=rest)
+
+    reads = [line for text in READS[command] for line in wrap(text, "  ", "    ")]
+    statuses = [
+        line
+        for n, why in sorted(EXIT_STATUSES[command].items())
+        for line in wrap(why, f"  {n}  ", " " * (4 + len(str(n))))
+    ]
+    return "\n".join(["reads:", *reads, "", "exit statuses:", *statuses])
+
+
+def _command(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], name: str, key: str, help: str
+) -> argparse.ArgumentParser:
+    """A subcommand whose --help ends with what it reads and how it exits (READS and
+    EXIT_STATUSES under `key`)."""
+    return sub.add_parser(
+        name,
+        help=help,
+        epilog=_epilog(key),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
 
 
 def _settings() -> Settings:
@@ -515,13 +651,19 @@ def cmd_health(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="interview-bot", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="interview-bot",
+        description=__doc__,
+        epilog="Each command's --help names what it reads and its exit statuses.",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
-    run = sub.add_parser("run", help="start the Telegram bot (long polling, or webhook if set)")
+    run = _command(
+        sub, "run", "run", help="start the Telegram bot (long polling, or webhook if set)"
+    )
     run.set_defaults(func=cmd_run)
 
-    practice = sub.add_parser("practice", help="answer questions in the terminal")
+    practice = _command(sub, "practice", "practice", help="answer questions in the terminal")
     practice.add_argument("--level", type=_level_arg, help=LEVEL_CHOICES)
     practice.add_argument("--pack", help="pack id, e.g. triton")
     practice.add_argument(
@@ -529,38 +671,44 @@ def build_parser() -> argparse.ArgumentParser:
     )
     practice.set_defaults(func=cmd_practice)
 
-    score = sub.add_parser("score", help="score an answer read from stdin, as JSON")
+    score = _command(sub, "score", "score", help="score an answer read from stdin, as JSON")
     score.add_argument("question_id", nargs="?", help="e.g. triton-q3")
     score.add_argument("--batch", action="store_true", help="read JSON lines of answers")
     score.set_defaults(func=cmd_score)
 
-    export = sub.add_parser("export", help="a user's answers as CSV")
+    export = _command(sub, "export", "export", help="a user's answers as CSV")
     export.add_argument(
         "--user", type=int, default=0, help="Telegram user id (default 0: terminal practice)"
     )
     export.add_argument("--out", help="file to write (default: standard output)")
     export.set_defaults(func=cmd_export)
 
-    backup = sub.add_parser(
-        "backup", help="copy the live database safely (SQLite's online backup), e.g. from cron"
+    backup = _command(
+        sub,
+        "backup",
+        "backup",
+        help="copy the live database safely (SQLite's online backup), e.g. from cron",
     )
     backup.add_argument("file", help="the copy to write, e.g. backups/bot-2026-03-02.sqlite3")
     backup.add_argument("--force", action="store_true", help="overwrite an existing file")
     backup.set_defaults(func=cmd_backup)
 
-    health = sub.add_parser("health", help="exit 0 if the bot can serve (for HEALTHCHECK)")
+    health = _command(sub, "health", "health", help="exit 0 if the bot can serve (for HEALTHCHECK)")
     health.set_defaults(func=cmd_health)
 
     content = sub.add_parser("content", help="check or import question packs")
     content_sub = content.add_subparsers(dest="content_command", required=True)
-    check = content_sub.add_parser("check", help="validate pack files")
+    check = _command(content_sub, "check", "content check", help="validate pack files")
     check.add_argument("paths", nargs="*", help="files or folders (default: CONTENT_DIR)")
     check.add_argument(
         "--strict", action="store_true", help="fail on authoring warnings too (exit 1)"
     )
     check.set_defaults(func=cmd_content_check)
-    imp = content_sub.add_parser(
-        "import", help="turn a Q&A document (seed text, Markdown, CSV/TSV) into a draft pack"
+    imp = _command(
+        content_sub,
+        "import",
+        "content import",
+        help="turn a Q&A document (seed text, Markdown, CSV/TSV) into a draft pack",
     )
     imp.add_argument("file")
     imp.add_argument("--pack", required=True, help="id of the new pack (a-z, 0-9, - and _)")
@@ -575,8 +723,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     imp.add_argument("--force", action="store_true", help="overwrite an existing file")
     imp.set_defaults(func=cmd_content_import)
-    ev = content_sub.add_parser(
-        "eval", help="measure how a pack's scores agree with graded answers (rho, pairwise)"
+    ev = _command(
+        content_sub,
+        "eval",
+        "content eval",
+        help="measure how a pack's scores agree with graded answers (rho, pairwise)",
     )
     ev.add_argument("pack", help="a pack file, or the id of a pack in CONTENT_DIR")
     ev.add_argument("graded", help="YAML file: question id -> [{grade, answer, kind}]")

@@ -235,3 +235,50 @@ def test_each_configuration_error_is_a_line_of_its_own(tmp_path: Path) -> None:
         "Configuration error: LOG_LEVEL: Input should be 'DEBUG', 'INFO', 'WARNING' or 'ERROR'",
         "Configuration error: REMINDER_HOUR: Input should be less than or equal to 23",
     ]
+
+
+# -- what each command's --help says it reads and how it exits ---------------------------------
+
+
+def test_run_help_names_what_it_reads_and_its_exit_statuses(tmp_path: Path) -> None:
+    done = interview_bot("run", "--help", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    text = done.stdout
+    for name in ("TELEGRAM_BOT_TOKEN", "TELEGRAM_API_BASE_URL", "DATABASE_PATH", "CONTENT_DIR",
+                 "TELEGRAM_WEBHOOK_URL", "WEBHOOK_SECRET_TOKEN", ".env"):  # fmt: skip
+        assert name in text, name
+    lines = [line.strip() for line in text.splitlines()]
+    assert "exit statuses:" in lines
+    for expected in (
+        "0  stopped by SIGTERM or Ctrl-C",
+        "2  no TELEGRAM_BOT_TOKEN, or a usage error",
+        "4  Telegram rejected the token",
+        "5  another bot already serves this database",
+        "6  the database was taken over, or its file deleted or replaced, while running",
+    ):
+        assert expected in lines, (expected, text)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["practice"],
+        ["score"],
+        ["export"],
+        ["backup"],
+        ["health"],
+        ["content", "check"],
+        ["content", "import"],
+        ["content", "eval"],
+    ],
+    ids=" ".join,
+)
+def test_every_command_help_says_what_it_reads_and_how_it_exits(
+    command: list[str], tmp_path: Path
+) -> None:
+    done = interview_bot(*command, "--help", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = [line.strip() for line in done.stdout.splitlines()]
+    assert "reads:" in lines and "exit statuses:" in lines, done.stdout
+    assert "0  done" in lines or any(line.startswith("0  ") for line in lines), done.stdout
+    assert any(line.startswith("1  ") for line in lines), done.stdout
