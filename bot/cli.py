@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import gc
 import json
+import os
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -35,6 +36,7 @@ EXIT_DATABASE = 3  # the database file is unusable: the one-line reason is on st
 EXIT_TOKEN = 4  # Telegram rejected the token
 EXIT_RUNNING = 5  # another process serves the database
 EXIT_LEASE_LOST = 6  # while running, another process took the database over
+EXIT_OUTPUT_CLOSED = 141  # the reader of the output went away: 128 + SIGPIPE, as `yes | head`
 
 # What each command reads and how it exits: the epilog of its --help. `run`'s statuses are the
 # table in docs/operations.md too, which a test keeps equal (tests/test_docs_match_the_code.py).
@@ -81,6 +83,7 @@ READS: dict[str, tuple[str, ...]] = {
 }
 USAGE = "a command line that does not parse"
 SETTING_OR_PACK = "a setting that does not fit, or a question pack that does not load"
+OUTPUT_CLOSED = "the reader of its output went away (`| head`): it stops quietly"
 UNUSABLE_DATABASE = "a database file it cannot use (the line names the file and why)"
 EXIT_STATUSES: dict[str, dict[int, str]] = {
     "run": {
@@ -98,23 +101,27 @@ EXIT_STATUSES: dict[str, dict[int, str]] = {
         EXIT_CONFIG: SETTING_OR_PACK,
         EXIT_USAGE: f"no such --pack, or {USAGE}",
         EXIT_DATABASE: UNUSABLE_DATABASE,
+        EXIT_OUTPUT_CLOSED: OUTPUT_CLOSED,
     },
     "score": {
         0: "scored (with --batch: each bad line is a JSON error line)",
         EXIT_CONFIG: f"{SETTING_OR_PACK}, or an unknown question id",
         EXIT_USAGE: f"neither QUESTION_ID nor --batch, or {USAGE}",
+        EXIT_OUTPUT_CLOSED: OUTPUT_CLOSED,
     },
     "export": {
         0: "written",
         EXIT_CONFIG: "a setting that does not fit, or no database at DATABASE_PATH",
         EXIT_USAGE: USAGE,
         EXIT_DATABASE: UNUSABLE_DATABASE,
+        EXIT_OUTPUT_CLOSED: OUTPUT_CLOSED,
     },
     "backup": {
         0: "copied and checked",
         EXIT_CONFIG: "a setting that does not fit, no database, or FILE exists (no --force)",
         EXIT_USAGE: f"FILE is the live database itself, or {USAGE}",
         EXIT_DATABASE: UNUSABLE_DATABASE,
+        EXIT_OUTPUT_CLOSED: OUTPUT_CLOSED,
     },
     "health": {
         0: "the bot can serve (or no bot is running and the database answers)",
@@ -122,24 +129,28 @@ EXIT_STATUSES: dict[str, dict[int, str]] = {
         " or a setting that does not fit",
         EXIT_USAGE: USAGE,
         EXIT_DATABASE: UNUSABLE_DATABASE,
+        EXIT_OUTPUT_CLOSED: OUTPUT_CLOSED,
     },
     "content check": {
         0: "every pack loads",
         EXIT_CONFIG: "a pack that does not load, no pack files, warnings with --strict,"
         " or a setting that does not fit",
         EXIT_USAGE: USAGE,
+        EXIT_OUTPUT_CLOSED: OUTPUT_CLOSED,
     },
     "content import": {
         0: "the draft pack is written",
         EXIT_CONFIG: "FILE unreadable, a draft that does not validate, the output exists"
         " (no --force), or a setting that does not fit",
         EXIT_USAGE: f"a --pack id that is not a-z, 0-9, - and _, or {USAGE}",
+        EXIT_OUTPUT_CLOSED: OUTPUT_CLOSED,
     },
     "content eval": {
         0: "the report is printed",
         EXIT_CONFIG: "no such pack, a graded file that does not read, or a setting that"
         " does not fit",
         EXIT_USAGE: USAGE,
+        EXIT_OUTPUT_CLOSED: OUTPUT_CLOSED,
     },
 }
 
@@ -152,10 +163,11 @@ def _epilog(command: str) -> str:
         return textwrap.wrap(text, 88, initial_indent=first, subsequent_indent=rest)
 
     reads = [line for text in READS[command] for line in wrap(text, "  ", "    ")]
+    width = max(len(str(n)) for n in EXIT_STATUSES[command])
     statuses = [
         line
         for n, why in sorted(EXIT_STATUSES[command].items())
-        for line in wrap(why, f"  {n}  ", " " * (4 + len(str(n))))
+        for line in wrap(why, f"  {n:<{width}}  ", " " * (4 + width))
     ]
     return "\n".join(["reads:", *reads, "", "exit statuses:", *statuses])
 
@@ -752,7 +764,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         code: int = args.func(args)
+        sys.stdout.flush()  # a pipe's buffer: a reader gone shows here, not at exit
     except DatabaseFileError as exc:
         print(exc, file=sys.stderr)
         return EXIT_DATABASE
+    except BrokenPipeError:
+        return _output_closed()
     return code
+
+
+def _output_closed() -> int:
+    """The reader of our output went away (`interview-bot practice | head`): stop quietly,
+    as a Unix tool stopped by SIGPIPE does, instead of a traceback. What is left in the
+    buffer goes nowhere (Python would flush it at exit and print the error again)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return EXIT_OUTPUT_CLOSED

@@ -282,3 +282,39 @@ def test_every_command_help_says_what_it_reads_and_how_it_exits(
     assert "reads:" in lines and "exit statuses:" in lines, done.stdout
     assert "0  done" in lines or any(line.startswith("0  ") for line in lines), done.stdout
     assert any(line.startswith("1  ") for line in lines), done.stdout
+
+
+# -- output cut off by its reader (`| head`) ---------------------------------------------------
+
+
+def closed_pipe_run(*args: str, stdin: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """`interview-bot ARGS` writing into a pipe nobody reads any more (`| head` gone)."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        return subprocess.run(
+            [sys.executable, "-m", "bot", *args],
+            env={**os.environ, "DATABASE_PATH": str(cwd / "bot.sqlite3"),
+                 "CONTENT_DIR": str(CONTENT)},
+            input=stdin, stdout=write, stderr=subprocess.PIPE, text=True, timeout=60,
+            check=False, cwd=cwd,
+        )  # fmt: skip
+    finally:
+        os.close(write)
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin"),
+    [
+        (("practice", "--lang", "en", "--pack", "triton"), "an answer\n/quit\n"),
+        (("score", "triton-q3"), "max_batch_size"),
+        (("content", "check"), ""),
+    ],
+    ids=lambda v: v[0] if isinstance(v, tuple) else "",
+)
+def test_output_cut_off_by_its_reader_exits_quietly(
+    args: tuple[str, ...], stdin: str, tmp_path: Path
+) -> None:
+    done = closed_pipe_run(*args, stdin=stdin, cwd=tmp_path)
+    assert done.stderr == ""
+    assert done.returncode == 141  # as `yes | head`: 128 + SIGPIPE
