@@ -292,6 +292,7 @@ async def _watch_polling(
     status for a rejected token.
     """
     await polling.wait()  # a getUpdates is out: PTB's polling task runs
+    log.info("bot @%s started: long polling", app.bot.username)
     task = getattr(app.updater, "_Updater__polling_task", None)
     if not isinstance(task, asyncio.Task):
         return

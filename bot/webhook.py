@@ -201,8 +201,8 @@ async def serve_webhook(app: AnyApp, settings: Settings, storage: Storage) -> No
             return
         await app.start()
         log.info(
-            "webhook listening on %s:%s%s", settings.webhook_listen, settings.webhook_port,
-            WEBHOOK_PATH,
+            "bot @%s started: webhook at %s (listening on %s:%s)", app.bot.username,
+            settings.telegram_webhook_url, settings.webhook_listen, settings.webhook_port,
         )  # fmt: skip
         await stop.wait()
         log.info("stopping")

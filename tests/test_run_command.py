@@ -34,6 +34,7 @@ async def test_the_bot_runs_answers_and_stops_cleanly(api: FakeBotAPI, tmp_path:
     logs = stderr.decode()
     assert process.returncode == 0, logs[-2000:]
     assert "starting: 2 packs, 24 questions" in logs  # content/: triton and llm
+    assert "INFO bot.app: bot @interview_test_bot started: long polling\n" in logs
     assert api.token not in logs and api.token.split(":")[1] not in logs
     assert (tmp_path / "data" / "bot.sqlite3").exists()
 
@@ -81,6 +82,10 @@ async def test_webhook_mode_takes_updates_only_with_the_secret(
         process.send_signal(signal.SIGINT)
         _, stderr = await asyncio.wait_for(process.communicate(), 30)
     assert process.returncode == 0, stderr.decode()[-2000:]
+    assert (
+        f"bot @interview_test_bot started: webhook at {url} (listening on 127.0.0.1:{port})\n"
+        in stderr.decode()
+    )
 
 
 def webhook_env(api: FakeBotAPI, tmp_path: Path, port: int) -> dict[str, str]:
