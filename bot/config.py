@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
@@ -116,6 +117,14 @@ class Settings(BaseSettings):
                 "empty while TELEGRAM_WEBHOOK_URL is set: anyone who finds the URL could post"
                 " updates as any user; set it to a random string of A-Z, a-z, 0-9, _ and -"
                 " (up to 256), e.g. the output of `openssl rand -hex 32`"
+            )
+        # Telegram's setWebhook refuses any other (the value itself is never printed).
+        if value is not None and not re.fullmatch(
+            r"[A-Za-z0-9_-]{1,256}", value.get_secret_value()
+        ):
+            raise ValueError(
+                "Telegram takes 1 to 256 of A-Z, a-z, 0-9, _ and - only, e.g. the output of"
+                " `openssl rand -hex 32`"
             )
         return value
 

@@ -318,3 +318,18 @@ def test_output_cut_off_by_its_reader_exits_quietly(
     done = closed_pipe_run(*args, stdin=stdin, cwd=tmp_path)
     assert done.stderr == ""
     assert done.returncode == 141  # as `yes | head`: 128 + SIGPIPE
+
+
+def test_a_webhook_secret_telegram_would_refuse_is_named(tmp_path: Path) -> None:
+    done = interview_bot(
+        "run",
+        cwd=tmp_path,
+        TELEGRAM_WEBHOOK_URL="https://bot.example.com/telegram",
+        WEBHOOK_SECRET_TOKEN="my secret!",
+    )
+    assert done.returncode == 1, done.stderr
+    assert done.stderr == (
+        "Configuration error: WEBHOOK_SECRET_TOKEN: Telegram takes 1 to 256 of A-Z, a-z,"
+        " 0-9, _ and - only, e.g. the output of `openssl rand -hex 32`\n"
+    )
+    assert "my secret" not in done.stderr
