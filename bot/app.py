@@ -50,6 +50,7 @@ from bot.retention import prune_forever
 from bot.services import Services
 from bot.services.practice import Clock, Practice, utc_now
 from bot.storage import Storage, is_full
+from bot.storage.outbox import release_lease_file
 
 log = logging.getLogger(__name__)
 
@@ -264,6 +265,8 @@ def build_application(
             await marks.drain()  # updates handled whole are done, not handled again
             await lease.release()
             await storage.close()
+        else:  # stopped before post_init (Telegram never answered): run_bot took the lease
+            release_lease_file(settings.database_path, lease.owner)
         gc.unfreeze()
 
     def _lost_lease(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
@@ -381,6 +384,7 @@ async def _watch_polling(
     status for a rejected token.
     """
     await polling.wait()  # a getUpdates is out: PTB's polling task runs
+    log.info("bot @%s started: long polling", app.bot.username)
     task = getattr(app.updater, "_Updater__polling_task", None)
     if not isinstance(task, asyncio.Task):
         return

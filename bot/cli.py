@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import gc
 import json
+import os
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -14,7 +15,7 @@ from typing import TextIO
 
 from pydantic import ValidationError
 
-from bot.config import Settings
+from bot.config import SettingRefused, Settings
 from bot.core.content import (
     Library,
     Pack,
@@ -29,21 +30,173 @@ from bot.core.levels import LEVEL_CHOICES, Level, parse_level
 from bot.core.yamlcache import YamlCache, beside
 from bot.i18n import LANGUAGES
 
-EXIT_USAGE = 2
+EXIT_CONFIG = 1  # a setting that does not fit, or a pack that does not load
+EXIT_USAGE = 2  # also argparse's, for a command line that does not parse
 EXIT_DATABASE = 3  # the database file is unusable: the one-line reason is on stderr
 EXIT_TOKEN = 4  # Telegram rejected the token
 EXIT_RUNNING = 5  # another process serves the database
 EXIT_LEASE_LOST = 6  # while running, another process took the database over
+EXIT_OUTPUT_CLOSED = 141  # the reader of the output went away: 128 + SIGPIPE, as `yes | head`
+
+# What each command reads and how it exits: the epilog of its --help. `run`'s statuses are the
+# table in docs/operations.md too, which a test keeps equal (tests/test_docs_match_the_code.py).
+SETTINGS = "the environment, then .env in the working directory:"
+DATABASE_READ = "DATABASE_PATH, the SQLite file (default data/bot.sqlite3)"
+READS: dict[str, tuple[str, ...]] = {
+    "run": (
+        f"{SETTINGS} TELEGRAM_BOT_TOKEN, TELEGRAM_API_BASE_URL, DATABASE_PATH, CONTENT_DIR,"
+        " TELEGRAM_WEBHOOK_URL, WEBHOOK_LISTEN, WEBHOOK_PORT, WEBHOOK_SECRET_TOKEN and the"
+        " other settings in docs/configuration.md",
+        f"{DATABASE_READ}, and its -wal, -shm, -wire, -clean, -yaml files beside it",
+        "CONTENT_DIR: question packs (*.yaml), strings/, fonts/",
+    ),
+    "practice": (
+        f"{SETTINGS} DATABASE_PATH, CONTENT_DIR, DEFAULT_TIMEZONE,"
+        " LC_ALL / LC_MESSAGES / LANG (the language, without --lang)",
+        f"{DATABASE_READ} (your answers and streak)",
+        "CONTENT_DIR: question packs and strings/; your answers from standard input",
+    ),
+    "score": (
+        f"{SETTINGS} CONTENT_DIR",
+        "CONTENT_DIR: question packs; the answer (or --batch JSON lines) from standard input",
+    ),
+    "export": (f"{SETTINGS} DATABASE_PATH", DATABASE_READ),
+    "backup": (f"{SETTINGS} DATABASE_PATH", f"{DATABASE_READ}: the live database it copies"),
+    "health": (
+        f"{SETTINGS} DATABASE_PATH, LEASE_SECONDS, TELEGRAM_WEBHOOK_URL, WEBHOOK_LISTEN,"
+        " WEBHOOK_PORT (webhook mode: asks the listener's GET /healthz)",
+        f"{DATABASE_READ}, read-only, with the running bot's lease",
+    ),
+    "content check": (
+        f"{SETTINGS} CONTENT_DIR",
+        "the pack files or folders given, else CONTENT_DIR/*.yaml",
+    ),
+    "content import": (
+        f"{SETTINGS} CONTENT_DIR",
+        "FILE; the shipped glossary, CONTENT_DIR/glossary/ and each --glossary",
+        "writes --out, else CONTENT_DIR/<pack>.yaml",
+    ),
+    "content eval": (
+        f"{SETTINGS} CONTENT_DIR",
+        "PACK (a file, or a pack id in CONTENT_DIR) and the GRADED YAML file",
+    ),
+}
+USAGE = "a command line that does not parse"
+SETTING_OR_PACK = "a setting that does not fit, or a question pack that does not load"
+OUTPUT_CLOSED = "the reader of its output went away (`| head`): it stops quietly"
+UNUSABLE_DATABASE = "a database file it cannot use (the line names the file and why)"
+EXIT_STATUSES: dict[str, dict[int, str]] = {
+    "run": {
+        0: "stopped by SIGTERM or Ctrl-C",
+        EXIT_CONFIG: SETTING_OR_PACK,
+        EXIT_USAGE: "no TELEGRAM_BOT_TOKEN, or a usage error",
+        EXIT_DATABASE: UNUSABLE_DATABASE,
+        EXIT_TOKEN: "Telegram rejected the token",
+        EXIT_RUNNING: "another bot already serves this database",
+        EXIT_LEASE_LOST: "the database was taken over, or its file deleted or replaced,"
+        " while running",
+    },
+    "practice": {
+        0: "done (/quit, or the end of the input)",
+        EXIT_CONFIG: SETTING_OR_PACK,
+        EXIT_USAGE: f"no such --pack, or {USAGE}",
+        EXIT_DATABASE: UNUSABLE_DATABASE,
+        EXIT_OUTPUT_CLOSED: OUTPUT_CLOSED,
+    },
+    "score": {
+        0: "scored (with --batch: each bad line is a JSON error line)",
+        EXIT_CONFIG: f"{SETTING_OR_PACK}, or an unknown question id",
+        EXIT_USAGE: f"neither QUESTION_ID nor --batch, or {USAGE}",
+        EXIT_OUTPUT_CLOSED: OUTPUT_CLOSED,
+    },
+    "export": {
+        0: "written",
+        EXIT_CONFIG: "a setting that does not fit, or no database at DATABASE_PATH",
+        EXIT_USAGE: USAGE,
+        EXIT_DATABASE: UNUSABLE_DATABASE,
+        EXIT_OUTPUT_CLOSED: OUTPUT_CLOSED,
+    },
+    "backup": {
+        0: "copied and checked",
+        EXIT_CONFIG: "a setting that does not fit, no database, or FILE exists (no --force)",
+        EXIT_USAGE: f"FILE is the live database itself, or {USAGE}",
+        EXIT_DATABASE: UNUSABLE_DATABASE,
+        EXIT_OUTPUT_CLOSED: OUTPUT_CLOSED,
+    },
+    "health": {
+        0: "the bot can serve (or no bot is running and the database answers)",
+        EXIT_CONFIG: "unhealthy (stuck, no database, listener not answering),"
+        " or a setting that does not fit",
+        EXIT_USAGE: USAGE,
+        EXIT_DATABASE: UNUSABLE_DATABASE,
+        EXIT_OUTPUT_CLOSED: OUTPUT_CLOSED,
+    },
+    "content check": {
+        0: "every pack loads",
+        EXIT_CONFIG: "a pack that does not load, no pack files, warnings with --strict,"
+        " or a setting that does not fit",
+        EXIT_USAGE: USAGE,
+        EXIT_OUTPUT_CLOSED: OUTPUT_CLOSED,
+    },
+    "content import": {
+        0: "the draft pack is written",
+        EXIT_CONFIG: "FILE unreadable, a draft that does not validate, the output exists"
+        " (no --force), or a setting that does not fit",
+        EXIT_USAGE: f"a --pack id that is not a-z, 0-9, - and _, or {USAGE}",
+        EXIT_OUTPUT_CLOSED: OUTPUT_CLOSED,
+    },
+    "content eval": {
+        0: "the report is printed",
+        EXIT_CONFIG: "no such pack, a graded file that does not read, or a setting that"
+        " does not fit",
+        EXIT_USAGE: USAGE,
+        EXIT_OUTPUT_CLOSED: OUTPUT_CLOSED,
+    },
+}
+
+
+def _epilog(command: str) -> str:
+    """The `reads:` and `exit statuses:` of a command's --help, wrapped to 88 columns."""
+    import textwrap
+
+    def wrap(text: str, first: str, rest: str) -> list[str]:
+        return textwrap.wrap(text, 88, initial_indent=first, subsequent_indent=rest)
+
+    reads = [line for text in READS[command] for line in wrap(text, "  ", "    ")]
+    width = max(len(str(n)) for n in EXIT_STATUSES[command])
+    statuses = [
+        line
+        for n, why in sorted(EXIT_STATUSES[command].items())
+        for line in wrap(why, f"  {n:<{width}}  ", " " * (4 + width))
+    ]
+    return "\n".join(["reads:", *reads, "", "exit statuses:", *statuses])
+
+
+def _command(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], name: str, key: str, help: str
+) -> argparse.ArgumentParser:
+    """A subcommand whose --help ends with what it reads and how it exits (READS and
+    EXIT_STATUSES under `key`)."""
+    return sub.add_parser(
+        name,
+        help=help,
+        epilog=_epilog(key),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
 
 
 def _settings() -> Settings:
     try:
         return Settings()
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(map(str, e['loc'])).upper()}: {e['msg']}" for e in exc.errors()
-        )
-        raise SystemExit(f"Configuration error: {problems}") from None
+        # One line per setting, each whole: grep-able, and none hidden at the end of another.
+        raise SystemExit(
+            "\n".join(
+                f"Configuration error: {'.'.join(map(str, e['loc'])).upper()}:"
+                f" {e['msg'].removeprefix('Value error, ')}"
+                for e in exc.errors()
+            )
+        ) from None
 
 
 def _library(
@@ -353,6 +506,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_TOKEN
+    except SettingRefused as exc:
+        print(f"Configuration error: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
     except LeaseTaken as exc:
         print(exc, file=sys.stderr)
         return EXIT_RUNNING
@@ -464,7 +620,7 @@ def cmd_health(args: argparse.Namespace) -> int:
     from datetime import UTC, datetime
 
     from bot.storage import Storage
-    from bot.storage.outbox import LeaseHolder
+    from bot.storage.outbox import LeaseHolder, gone
 
     database = settings.database_path
     if not database.exists():
@@ -486,6 +642,12 @@ def cmd_health(args: argparse.Namespace) -> int:
     if holder is None:
         print(f"ok: database {database} answers; no bot is running on it")
         return 0
+    if gone(holder):  # it stopped without giving its lease back (kill -9, a crash)
+        print(
+            f"ok: database {database} answers; no bot is running on it"
+            f" (pid {holder.pid}, which held it, is gone)"
+        )
+        return 0
     age = (datetime.now(UTC) - holder.heartbeat_at).total_seconds()
     bot = f"the bot on {database} (pid {holder.pid} on {holder.host})"
     if age > HEARTBEAT_LEASES * settings.lease_seconds:
@@ -501,13 +663,19 @@ def cmd_health(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="interview-bot", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="interview-bot",
+        description=__doc__,
+        epilog="Each command's --help names what it reads and its exit statuses.",
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
-    run = sub.add_parser("run", help="start the Telegram bot (long polling, or webhook if set)")
+    run = _command(
+        sub, "run", "run", help="start the Telegram bot (long polling, or webhook if set)"
+    )
     run.set_defaults(func=cmd_run)
 
-    practice = sub.add_parser("practice", help="answer questions in the terminal")
+    practice = _command(sub, "practice", "practice", help="answer questions in the terminal")
     practice.add_argument("--level", type=_level_arg, help=LEVEL_CHOICES)
     practice.add_argument("--pack", help="pack id, e.g. triton")
     practice.add_argument(
@@ -515,38 +683,44 @@ def build_parser() -> argparse.ArgumentParser:
     )
     practice.set_defaults(func=cmd_practice)
 
-    score = sub.add_parser("score", help="score an answer read from stdin, as JSON")
+    score = _command(sub, "score", "score", help="score an answer read from stdin, as JSON")
     score.add_argument("question_id", nargs="?", help="e.g. triton-q3")
     score.add_argument("--batch", action="store_true", help="read JSON lines of answers")
     score.set_defaults(func=cmd_score)
 
-    export = sub.add_parser("export", help="a user's answers as CSV")
+    export = _command(sub, "export", "export", help="a user's answers as CSV")
     export.add_argument(
         "--user", type=int, default=0, help="Telegram user id (default 0: terminal practice)"
     )
     export.add_argument("--out", help="file to write (default: standard output)")
     export.set_defaults(func=cmd_export)
 
-    backup = sub.add_parser(
-        "backup", help="copy the live database safely (SQLite's online backup), e.g. from cron"
+    backup = _command(
+        sub,
+        "backup",
+        "backup",
+        help="copy the live database safely (SQLite's online backup), e.g. from cron",
     )
     backup.add_argument("file", help="the copy to write, e.g. backups/bot-2026-03-02.sqlite3")
     backup.add_argument("--force", action="store_true", help="overwrite an existing file")
     backup.set_defaults(func=cmd_backup)
 
-    health = sub.add_parser("health", help="exit 0 if the bot can serve (for HEALTHCHECK)")
+    health = _command(sub, "health", "health", help="exit 0 if the bot can serve (for HEALTHCHECK)")
     health.set_defaults(func=cmd_health)
 
     content = sub.add_parser("content", help="check or import question packs")
     content_sub = content.add_subparsers(dest="content_command", required=True)
-    check = content_sub.add_parser("check", help="validate pack files")
+    check = _command(content_sub, "check", "content check", help="validate pack files")
     check.add_argument("paths", nargs="*", help="files or folders (default: CONTENT_DIR)")
     check.add_argument(
         "--strict", action="store_true", help="fail on authoring warnings too (exit 1)"
     )
     check.set_defaults(func=cmd_content_check)
-    imp = content_sub.add_parser(
-        "import", help="turn a Q&A document (seed text, Markdown, CSV/TSV) into a draft pack"
+    imp = _command(
+        content_sub,
+        "import",
+        "content import",
+        help="turn a Q&A document (seed text, Markdown, CSV/TSV) into a draft pack",
     )
     imp.add_argument("file")
     imp.add_argument("--pack", required=True, help="id of the new pack (a-z, 0-9, - and _)")
@@ -561,8 +735,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     imp.add_argument("--force", action="store_true", help="overwrite an existing file")
     imp.set_defaults(func=cmd_content_import)
-    ev = content_sub.add_parser(
-        "eval", help="measure how a pack's scores agree with graded answers (rho, pairwise)"
+    ev = _command(
+        content_sub,
+        "eval",
+        "content eval",
+        help="measure how a pack's scores agree with graded answers (rho, pairwise)",
     )
     ev.add_argument("pack", help="a pack file, or the id of a pack in CONTENT_DIR")
     ev.add_argument("graded", help="YAML file: question id -> [{grade, answer, kind}]")
@@ -587,7 +764,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         code: int = args.func(args)
+        sys.stdout.flush()  # a pipe's buffer: a reader gone shows here, not at exit
     except DatabaseFileError as exc:
         print(exc, file=sys.stderr)
         return EXIT_DATABASE
+    except BrokenPipeError:
+        return _output_closed()
     return code
+
+
+def _output_closed() -> int:
+    """The reader of our output went away (`interview-bot practice | head`): stop quietly,
+    as a Unix tool stopped by SIGPIPE does, instead of a traceback. What is left in the
+    buffer goes nowhere (Python would flush it at exit and print the error again)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return EXIT_OUTPUT_CLOSED

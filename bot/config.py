@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit, urlunsplit
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bot.core.timezones import resolve_timezone
+
+WEBHOOK_PATH = "/telegram"  # the path the webhook listener serves (bot/webhook.py)
+
+
+class SettingRefused(Exception):
+    """Telegram refused a setting's value (setWebhook answered 400 to the webhook URL)."""
+
+    def __init__(self, name: str, why: str) -> None:
+        super().__init__(f"{name}: Telegram refused it: {why}")
 
 
 class Settings(BaseSettings):
@@ -31,7 +42,8 @@ class Settings(BaseSettings):
     telegram_webhook_url: str | None = None
     webhook_listen: str = "0.0.0.0"  # noqa: S104 - a container listens on all interfaces
     webhook_port: int = 8443
-    webhook_secret_token: SecretStr | None = None
+    # Checked even when unset: a webhook without it is refused (see _webhook_secret).
+    webhook_secret_token: SecretStr | None = Field(default=None, validate_default=True)
 
     # Delivery: Telegram allows about 30 messages/s overall and 20/minute into one group.
     rate_limit_per_second: float = Field(default=30.0, gt=0)
@@ -64,6 +76,57 @@ class Settings(BaseSettings):
     @classmethod
     def _empty_is_none(cls, value: object) -> object:
         return None if value == "" else value
+
+    @field_validator("telegram_api_base_url")
+    @classmethod
+    def _api_base(cls, value: str | None) -> str | None:
+        """The token is appended to it (`…/bot<token>/getMe`): without the `/bot` every
+        request went to a URL with no such path, retried forever as a redacted InvalidURL."""
+        if value is None or value.rstrip("/").endswith("/bot"):
+            return value
+        raise ValueError(
+            f"{value!r} does not end in /bot (the token is put right after it):"
+            f" write {value.rstrip('/')}/bot"
+        )
+
+    @field_validator("telegram_webhook_url")
+    @classmethod
+    def _webhook_path(cls, value: str | None) -> str | None:
+        """The listener serves /telegram only (bot/webhook.py): a URL Telegram posts
+        elsewhere would bring no update, and nothing would say why."""
+        if value is None:
+            return None
+        path = urlsplit(value).path.rstrip("/")
+        if not path.endswith(WEBHOOK_PATH):
+            fixed = urlunsplit(urlsplit(value)._replace(path=path + WEBHOOK_PATH))
+            raise ValueError(
+                f"{value!r} does not end in {WEBHOOK_PATH}, the only path the listener serves:"
+                f" write {fixed} and have your proxy pass that path on"
+            )
+        return value
+
+    @field_validator("webhook_secret_token")
+    @classmethod
+    def _webhook_secret(cls, value: SecretStr | None, info: ValidationInfo) -> SecretStr | None:
+        """Refused, not warned about: the webhook's path is fixed and public (this code), so
+        without the secret anyone who can reach the listener could post updates in any
+        user's name (answer for them, /forget their answers); a warning in a log nobody
+        reads would leave it open."""
+        if value is None and info.data.get("telegram_webhook_url"):
+            raise ValueError(
+                "empty while TELEGRAM_WEBHOOK_URL is set: anyone who finds the URL could post"
+                " updates as any user; set it to a random string of A-Z, a-z, 0-9, _ and -"
+                " (up to 256), e.g. the output of `openssl rand -hex 32`"
+            )
+        # Telegram's setWebhook refuses any other (the value itself is never printed).
+        if value is not None and not re.fullmatch(
+            r"[A-Za-z0-9_-]{1,256}", value.get_secret_value()
+        ):
+            raise ValueError(
+                "Telegram takes 1 to 256 of A-Z, a-z, 0-9, _ and - only, e.g. the output of"
+                " `openssl rand -hex 32`"
+            )
+        return value
 
     @field_validator("telegram_bot_token", "webhook_secret_token", mode="before")
     @classmethod

@@ -18,23 +18,24 @@ import hmac
 import json
 import logging
 import signal
+from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 from typing import Any
 
 import tornado.web
 from telegram import Update
+from telegram.error import BadRequest, NetworkError, RetryAfter
 from telegram.ext import Application
 from tornado.httpserver import HTTPServer
 
 from bot.app import INBOX_KEY, STOP_KEY, shut_down
-from bot.config import Settings
+from bot.config import WEBHOOK_PATH, SettingRefused, Settings
 from bot.storage import Storage
 
 log = logging.getLogger(__name__)
 
 MAX_BODY = 1024 * 1024  # Telegram's updates are a few KB; 1 MB leaves room for any of them
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"  # noqa: S105 - a header name
-WEBHOOK_PATH = "/telegram"
 HEALTH_PATH = "/healthz"
 
 AnyApp = Application[Any, Any, Any, Any, Any, Any]
@@ -148,6 +149,29 @@ class Listener(tornado.web.Application):
         """Quiet: our logging says what matters."""
 
 
+async def until_telegram_answers(
+    call: Callable[[], Awaitable[object]], stop: asyncio.Event, *, most: float = 30.0
+) -> bool:
+    """Call `call` until Telegram answers it, waiting 1, 2, 4 … up to `most` s between tries
+    while it is unreachable (a network error, a 5xx, a 429); False if `stop` was set first.
+    A refusal (a rejected token, a bad request) is raised at once."""
+    delay = 1.0
+    while not stop.is_set():
+        try:
+            await call()
+        except BadRequest:
+            raise
+        except (NetworkError, RetryAfter) as exc:
+            log.debug("Telegram did not answer (%s); again in %.0f s", exc, delay)
+        else:
+            return True
+        try:
+            await asyncio.wait_for(stop.wait(), delay)
+        except TimeoutError:
+            delay = min(delay * 2, most)
+    return False
+
+
 async def serve_webhook(app: AnyApp, settings: Settings, storage: Storage) -> None:
     """Run the bot on a webhook until SIGINT or SIGTERM, then stop it cleanly."""
     stop = asyncio.Event()
@@ -163,20 +187,31 @@ async def serve_webhook(app: AnyApp, settings: Settings, storage: Storage) -> No
         body_timeout=30,  # a client trickling its body does not hold a connection for long
         idle_connection_timeout=75,
     )
-    await app.initialize()
     try:
+        # Started while Telegram is away: wait for it, as polling does (a signal still stops
+        # it at once); the outage is logged once, by the requests themselves (delivery.py).
+        if not await until_telegram_answers(app.initialize, stop):
+            return
         if app.post_init:
             await app.post_init(app)
         server.listen(settings.webhook_port, address=settings.webhook_listen)
-        await app.bot.set_webhook(
-            url=settings.telegram_webhook_url or "",
-            secret_token=secret_value,
-            allowed_updates=Update.ALL_TYPES,
-        )
+
+        async def register() -> None:
+            try:
+                await app.bot.set_webhook(
+                    url=settings.telegram_webhook_url or "",
+                    secret_token=secret_value,
+                    allowed_updates=Update.ALL_TYPES,
+                )
+            except BadRequest as exc:
+                raise SettingRefused("TELEGRAM_WEBHOOK_URL", exc.message) from None
+
+        if not await until_telegram_answers(register, stop):
+            return
         await app.start()
         log.info(
-            "webhook listening on %s:%s%s", settings.webhook_listen, settings.webhook_port,
-            WEBHOOK_PATH,
+            "bot @%s started: webhook at %s (listening on %s:%s)", app.bot.username,
+            settings.telegram_webhook_url, settings.webhook_listen, settings.webhook_port,
         )  # fmt: skip
         await stop.wait()
         log.info("stopping")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -166,3 +167,169 @@ def test_content_check_reports_repeated_ids_even_when_another_file_is_broken(
     assert f"{tmp_path / 'c.yaml'}: field questions: missing (it is required)" in err
     # The broken third file does not hide the id two other files share.
     assert "db-1" in err and str(tmp_path / "a.yaml") in err and str(tmp_path / "b.yaml") in err
+
+
+# -- settings refused at the start: one line each, status 1 -------------------------------------
+
+
+def interview_bot(*args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """The real `interview-bot` command in a subprocess, with `env` over a clean environment
+    (no token, no webhook) and no `.env` in `cwd`."""
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "WEBHOOK_"))}
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *args],
+        env={**base, "DATABASE_PATH": str(cwd / "bot.sqlite3"), "CONTENT_DIR": str(CONTENT),
+             "TELEGRAM_BOT_TOKEN": "123456:" + "A" * 35, **env},
+        capture_output=True, text=True, timeout=60, check=False, cwd=cwd,
+    )  # fmt: skip
+
+
+def test_a_webhook_url_not_ending_in_telegram_is_refused(tmp_path: Path) -> None:
+    done = interview_bot(
+        "run",
+        cwd=tmp_path,
+        TELEGRAM_WEBHOOK_URL="https://bot.example.com/hook",
+        WEBHOOK_SECRET_TOKEN="s3cret-Token_1",
+    )
+    assert done.returncode == 1, done.stderr
+    assert done.stderr == (
+        "Configuration error: TELEGRAM_WEBHOOK_URL: 'https://bot.example.com/hook' does not"
+        " end in /telegram, the only path the listener serves: write"
+        " https://bot.example.com/hook/telegram and have your proxy pass that path on\n"
+    )
+    assert not (tmp_path / "bot.sqlite3").exists()  # refused before anything else
+
+
+def test_a_webhook_without_a_secret_is_refused(tmp_path: Path) -> None:
+    done = interview_bot(
+        "run", cwd=tmp_path, TELEGRAM_WEBHOOK_URL="https://bot.example.com/telegram"
+    )
+    assert done.returncode == 1, done.stderr
+    assert done.stderr == (
+        "Configuration error: WEBHOOK_SECRET_TOKEN: empty while TELEGRAM_WEBHOOK_URL is set:"
+        " anyone who finds the URL could post updates as any user; set it to a random string"
+        " of A-Z, a-z, 0-9, _ and - (up to 256), e.g. the output of `openssl rand -hex 32`\n"
+    )
+
+
+def test_an_api_base_url_without_bot_is_refused_naming_the_fix(tmp_path: Path) -> None:
+    done = interview_bot("run", cwd=tmp_path, TELEGRAM_API_BASE_URL="http://localhost:8081")
+    assert done.returncode == 1, done.stderr
+    assert done.stderr == (
+        "Configuration error: TELEGRAM_API_BASE_URL: 'http://localhost:8081' does not end in"
+        " /bot (the token is put right after it): write http://localhost:8081/bot\n"
+    )
+    slash = interview_bot("run", cwd=tmp_path, TELEGRAM_API_BASE_URL="http://h:8081/api/")
+    assert slash.returncode == 1, slash.stderr
+    assert slash.stderr.endswith(": write http://h:8081/api/bot\n")
+
+
+def test_each_configuration_error_is_a_line_of_its_own(tmp_path: Path) -> None:
+    done = interview_bot(
+        "run", cwd=tmp_path, DEFAULT_TIMEZONE="Mars/Base", REMINDER_HOUR="25", LOG_LEVEL="LOUD"
+    )
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.splitlines() == [
+        "Configuration error: DEFAULT_TIMEZONE: unknown IANA time zone 'Mars/Base'"
+        " (example: Asia/Shanghai)",
+        "Configuration error: LOG_LEVEL: Input should be 'DEBUG', 'INFO', 'WARNING' or 'ERROR'",
+        "Configuration error: REMINDER_HOUR: Input should be less than or equal to 23",
+    ]
+
+
+# -- what each command's --help says it reads and how it exits ---------------------------------
+
+
+def test_run_help_names_what_it_reads_and_its_exit_statuses(tmp_path: Path) -> None:
+    done = interview_bot("run", "--help", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    text = done.stdout
+    for name in ("TELEGRAM_BOT_TOKEN", "TELEGRAM_API_BASE_URL", "DATABASE_PATH", "CONTENT_DIR",
+                 "TELEGRAM_WEBHOOK_URL", "WEBHOOK_SECRET_TOKEN", ".env"):  # fmt: skip
+        assert name in text, name
+    lines = [line.strip() for line in text.splitlines()]
+    assert "exit statuses:" in lines
+    for expected in (
+        "0  stopped by SIGTERM or Ctrl-C",
+        "2  no TELEGRAM_BOT_TOKEN, or a usage error",
+        "4  Telegram rejected the token",
+        "5  another bot already serves this database",
+        "6  the database was taken over, or its file deleted or replaced, while running",
+    ):
+        assert expected in lines, (expected, text)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["practice"],
+        ["score"],
+        ["export"],
+        ["backup"],
+        ["health"],
+        ["content", "check"],
+        ["content", "import"],
+        ["content", "eval"],
+    ],
+    ids=" ".join,
+)
+def test_every_command_help_says_what_it_reads_and_how_it_exits(
+    command: list[str], tmp_path: Path
+) -> None:
+    done = interview_bot(*command, "--help", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = [line.strip() for line in done.stdout.splitlines()]
+    assert "reads:" in lines and "exit statuses:" in lines, done.stdout
+    assert "0  done" in lines or any(line.startswith("0  ") for line in lines), done.stdout
+    assert any(line.startswith("1  ") for line in lines), done.stdout
+
+
+# -- output cut off by its reader (`| head`) ---------------------------------------------------
+
+
+def closed_pipe_run(*args: str, stdin: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """`interview-bot ARGS` writing into a pipe nobody reads any more (`| head` gone)."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        return subprocess.run(
+            [sys.executable, "-m", "bot", *args],
+            env={**os.environ, "DATABASE_PATH": str(cwd / "bot.sqlite3"),
+                 "CONTENT_DIR": str(CONTENT)},
+            input=stdin, stdout=write, stderr=subprocess.PIPE, text=True, timeout=60,
+            check=False, cwd=cwd,
+        )  # fmt: skip
+    finally:
+        os.close(write)
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin"),
+    [
+        (("practice", "--lang", "en", "--pack", "triton"), "an answer\n/quit\n"),
+        (("score", "triton-q3"), "max_batch_size"),
+        (("content", "check"), ""),
+    ],
+    ids=lambda v: v[0] if isinstance(v, tuple) else "",
+)
+def test_output_cut_off_by_its_reader_exits_quietly(
+    args: tuple[str, ...], stdin: str, tmp_path: Path
+) -> None:
+    done = closed_pipe_run(*args, stdin=stdin, cwd=tmp_path)
+    assert done.stderr == ""
+    assert done.returncode == 141  # as `yes | head`: 128 + SIGPIPE
+
+
+def test_a_webhook_secret_telegram_would_refuse_is_named(tmp_path: Path) -> None:
+    done = interview_bot(
+        "run",
+        cwd=tmp_path,
+        TELEGRAM_WEBHOOK_URL="https://bot.example.com/telegram",
+        WEBHOOK_SECRET_TOKEN="my secret!",
+    )
+    assert done.returncode == 1, done.stderr
+    assert done.stderr == (
+        "Configuration error: WEBHOOK_SECRET_TOKEN: Telegram takes 1 to 256 of A-Z, a-z,"
+        " 0-9, _ and - only, e.g. the output of `openssl rand -hex 32`\n"
+    )
+    assert "my secret" not in done.stderr

@@ -196,3 +196,29 @@ async def test_the_scheduler_loop_prompts_and_closes_rounds_by_itself(
     assert not [
         t for t in asyncio.all_tasks() if "run_forever" in repr(t.get_coro()) and not t.done()
     ]
+
+
+async def test_the_daily_tick_logs_plain_words(
+    bot: BotHarness, caplog: pytest.LogCaptureFixture
+) -> None:
+    """What an operator reads in the log: counts in words, not a Python dict."""
+    await _subscribed(bot)
+    caplog.set_level(logging.INFO, logger="bot.jobs.daily")
+    bot.clock.advance(minutes=30)
+    await bot.tick()
+    assert [r.getMessage() for r in caplog.records if "daily tick" in r.getMessage()] == [
+        "daily tick: 1 prompt queued"
+    ]
+
+
+def test_a_tick_with_every_outcome_reads_as_words() -> None:
+    from collections import Counter
+
+    from bot.jobs.daily import tick_words
+
+    outcomes = Counter({"queued": 3, "skipped": 1, "already-sent": 2, "no-question": 1, "error": 1})
+    assert tick_words(outcomes, reminders=2) == (
+        "3 prompts queued, 1 skipped (missed by more than DAILY_GRACE_MINUTES), 2 already sent"
+        " that day, 1 with no question to ask, 1 failed (logged above); 2 reminders queued"
+    )
+    assert tick_words(Counter({"queued": 1}), reminders=1) == "1 prompt queued; 1 reminder queued"

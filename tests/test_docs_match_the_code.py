@@ -59,3 +59,26 @@ def test_the_reply_retry_schedule_is_the_one_the_code_keeps() -> None:
     times = [f"+{t:g}" for t in accumulate(REPLY_RETRY_DELAYS)]
     assert f"(at {', '.join(times[:-1])} and {times[-1]} s;" in text
     assert f"within {REPLY_RETRY_WINDOW:g} s of the first try" in text
+
+
+def test_the_exit_statuses_of_run_are_the_ones_operations_lists() -> None:
+    """docs/operations.md's table and `interview-bot run --help` come from one table."""
+    from bot.cli import EXIT_STATUSES
+
+    page = (ROOT / "docs" / "operations.md").read_text(encoding="utf-8")
+    section = page.split("## Exit statuses", 1)[1].split("\n## ", 1)[0]
+    documented = {int(n) for n in re.findall(r"^\| (\d+) \|", section, re.M)}
+    assert documented == set(EXIT_STATUSES["run"])
+
+
+def test_the_settings_each_help_names_are_settings() -> None:
+    from bot.cli import READS
+
+    named = {
+        n
+        for lines in READS.values()
+        for n in re.findall(r"\b[A-Z][A-Z0-9_]{2,}\b", "\n".join(lines))
+    }
+    assert named - {"FILE", "PACK", "GRADED", "YAML", "JSON", "SQLITE", "GET"} <= {
+        name.upper() for name in Settings.model_fields
+    }

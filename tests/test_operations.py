@@ -267,3 +267,66 @@ def test_installs_go_through_the_lock_file(consumer: str) -> None:
     text = (ROOT / consumer).read_text()
     assert "requirements.lock" in text
     assert "--require-hashes" in text
+
+
+# -- a bot stopped before Telegram ever answered -----------------------------------------------
+
+
+async def test_a_bot_stopped_before_telegram_answered_leaves_no_lease(tmp_path: Path) -> None:
+    """SIGTERM while the Bot API has never answered: the bot took its lease before it talked
+    to Telegram, and must give it back as it stops; `health` then says no bot is running
+    (it said, for up to 90 s, that the dead pid renewed its lease)."""
+    from tests.support.run import free_port
+
+    database = tmp_path / "bot.sqlite3"
+    env = {
+        **os.environ,
+        "TELEGRAM_BOT_TOKEN": FakeBotAPI.token,
+        "TELEGRAM_API_BASE_URL": f"http://127.0.0.1:{free_port()}/bot",  # nothing listens
+        "DATABASE_PATH": str(database),
+        "CONTENT_DIR": str(CONTENT),
+    }
+    bot = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", "run", cwd=tmp_path, env=env,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    assert bot.stderr is not None
+    seen = b""
+    try:
+        while b"Telegram is not answering" not in seen:
+            line = await asyncio.wait_for(bot.stderr.readline(), 60)
+            assert line, seen.decode()
+            seen += line
+        code, text = await _health(database)
+        assert code == 0 and f"pid {bot.pid} on" in text, text  # it runs, waiting for Telegram
+    finally:
+        bot.send_signal(signal.SIGTERM)
+        _, rest = await asyncio.wait_for(bot.communicate(), 30)
+    assert bot.returncode == 0, (seen + rest).decode()[-2000:]
+    code, text = await _health(database)
+    assert code == 0, text
+    assert text == f"ok: database {database} answers; no bot is running on it\n"
+    with sqlite3.connect(database) as db:
+        assert db.execute("SELECT count(*) FROM instance_lease").fetchone() == (0,)
+    db.close()
+
+
+def test_health_says_a_bot_whose_pid_is_gone_is_stopped(tmp_path: Path) -> None:
+    """A lease left by a process gone from this host (kill -9) is no running bot."""
+    import socket
+
+    database = tmp_path / "bot.sqlite3"
+    make_database(database, users=1)
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    _write_lease(database, heartbeat_age=1)
+    with sqlite3.connect(database) as db:
+        db.execute("UPDATE instance_lease SET pid = ?, host = ?",
+                   (int(gone.stdout), socket.gethostname()))  # fmt: skip
+    db.close()
+    result = cli("health", database=database)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == (
+        f"ok: database {database} answers; no bot is running on it"
+        f" (pid {int(gone.stdout)}, which held it, is gone)\n"
+    )

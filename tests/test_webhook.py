@@ -189,6 +189,7 @@ async def test_health_command_asks_the_listener(webhook_bot: int, tmp_path: Path
             "TELEGRAM_WEBHOOK_URL": f"http://127.0.0.1:{port}/telegram",
             "WEBHOOK_LISTEN": "0.0.0.0",  # noqa: S104 - as in a container: health asks locally
             "WEBHOOK_PORT": str(port),
+            "WEBHOOK_SECRET_TOKEN": SECRET,
             "DATABASE_PATH": str(tmp_path / "unused.sqlite3"),
         }
         process = await asyncio.create_subprocess_exec(

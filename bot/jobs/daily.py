@@ -60,6 +60,31 @@ class Served(StrEnum):
     ERROR = "error"  # an unexpected failure, logged
 
 
+# What each outcome of a tick is called in its log line: (one, more than one).
+TICK_WORDS: dict[Served, tuple[str, str]] = {
+    Served.QUEUED: ("{} prompt queued", "{} prompts queued"),
+    Served.SKIPPED: ("{} skipped (missed by more than DAILY_GRACE_MINUTES)",) * 2,
+    Served.ALREADY_SENT: ("{} already sent that day",) * 2,
+    Served.NO_QUESTION: ("{} with no question to ask",) * 2,
+    Served.ERROR: ("{} failed (logged above)",) * 2,
+}
+
+
+def tick_words(outcomes: Counter[str], reminders: int) -> str:
+    """A tick's counts as an operator reads them: "3 prompts queued, 1 skipped (…); 1
+    reminder queued", in the order of `Served`; outcomes and reminders that did not happen
+    are left out."""
+    parts = [
+        (one if n == 1 else many).format(n)
+        for kind, (one, many) in TICK_WORDS.items()
+        if (n := outcomes[kind])
+    ]
+    text = ", ".join(parts) or "nothing due"
+    if reminders:
+        text += f"; {reminders} reminder{'' if reminders == 1 else 's'} queued"
+    return text
+
+
 @dataclass
 class TickReport:
     outcomes: Counter[str]
@@ -108,9 +133,7 @@ class DailySender:
         reminders = await self._remind()
         self.notify()
         if outcomes:
-            log.info(
-                "daily tick: %s, %d reminders", {str(k): n for k, n in outcomes.items()}, reminders
-            )
+            log.info("daily tick: %s", tick_words(outcomes, reminders))
         return TickReport(outcomes, reminders)
 
     async def _serve(self, chat: ChatRecord) -> Served:

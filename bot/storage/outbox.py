@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import sqlite3
 from collections.abc import Collection
 from contextlib import AbstractAsyncContextManager
@@ -59,6 +60,25 @@ def peek_lease(path: str) -> LeaseHolder | None:
         return None if r is None else _holder(r)
     except (sqlite3.Error, ValueError):  # no such table, not a database, a bad date
         return None
+    finally:
+        db.close()
+
+
+def release_lease_file(path: Path | str, owner: str) -> None:
+    """Give back `owner`'s lease with a plain connection, for a process that took it but
+    never opened its storage (stopped while Telegram had not answered yet). A file that is
+    gone is not created again; anything unreadable is left as it is."""
+    if str(path) == ":memory:":
+        return
+    try:
+        db = sqlite3.connect(Path(path).resolve().as_uri() + "?mode=rw", uri=True, timeout=5)
+    except (sqlite3.Error, OSError):
+        return
+    try:
+        with db:
+            db.execute("DELETE FROM instance_lease WHERE name = 'bot' AND owner = ?", (owner,))
+    except sqlite3.Error:
+        pass
     finally:
         db.close()
 
@@ -366,6 +386,11 @@ def serves(holder: LeaseHolder, now: datetime, pid: int, host: str) -> bool:
     """Whether the holder, seen by process `pid` on `host` at `now`, still serves the
     database: its lease has not expired and it is not a process gone from this host."""
     return holder.expires_at > now and not _stale(holder, pid, host)
+
+
+def gone(holder: LeaseHolder) -> bool:
+    """Whether the holder is a process gone from this host (seen from another process)."""
+    return holder.host == socket.gethostname() and _stale(holder, -1, holder.host)
 
 
 def _stale(holder: LeaseHolder, pid: int, host: str) -> bool:
