@@ -271,7 +271,7 @@ async def test_group_migration_moves_the_schedule(bot: BotHarness, api: FakeBotA
 
 async def test_evening_reminder_once_for_a_streak_at_risk(bot: BotHarness, api: FakeBotAPI) -> None:
     await bot.say(ADA, "/quiz")
-    await bot.say(ADA, "max_batch_size")  # Monday: streak 1
+    await bot.say(ADA, "max_batch_size 是单次最大 batch")  # Monday: streak 1
     bot.clock.advance(days=1, hours=10)  # Tuesday 19:00 UTC: not evening yet (20:00)
     await bot.tick()
     assert not [s for s in api.to(ADA.id) if "at risk" in s.visible]
@@ -291,7 +291,7 @@ async def test_evening_reminder_once_for_a_streak_at_risk(bot: BotHarness, api: 
 
 async def test_no_reminder_after_answering_today(bot: BotHarness, api: FakeBotAPI) -> None:
     await bot.say(ADA, "/quiz")
-    await bot.say(ADA, "max_batch_size")
+    await bot.say(ADA, "max_batch_size 是单次最大 batch")
     bot.clock.advance(hours=11, minutes=30)  # Monday 20:30, answered today
     assert (await bot.tick()).reminders == 0
 

@@ -494,7 +494,8 @@ async def test_a_reply_to_a_closed_question_is_scored_against_it_and_not_recorde
     still_open = await bot.storage.get_open_question(ADA.id)
     assert still_open is not None and still_open.question_id == _qid(second)
     # A reply to the open question itself is its answer, as any message is.
-    (feedback, *_) = await bot.say(ADA, "max_batch_size", reply_to=second.message_id)
+    answer = "max_batch_size 是单次最大 batch"
+    (feedback, *_) = await bot.say(ADA, answer, reply_to=second.message_id)
     assert "earlier question" not in feedback.visible
 
 

@@ -194,7 +194,7 @@ async def test_hint_skip_reveal(bot: BotHarness) -> None:
     assert hint1.visible.startswith("💡 Hint 1:")
     (hint2,) = await bot.press(ADA, question, question.buttons[0][1])
     assert hint2.visible.startswith("💡 Hint 2:")
-    feedback = await bot.say(ADA, "我不知道")
+    feedback = await bot.say(ADA, "我不知道这道题怎么答")
     assert "💡 2 hints used." in "\n".join(m.visible for m in feedback)
 
     await bot.say(ADA, "/quiz")
@@ -236,7 +236,7 @@ async def test_non_answers_get_a_nudge(bot: BotHarness, api: FakeBotAPI) -> None
 async def test_edits_are_not_rescored(bot: BotHarness, api: FakeBotAPI) -> None:
     await bot.say(ADA, "/quiz beginner")
     before = len(api.to(ADA.id))
-    first_id = api.message(ADA, "max_batch_size")
+    first_id = api.message(ADA, "max_batch_size 是单次最大 batch")
     await api.wait_for(ADA.id, before + 1)
     (note,) = await bot.say(ADA, "max_batch_size preserve_ordering", edited_from=first_id)
     # The answer closed the question: the note does not send the user to answer it again.
@@ -283,7 +283,7 @@ async def test_quick_messages_from_one_chat_are_handled_in_order(
     bot: BotHarness, api: FakeBotAPI
 ) -> None:
     api.message(ADA, "/quiz beginner")
-    api.message(ADA, "max_batch_size")  # arrives in the same getUpdates batch
+    api.message(ADA, "max_batch_size 是单次最大 batch")  # arrives in the same getUpdates batch
     sent = await api.wait_for(ADA.id, 2)
     assert "❓" in sent[0].visible
     assert "Score:" in sent[1].visible
@@ -328,7 +328,7 @@ async def test_forget_deletes_everything_after_confirmation(
     bot: BotHarness, api: FakeBotAPI
 ) -> None:
     await bot.say(ADA, "/quiz")
-    await bot.say(ADA, "max_batch_size")
+    await bot.say(ADA, "max_batch_size 是单次最大 batch")
     (confirm,) = await bot.say(ADA, "/forget")
     (cancelled,) = await bot.press(ADA, confirm, forget_button(confirm, "no"))
     assert "Nothing was deleted" in cancelled.visible
@@ -345,7 +345,7 @@ EXPIRED = "This confirmation has expired: nothing was deleted. Send /forget to b
 
 async def test_forget_yes_tapped_after_cancel_deletes_nothing(bot: BotHarness) -> None:
     await bot.say(ADA, "/quiz")
-    await bot.say(ADA, "max_batch_size")
+    await bot.say(ADA, "max_batch_size 是单次最大 batch")
     (confirm,) = await bot.say(ADA, "/forget")
     yes = forget_button(confirm, "yes")
     (cancelled,) = await bot.press(ADA, confirm, forget_button(confirm, "no"))
@@ -362,7 +362,7 @@ async def test_forget_an_older_confirmation_expires_when_a_newer_one_is_asked(
     bot: BotHarness,
 ) -> None:
     await bot.say(ADA, "/quiz")
-    await bot.say(ADA, "max_batch_size")
+    await bot.say(ADA, "max_batch_size 是单次最大 batch")
     (older,) = await bot.say(ADA, "/forget")
     (newer,) = await bot.say(ADA, "/forget")
     (stale,) = await bot.press(ADA, older, forget_button(older, "yes"))
@@ -377,7 +377,7 @@ async def test_forget_yes_tapped_twice_deletes_once_and_still_says_deleted(
     bot: BotHarness, api: FakeBotAPI
 ) -> None:
     await bot.say(ADA, "/quiz")
-    await bot.say(ADA, "max_batch_size")
+    await bot.say(ADA, "max_batch_size 是单次最大 batch")
     (confirm,) = await bot.say(ADA, "/forget")
     yes = forget_button(confirm, "yes")
     (done,) = await bot.press(ADA, confirm, yes)

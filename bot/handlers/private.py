@@ -7,7 +7,7 @@ import asyncio
 from telegram import CallbackQuery, InlineKeyboardMarkup, Message, MessageEntity, Update
 
 from bot.commands import GROUP_ONLY
-from bot.core.answers import is_substantive
+from bot.core.answers import is_one_word, is_substantive
 from bot.core.content import Question
 from bot.core.levels import LEVEL_ORDER, Level, parse_quiz_args
 from bot.core.models import UserProfile
@@ -149,6 +149,10 @@ async def answer(update: Update, context: BotContext) -> None:
         is_open = await svc.practice.open_question(chat_id) is not None
         key = "answer_too_short" if is_open else "no_open_question"
         await send(context, chat_id, [svc.strings(lang, "not_text" if captioned else key)])
+        return
+    if is_one_word(text) and await svc.practice.open_question(chat_id) is not None:
+        # `缓存`, `cache`, `idk`: one word says too little to score; the question stays open.
+        await send(context, chat_id, [svc.strings(lang, "answer_one_word")])
         return
     earlier = await _earlier_question(context, message)
     if earlier is not None:
