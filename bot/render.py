@@ -13,7 +13,8 @@ from datetime import date, datetime, time, timedelta
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
-from bot.core.content import Pack, Question
+from bot.core.content import Concept, Pack, Question
+from bot.core.hints import cue, topic
 from bot.core.levels import LEVEL_ORDER, Level
 from bot.core.models import LeaderboardRow, RoundAnswer, RoundRecord
 from bot.core.rounds import MemberResult, points, rank
@@ -244,6 +245,15 @@ def score_summary(
     if streak is not None:
         lines.append(t(lang, "streak_line", current=streak.current, best=streak.best))
     return "\n".join(lines)
+
+
+def hint_message(t: Strings, lang: str | None, concept: Concept, count: int) -> Html:
+    """A hint that nudges: how the concept's name begins and its topic, not the concept. What
+    hints cost is said with the first one only."""
+    about = topic(concept)
+    key = "hint_topic" if about else "hint"
+    text = t(lang, key, count=count, cue=cue(concept.label), topic=about)
+    return Html(f"{text}\n{t(lang, 'hint_cost')}") if count == 1 else text
 
 
 def hit_note(t: Strings, lang: str | None, hit: ConceptHit) -> str:

@@ -35,6 +35,7 @@ from bot.render import (
     asked_messages,
     clock_time,
     feedback_messages,
+    hint_message,
     level_name,
     level_up_line,
     pack_list,
@@ -218,10 +219,8 @@ async def _hint(context: BotContext, chat_id: int, lang: str) -> None:
     if given is None:
         await send(context, chat_id, [svc.strings(lang, "no_more_hints")])
         return
-    label, count = given
-    # An imported concept's label is a sentence: its own full stop would double the hint's.
-    concept = label.rstrip("。.！!？?；;")
-    await send(context, chat_id, [svc.strings(lang, "hint", count=count, concept=concept)])
+    concept, count = given
+    await send(context, chat_id, [hint_message(svc.strings, lang, concept, count)])
 
 
 async def skip(update: Update, context: BotContext) -> None:

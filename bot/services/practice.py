@@ -14,7 +14,7 @@ from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
-from bot.core.content import Library, Question
+from bot.core.content import Concept, Library, Question
 from bot.core.levels import Level
 from bot.core.models import AnswerRecord, StoredAnswer, UserProfile, UserStats
 from bot.core.outbox import Draft
@@ -205,8 +205,9 @@ class Practice:
         """Every answer the user gave, for /export."""
         return await self.storage.answers_for(user_id)
 
-    async def hint(self, chat_id: int) -> tuple[str, int] | None:
-        """Reveal the next concept (heaviest first); None when no question or no hints left."""
+    async def hint(self, chat_id: int) -> tuple[Concept, int] | None:
+        """The next concept to hint at (heaviest first) and the hints used with it; None when
+        no question is open or no hints are left."""
         open_ = await self.open_question(chat_id)
         if open_ is None:
             return None
@@ -217,7 +218,7 @@ class Practice:
         count = await self.storage.add_hint(chat_id, question.id)
         if count is None:
             return None
-        return ordered[count - 1].label, count
+        return ordered[count - 1], count
 
     async def answer(self, chat_id: int, user: UserProfile, text: str) -> Feedback | None:
         """Score `text` against the open question, store it, count the day. None if none open."""
