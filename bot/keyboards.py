@@ -59,16 +59,37 @@ def next_keyboard(t: Strings, lang: str, level: Level) -> InlineKeyboardMarkup:
     )
 
 
+def rate_buttons(
+    t: Strings, lang: str, answer_id: int, chosen: str | None = None
+) -> list[InlineKeyboardButton]:
+    """The three ratings of an answer; the one `chosen` (tapped) marked ✓."""
+    buttons = []
+    for choice in RATE_CHOICES:
+        label = t(lang, f"button_rate_{choice}")
+        if choice == chosen:
+            label = t(lang, "button_rate_chosen", label=label)
+        buttons.append(InlineKeyboardButton(label, callback_data=f"rate:{answer_id}:{choice}"))
+    return buttons
+
+
+def with_rating_chosen(
+    t: Strings, lang: str, markup: InlineKeyboardMarkup, tap: RateTap
+) -> InlineKeyboardMarkup:
+    """`markup` (a feedback keyboard as shown) with its rating row marking `tap`'s choice."""
+    rows = [
+        rate_buttons(t, lang, tap.answer_id, tap.choice)
+        if any(str(b.callback_data or "").startswith("rate:") for b in row)
+        else list(row)
+        for row in markup.inline_keyboard
+    ]
+    return InlineKeyboardMarkup(rows)
+
+
 def feedback_keyboard(
     t: Strings, lang: str, level: Level, answer_id: int, level_up: Level | None
 ) -> InlineKeyboardMarkup:
     """Overrule the automatic rating with one tap; next question; maybe move up a level."""
-    rate = [
-        InlineKeyboardButton(
-            t(lang, f"button_rate_{choice}"), callback_data=f"rate:{answer_id}:{choice}"
-        )
-        for choice in ("good", "hard", "again")
-    ]
+    rate = rate_buttons(t, lang, answer_id)
     rows = [
         rate,
         [InlineKeyboardButton(t(lang, "button_next"), callback_data=f"next:{level.value}")],

@@ -61,7 +61,8 @@ async def test_quiz_answer_and_stats(bot: BotHarness, library: Library) -> None:
         "rate:1:again",
         "next:advanced",
     ]
-    assert "✅ Python 代码跑在独立子进程" in text
+    assert "✅ Covered: Python 代码跑在独立子进程 · " in text
+    assert "<blockquote expandable>" in feedback[0].text  # the reference, collapsed
 
     picture, stats = await bot.say(ADA, "/stats", expect=2)
     assert picture.method == "sendPhoto"
@@ -72,41 +73,39 @@ async def test_quiz_answer_and_stats(bot: BotHarness, library: Library) -> None:
 
 
 async def test_specific_question_feedback_lists_covered_and_missed(bot: BotHarness) -> None:
-    question = await _quiz_until(bot, ADA, "triton-q3", "/quiz beginner")
-    assert question
+    await bot.open_shared(ADA, "triton-q3")
     feedback = await bot.say(
         ADA, "max_batch_size 限制最大批，preferred batch size 是想凑到的批大小"
     )
-    text = "\n".join(m.visible for m in feedback)
-    assert "✅ preferred_batch_size（期望的 batch 大小） — “preferred batch size”" in text
-    assert "✅ max_batch_size（单次最大 batch） — “max_batch_size”" in text
-    assert "❌ max_queue_delay_microseconds（最大排队等待）" in text
-    assert "❌ preserve_ordering（保证返回顺序）" in text
+    lines = feedback[0].visible.split("\n")
+    # The misses first, then what was covered: a line each.
+    assert lines[1] == (
+        "❌ Missed: max_queue_delay_microseconds（最大排队等待） · "
+        "preserve_ordering（保证返回顺序）"
+    )
+    assert lines[2] == (
+        "✅ Covered: preferred_batch_size（期望的 batch 大小） · max_batch_size（单次最大 batch）"
+    )
 
 
 async def test_feedback_says_why_a_named_concept_did_not_count(bot: BotHarness) -> None:
-    assert await _quiz_until(bot, ADA, "triton-q9", "/quiz advanced")
+    await bot.open_shared(ADA, "triton-q9")
     feedback = await bot.say(ADA, "Python 代码不会放到独立的子进程里。\nshared memory, socket")
     text = "\n".join(m.visible for m in feedback)
-    assert "⚠️ Python 代码跑在独立子进程 — said the opposite: “子进程”" in text
-    assert "◐ 通过 shared memory 交换数据 — listed without explaining: “shared memory”" in text
+    assert "⚠️ Said wrongly: Python 代码跑在独立子进程 — said the opposite (“子进程”)" in text
+    assert (
+        "◐ Partly (listed without explaining): 通过 shared memory 交换数据 · 通过 socket / IPC 通信"
+    ) in text
 
 
-async def test_the_same_notes_in_chinese_take_the_full_width_colon(bot: BotHarness) -> None:
-    assert await _quiz_until(bot, LI, "triton-q9", "/quiz 高级")
+async def test_the_same_notes_in_chinese_take_full_width_punctuation(bot: BotHarness) -> None:
+    await bot.open_shared(LI, "triton-q9")
     feedback = await bot.say(LI, "Python 代码不会放到独立的子进程里。\nshared memory, socket")
     text = "\n".join(m.visible for m in feedback)
-    assert "⚠️ Python 代码跑在独立子进程 — 说反了：“子进程”" in text
-    assert "◐ 通过 shared memory 交换数据 — 只列了名词，没有解释：“shared memory”" in text
-
-
-async def _quiz_until(bot: BotHarness, user: FakeUser, qid: str, command: str) -> bool:
-    """Ask until the wanted question comes up (no repeats, so it does within the pool)."""
-    for _ in range(12):
-        (question,) = await bot.say(user, command)
-        if open_question_id(question.buttons) == qid:
-            return True
-    return False
+    assert "⚠️ 说错了：Python 代码跑在独立子进程 — 说反了（“子进程”）" in text
+    assert (
+        "◐ 部分答到（只列了名词，没有解释）：通过 shared memory 交换数据 · 通过 socket / IPC 通信"
+    ) in text
 
 
 async def test_bad_quiz_argument_lists_the_valid_ones(bot: BotHarness) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from telegram import CallbackQuery, InlineKeyboardMarkup, Message, MessageEntity, Update
+from telegram import CallbackQuery, Message, MessageEntity, Update
 
 from bot.commands import GROUP_ONLY
 from bot.core.answers import is_one_word, is_substantive
@@ -30,6 +30,7 @@ from bot.keyboards import (
     parse_rate,
     question_keyboard,
     start_keyboard,
+    with_rating_chosen,
 )
 from bot.render import (
     asked_messages,
@@ -159,9 +160,16 @@ async def answer(update: Update, context: BotContext) -> None:
     if earlier is not None:
         # A reply to a question closed since (a newer one replaced it): scored against the
         # question it answers, for the user to see, and not recorded; the open one waits.
-        result = svc.practice.score_only(earlier, text)
+        result, bare = svc.practice.score_only(earlier, text)
         messages = feedback_messages(
-            svc.strings, lang, result=result, reference=earlier.answer, hints=0, streak=None
+            svc.strings,
+            lang,
+            result=result,
+            reference=earlier.answer,
+            hints=0,
+            streak=None,
+            bare_list=bare,
+            rated=False,  # not recorded: nothing to rate
         )
         messages = prepend([svc.strings(lang, "answered_closed_question")], messages)
         await send(context, chat_id, messages, reply_to=message.message_id)
@@ -177,6 +185,7 @@ async def answer(update: Update, context: BotContext) -> None:
         reference=feedback.question.answer,
         hints=feedback.hints,
         streak=feedback.streak,
+        bare_list=feedback.bare_list,
     )
     if feedback.level_up is not None:
         current = user.level or Level.BEGINNER
@@ -406,17 +415,11 @@ async def rate_button(update: Update, context: BotContext) -> None:
     zone = svc.practice.zone(user)
     when = state.due.astimezone(zone).strftime("%Y-%m-%d")
     await query.answer(svc.strings(lang, "rated", when=when))
-    # One tap is the answer: the rating buttons go, "next question" (and level up) stay.
+    # The buttons stay, the one tapped marked ✓: what was chosen shows, and can be changed.
     message = query.message
     markup = message.reply_markup if isinstance(message, Message) else None
     if markup is not None:
-        rows = [
-            row
-            for row in markup.inline_keyboard
-            if not any(str(b.callback_data or "").startswith("rate:") for b in row)
-        ]
-        if len(rows) < len(markup.inline_keyboard):
-            await set_keyboard(context, query, InlineKeyboardMarkup(rows) if rows else None)
+        await set_keyboard(context, query, with_rating_chosen(svc.strings, lang, markup, tap))
 
 
 async def export(update: Update, context: BotContext) -> None:

@@ -76,6 +76,7 @@ class Feedback:
     hints: int
     streak: StreakState
     answer_id: int
+    bare_list: bool  # the answer only names terms (feedback says nothing was "mixed up")
     next_review: datetime
     level_up: Level | None  # a suggestion, shown when recent answers at the level are strong
     level_average: float  # the recent average at the user's level behind that suggestion
@@ -190,11 +191,14 @@ class Practice:
         shown = [q for q in self.library.questions.values() if q.question and q.question in text]
         return max(shown, key=lambda q: len(q.question), default=None)
 
-    def score_only(self, question: Question, text: str) -> ScoreResult:
-        """An answer's score against a question that is not open: shown, never recorded."""
+    def score_only(self, question: Question, text: str) -> tuple[ScoreResult, bool]:
+        """An answer's score against a question that is not open: shown, never recorded;
+        and whether the answer only names terms (see `Feedback.bare_list`)."""
+        from bot.core.feedback import is_bare_list
         from bot.core.scoring import score_answer  # loaded on the first answer (issue 13)
 
-        return score_answer(question, text)
+        result = score_answer(question, text)
+        return result, is_bare_list(text, result)
 
     async def open_question_id(self, chat_id: int) -> str | None:
         """The id of the chat's open question (a button under another one is stale)."""
@@ -226,6 +230,7 @@ class Practice:
         if open_ is None:
             return None
         question, hints = open_
+        from bot.core.feedback import is_bare_list
         from bot.core.scoring import score_answer  # loaded on the first answer (issue 13)
 
         result = score_answer(question, text)
@@ -261,7 +266,10 @@ class Practice:
         at_level = [a.score for a in recent if a.level == current][:LEVEL_UP_ANSWERS]
         suggestion = level_up(current, at_level) if question.level == current else None
         average = sum(at_level) / len(at_level) if at_level else 0.0
-        return Feedback(question, result, hints, streak, answer_id, state.due, suggestion, average)
+        bare = is_bare_list(text, result)
+        return Feedback(
+            question, result, hints, streak, answer_id, bare, state.due, suggestion, average
+        )
 
     async def is_own_answer(self, user_id: int, answer_id: int) -> bool:
         """Whether answer `answer_id` exists and is the user's (a rating button is theirs)."""
