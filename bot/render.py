@@ -24,7 +24,7 @@ from bot.i18n import LANGUAGES, Html, Strings
 
 if TYPE_CHECKING:
     from bot.core.scoring import ConceptHit, ScoreResult
-    from bot.services.practice import Asked, Progress
+    from bot.services.practice import Asked, Progress, StillOpen
 
 MESSAGE_LIMIT = 4096  # Telegram: characters per message (we count UTF-16 units of the HTML)
 EXCERPT_CHARS = 40
@@ -329,7 +329,10 @@ def asked_messages(
         strings, lang, level=q.level, pack_title=asked.pack_title, question=q.question
     )
     lines = list(header)
-    if asked.replaced:  # the open question it replaces is closed: say so
+    if asked.closed is not None:  # the question left open is closed by this one: name it
+        old = excerpt(asked.closed.question, 60)
+        lines.append(strings(lang, "question_replaces_named", question=old))
+    elif asked.replaced:  # the open question it replaces is closed: say so
         lines.append(strings(lang, "question_replaces"))
     if lines:
         messages = prepend(lines, messages)
@@ -361,6 +364,15 @@ def with_reference(
     opening = f"{last}\n{title}" if title and collapsed else f"{last}\n\n{title}" if title else last
     quote = "<blockquote expandable>" if collapsed else "<blockquote>"
     return [*first, *pack_messages(opening, reference, wrap=(quote, "</blockquote>"))]
+
+
+def still_open_messages(t: Strings, lang: str, kept: StillOpen) -> list[Html]:
+    """The open question shown again (a new one was asked for): what to do, then it."""
+    q = kept.question
+    messages = question_message(
+        t, lang, level=q.level, pack_title=kept.pack_title, question=q.question
+    )
+    return prepend([t(lang, "quiz_still_open")], messages)
 
 
 def feedback_messages(

@@ -446,6 +446,7 @@ async def test_the_level_done_note_is_said_once_per_level_even_across_a_restart(
     assert _qid(first) in beginner and LEVEL_DONE in first.visible
     _, again = await bot.say(ADA, "/skip", expect=2)
     assert _qid(again) in beginner and "You have answered every" not in again.visible
+    await bot.say(ADA, "/reveal")  # closed: /quiz asks anew (it shows an open one again)
     await bot.restart()
     (after,) = await bot.say(ADA, "/quiz beginner")
     assert _qid(after) in beginner and "You have answered every" not in after.visible
@@ -481,7 +482,7 @@ async def test_a_reply_to_a_closed_question_is_scored_against_it_and_not_recorde
     bot: BotHarness, library: Library
 ) -> None:
     (first,) = await bot.say(ADA, "/quiz beginner")
-    (second,) = await bot.say(ADA, "/quiz advanced")  # replaces the first
+    _, second = await bot.say(ADA, "/skip", expect=2)  # the first is closed
     earlier = library.question(_qid(first))
     assert earlier is not None and _qid(second) != earlier.id
     # The first question's own reference answer, sent as a reply to the first question.

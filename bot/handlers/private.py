@@ -23,13 +23,16 @@ from bot.handlers.common import (
 )
 from bot.keyboards import (
     QUESTION_LINK_PREFIX,
+    StillOpenTap,
     feedback_keyboard,
     next_keyboard,
     parse_next,
     parse_practice,
     parse_rate,
+    parse_still_open,
     question_keyboard,
     start_keyboard,
+    still_open_keyboard,
     with_rating_chosen,
 )
 from bot.render import (
@@ -43,9 +46,10 @@ from bot.render import (
     prepend,
     stats_caption,
     stats_messages,
+    still_open_messages,
     with_reference,
 )
-from bot.services.practice import Asked
+from bot.services.practice import Asked, StillOpen
 
 
 async def start(update: Update, context: BotContext) -> None:
@@ -73,6 +77,7 @@ async def start(update: Update, context: BotContext) -> None:
             await send(context, chat.id, [svc.strings(lang, key)])
             return
         asked = await svc.practice.ask_question(chat.id, user, question)
+        assert asked is not None  # asked over any open question: it is never refused
         await send_asked(context, chat.id, lang, asked)
 
 
@@ -90,9 +95,15 @@ async def ask(
     level: Level | None,
     pack: str | None = None,
 ) -> None:
-    """Open a new question in a private chat and send it."""
+    """Open a new question in a private chat and send it; with a question open, show that one
+    again instead, with a choice: keep answering it, or skip it for a new one."""
     svc = context.svc
-    asked = await svc.practice.ask(chat_id, user, level, pack, lang)
+    asked = await svc.practice.ask_unless_open(chat_id, user, level, pack, lang)
+    if isinstance(asked, StillOpen):
+        messages = still_open_messages(svc.strings, lang, asked)
+        keyboard = still_open_keyboard(svc.strings, lang, asked.question.id, level)
+        await send(context, chat_id, messages, keyboard)
+        return
     if asked is None:
         chosen = level or user.level or Level.BEGINNER
         name = level_name(svc.strings, lang, chosen)
@@ -101,12 +112,27 @@ async def ask(
     await send_asked(context, chat_id, lang, asked)
 
 
-async def send_asked(context: BotContext, chat_id: int, lang: str, asked: Asked) -> None:
-    """Send an opened question with its notes and buttons."""
+async def send_asked(
+    context: BotContext, chat_id: int, lang: str, asked: Asked, *, daily: bool = False
+) -> None:
+    """Send an opened question with its notes and buttons (`daily`: under the daily header)."""
     svc = context.svc
-    messages = asked_messages(svc.strings, lang, asked)
+    header = [svc.strings(lang, "daily_header")] if daily else []
+    messages = asked_messages(svc.strings, lang, asked, header)
     keyboard = question_keyboard(svc.strings, lang, asked.question.id, context.bot.username)
     await send(context, chat_id, messages, keyboard)
+
+
+async def follow_with_daily(
+    context: BotContext, chat_id: int, user: UserProfile, lang: str
+) -> bool:
+    """The daily question that waited for the question just closed, asked now (True), if
+    one waits."""
+    asked = await context.svc.practice.take_waiting_daily(chat_id, user, lang)
+    if asked is None:
+        return False
+    await send_asked(context, chat_id, lang, asked, daily=True)
+    return True
 
 
 async def quiz(update: Update, context: BotContext) -> None:
@@ -197,6 +223,7 @@ async def answer(update: Update, context: BotContext) -> None:
         svc.strings, lang, feedback.question.level, feedback.answer_id, feedback.level_up
     )
     await send(context, chat_id, messages, keyboard, reply_to=message.message_id)
+    await follow_with_daily(context, chat_id, user, lang)
 
 
 async def _earlier_question(context: BotContext, message: Message) -> Question | None:
@@ -237,22 +264,33 @@ async def skip(update: Update, context: BotContext) -> None:
         await _skip(context, turn.chat.id, turn.user, turn.lang)
 
 
-async def _skip(context: BotContext, chat_id: int, user: UserProfile, lang: str) -> None:
+async def _skip(
+    context: BotContext,
+    chat_id: int,
+    user: UserProfile,
+    lang: str,
+    level: Level | None = None,
+    question_id: str | None = None,
+) -> None:
+    """Close the open question (only if it is still `question_id`, when given) and ask the
+    next: the daily question if it waited for this one, else one at `level` (or the closed
+    question's)."""
     svc = context.svc
-    closed = await svc.practice.close(chat_id)
+    closed = await svc.practice.close(chat_id, question_id)
     if closed is None:
         await send(context, chat_id, [svc.strings(lang, "no_open_question")])
         return
     await send(context, chat_id, [svc.strings(lang, "skipped")])
-    await ask(context, chat_id, user, lang, closed.level)
+    if not await follow_with_daily(context, chat_id, user, lang):
+        await ask(context, chat_id, user, lang, level or closed.level)
 
 
 async def reveal(update: Update, context: BotContext) -> None:
     if (turn := context.turn(update)) is not None:
-        await _reveal(context, turn.chat.id, turn.lang)
+        await _reveal(context, turn.chat.id, turn.user, turn.lang)
 
 
-async def _reveal(context: BotContext, chat_id: int, lang: str) -> None:
+async def _reveal(context: BotContext, chat_id: int, user: UserProfile, lang: str) -> None:
     svc = context.svc
     closed = await svc.practice.close(chat_id)
     if closed is None:
@@ -260,6 +298,7 @@ async def _reveal(context: BotContext, chat_id: int, lang: str) -> None:
         return
     messages = with_reference(svc.strings(lang, "revealed"), closed.answer)
     await send(context, chat_id, messages, next_keyboard(svc.strings, lang, closed.level))
+    await follow_with_daily(context, chat_id, user, lang)
 
 
 async def stats(update: Update, context: BotContext) -> None:
@@ -308,6 +347,9 @@ async def practice_button(update: Update, context: BotContext) -> None:
         await query.answer()
         await ask(context, chat_id, user, lang, level)
         return
+    if (kept := parse_still_open(query.data)) is not None:
+        await _still_open_button(context, query, chat_id, user, lang, kept)
+        return
     tap = parse_practice(query.data)
     if tap is None:
         await expired(context, query)
@@ -319,9 +361,32 @@ async def practice_button(update: Update, context: BotContext) -> None:
     if action == "hint":
         await _hint(context, chat_id, lang)
     elif action == "show":
-        await _reveal(context, chat_id, lang)
+        await _reveal(context, chat_id, user, lang)
     elif action == "skip":
         await _skip(context, chat_id, user, lang)
+
+
+async def _still_open_button(
+    context: BotContext,
+    query: CallbackQuery,
+    chat_id: int,
+    user: UserProfile,
+    lang: str,
+    tap: StillOpenTap,
+) -> None:
+    """Under an open question shown again: keep answering it (its usual buttons come back),
+    or skip it for a new question."""
+    if not await _still_open(context, query, chat_id, tap.question_id):
+        return
+    svc = context.svc
+    if not tap.renew:
+        await query.answer(svc.strings(lang, "keep_answering"))
+        keyboard = question_keyboard(svc.strings, lang, tap.question_id, context.bot.username)
+        await set_keyboard(context, query, keyboard)
+        return
+    await query.answer()
+    await set_keyboard(context, query, None)
+    await _skip(context, chat_id, user, lang, tap.level, tap.question_id)
 
 
 async def _still_open(

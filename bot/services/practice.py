@@ -11,6 +11,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
+from types import EllipsisType
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
@@ -52,6 +53,16 @@ class Asked:
     pack_language: str = ""  # the language of the pack's questions and answers (zh, en…)
     exhausted: bool = False  # a fresh question was wanted, but all at the level were answered
     level_done_note: bool = False  # exhausted, and the user not yet told (once per level)
+    closed: Question | None = None  # the open question it replaced, when the caller named it
+
+
+@dataclass(frozen=True, slots=True)
+class StillOpen:
+    """A new question was wanted while one is open: that one stays, to be shown again."""
+
+    question: Question
+    pack_title: str
+    pack_language: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +122,8 @@ class Practice:
         level: Level | None,
         pack: str | None,
         lang: str | None = None,
+        *,
+        replacing: str | EllipsisType | None = ...,
     ) -> Asked | None:
         """Open the next question for the chat and log it.
 
@@ -118,6 +131,9 @@ class Practice:
         never answered at the user's level; with a level, a question at that level. Either
         way nothing is repeated while unasked questions remain. With packs in several
         languages, those in `lang` (the user's interface language) come first.
+
+        `replacing`: the question the caller saw open (None: none), opened over only if it
+        is still the open one, else None is returned and nothing opened; `...`: any.
         """
         question = None if level else await self._due_review(user, pack)
         exhausted = False
@@ -126,7 +142,11 @@ class Practice:
             question, exhausted = await self._fresh(chat_id, user, wanted, pack, lang)
         if question is None:
             return None
-        asked = await self.ask_question(chat_id, user, question, exhausted=exhausted)
+        asked = await self.ask_question(
+            chat_id, user, question, exhausted=exhausted, replacing=replacing
+        )
+        if asked is None:
+            return None
         if exhausted:  # said once per user and level, not under every repeat after
             told = await self.storage.claim_level_done_note(
                 user.user_id, question.level, self.clock()
@@ -134,14 +154,72 @@ class Practice:
             asked = replace(asked, level_done_note=told)
         return asked
 
-    async def ask_question(
-        self, chat_id: int, user: UserProfile, question: Question, *, exhausted: bool = False
-    ) -> Asked:
-        """Open this question for the chat (a shared link, or the one `ask` chose)."""
-        now = self.clock()
-        replaced = await self.storage.open_question(chat_id, user.user_id, question.id, now)
+    async def ask_unless_open(
+        self,
+        chat_id: int,
+        user: UserProfile,
+        level: Level | None,
+        pack: str | None,
+        lang: str | None = None,
+    ) -> Asked | StillOpen | None:
+        """`ask`, unless a question is open: then that one stays open and is returned, to
+        be shown again (a new question never silently replaces an open one)."""
+        if (kept := await self.still_open(chat_id)) is not None:
+            return kept
+        asked = await self.ask(chat_id, user, level, pack, lang, replacing=None)
+        return asked if asked is not None else await self.still_open(chat_id)
+
+    async def asked_again(self, chat_id: int) -> Asked | None:
+        """The chat's open question as if just asked (nothing written): a prompt that opened
+        it, then stopped before it was recorded (a crash), sends that question."""
+        kept = await self.still_open(chat_id)
+        if kept is None:
+            return None
+        return Asked(kept.question, kept.pack_title, False, kept.pack_language)
+
+    async def still_open(self, chat_id: int) -> StillOpen | None:
+        """The chat's open question, as it is shown again."""
+        open_ = await self.open_question(chat_id)
+        if open_ is None:
+            return None
+        question = open_[0]
         found = self.library.packs[self.library.pack_of[question.id]]
-        return Asked(question, found.title, replaced, found.language, exhausted)
+        return StillOpen(question, found.title, found.language)
+
+    async def ask_question(
+        self,
+        chat_id: int,
+        user: UserProfile,
+        question: Question,
+        *,
+        exhausted: bool = False,
+        replacing: str | EllipsisType | None = ...,
+    ) -> Asked | None:
+        """Open this question for the chat (a shared link, or the one `ask` chose); see
+        `ask` for `replacing`."""
+        now = self.clock()
+        closed = None
+        if replacing is ...:
+            replaced = await self.storage.open_question(chat_id, user.user_id, question.id, now)
+        else:
+            uid = user.user_id
+            if not await self.storage.open_question_if(chat_id, uid, question.id, now, replacing):
+                return None
+            replaced = replacing is not None
+            closed = self.library.question(replacing) if replacing is not None else None
+        found = self.library.packs[self.library.pack_of[question.id]]
+        return Asked(question, found.title, replaced, found.language, exhausted, closed=closed)
+
+    async def take_waiting_daily(
+        self, chat_id: int, user: UserProfile, lang: str | None
+    ) -> Asked | None:
+        """The day's daily question, if it waited for the question just closed (answered,
+        skipped or revealed): asked now, once. One that waited since an earlier day lapses."""
+        now = self.clock()
+        day = local_day(now, self.zone(user)).isoformat()
+        if not await self.storage.take_waiting_daily(chat_id, day, now):
+            return None
+        return await self.ask(chat_id, user, None, None, lang, replacing=None)
 
     async def _due_review(self, user: UserProfile, pack: str | None) -> Question | None:
         for question_id in await self.storage.due_reviews(user.user_id, self.clock()):
@@ -363,10 +441,11 @@ class Practice:
         )
         return None if streak is None else (result, streak)
 
-    async def close(self, chat_id: int) -> Question | None:
-        """Close the open question without scoring (skip or reveal); return it."""
+    async def close(self, chat_id: int, question_id: str | None = None) -> Question | None:
+        """Close the open question without scoring (skip or reveal); return it. With
+        `question_id`, only that one: None if another is open (or none)."""
         open_ = await self.open_question(chat_id)
-        if open_ is None:
+        if open_ is None or (question_id is not None and open_[0].id != question_id):
             return None
         await self.storage.close_question(chat_id, open_[0].id)
         return open_[0]
