@@ -480,7 +480,9 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
             groups.answer,
         ),
         # 6. Buttons, by callback-data prefix.
-        CallbackQueryHandler(private.practice_button, pattern=r"^(hint|show|skip|next):"),
+        CallbackQueryHandler(
+            private.practice_button, pattern=r"^(hint|show|skip|next|keep|renew):"
+        ),
         CallbackQueryHandler(private.rate_button, pattern=r"^rate:"),
         CallbackQueryHandler(settings_handlers.level_button, pattern=r"^level:"),
         CallbackQueryHandler(settings_handlers.forget_button, pattern=r"^forget:"),

@@ -46,6 +46,28 @@ def question_keyboard(
     return InlineKeyboardMarkup(rows)
 
 
+def still_open_keyboard(
+    t: Strings, lang: str, question_id: str, level: Level | None
+) -> InlineKeyboardMarkup:
+    """Under an open question shown again (/quiz while it is open): keep answering it, or
+    skip it for a new one (at `level`, the one /quiz asked for, if any)."""
+    wanted = LEVEL_CODES[level] if level is not None else "-"
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton(
+                    t(lang, "button_keep_answering"), callback_data=f"keep:{question_id}"
+                )
+            ],
+            [
+                InlineKeyboardButton(
+                    t(lang, "button_skip_new"), callback_data=f"renew:{question_id}:{wanted}"
+                )
+            ],
+        ]
+    )
+
+
 def chat_link_keyboard(t: Strings, lang: str, bot_username: str) -> InlineKeyboardMarkup:
     """One button that opens the private chat with the bot."""
     return InlineKeyboardMarkup(
@@ -59,16 +81,37 @@ def next_keyboard(t: Strings, lang: str, level: Level) -> InlineKeyboardMarkup:
     )
 
 
+def rate_buttons(
+    t: Strings, lang: str, answer_id: int, chosen: str | None = None
+) -> list[InlineKeyboardButton]:
+    """The three ratings of an answer; the one `chosen` (tapped) marked ✓."""
+    buttons = []
+    for choice in RATE_CHOICES:
+        label = t(lang, f"button_rate_{choice}")
+        if choice == chosen:
+            label = t(lang, "button_rate_chosen", label=label)
+        buttons.append(InlineKeyboardButton(label, callback_data=f"rate:{answer_id}:{choice}"))
+    return buttons
+
+
+def with_rating_chosen(
+    t: Strings, lang: str, markup: InlineKeyboardMarkup, tap: RateTap
+) -> InlineKeyboardMarkup:
+    """`markup` (a feedback keyboard as shown) with its rating row marking `tap`'s choice."""
+    rows = [
+        rate_buttons(t, lang, tap.answer_id, tap.choice)
+        if any(str(b.callback_data or "").startswith("rate:") for b in row)
+        else list(row)
+        for row in markup.inline_keyboard
+    ]
+    return InlineKeyboardMarkup(rows)
+
+
 def feedback_keyboard(
     t: Strings, lang: str, level: Level, answer_id: int, level_up: Level | None
 ) -> InlineKeyboardMarkup:
     """Overrule the automatic rating with one tap; next question; maybe move up a level."""
-    rate = [
-        InlineKeyboardButton(
-            t(lang, f"button_rate_{choice}"), callback_data=f"rate:{answer_id}:{choice}"
-        )
-        for choice in ("good", "hard", "again")
-    ]
+    rate = rate_buttons(t, lang, answer_id)
     rows = [
         rate,
         [InlineKeyboardButton(t(lang, "button_next"), callback_data=f"next:{level.value}")],
@@ -178,6 +221,8 @@ def settings_keyboard(
 
 PRACTICE_ACTIONS = ("hint", "show", "skip")
 RATE_CHOICES = ("good", "hard", "again")
+# A level in one letter: callback data holds a question id of up to 48 characters besides.
+LEVEL_CODES = {Level.BEGINNER: "b", Level.INTERMEDIATE: "i", Level.ADVANCED: "a"}
 _ANSWER_ID = re.compile(r"[1-9][0-9]{0,17}")  # a row id, as str(int) writes it
 _FORGET_TOKEN = re.compile(r"[0-9a-f]{12}")  # secrets.token_hex(6)
 _CLOCK = re.compile(r"([01][0-9]|2[0-3]):([0-5][0-9])")  # render.clock_time: 08:30
@@ -188,6 +233,15 @@ class PracticeTap(NamedTuple):
 
     action: str
     question_id: str
+
+
+class StillOpenTap(NamedTuple):
+    """keep:<question> (keep answering it) or renew:<question>:<level code or -> (skip it
+    for a new question)."""
+
+    renew: bool
+    question_id: str
+    level: Level | None
 
 
 class RateTap(NamedTuple):
@@ -229,6 +283,19 @@ def parse_practice(data: str | None) -> PracticeTap | None:
         if fields is not None and re.fullmatch(ID_PATTERN, fields[0]):
             return PracticeTap(action, fields[0])
     return None
+
+
+def parse_still_open(data: str | None) -> StillOpenTap | None:
+    keep = _fields(data, "keep", 1)
+    if keep is not None and re.fullmatch(ID_PATTERN, keep[0]):
+        return StillOpenTap(False, keep[0], None)
+    renew = _fields(data, "renew", 2)
+    if renew is None or not re.fullmatch(ID_PATTERN, renew[0]):
+        return None
+    levels = {code: level for level, code in LEVEL_CODES.items()}
+    if renew[1] != "-" and renew[1] not in levels:
+        return None
+    return StillOpenTap(True, renew[0], levels.get(renew[1]))
 
 
 def parse_next(data: str | None) -> Level | None:

@@ -13,7 +13,8 @@ from datetime import date, datetime, time, timedelta
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
-from bot.core.content import Pack, Question
+from bot.core.content import Concept, Pack, Question
+from bot.core.hints import cue, topic
 from bot.core.levels import LEVEL_ORDER, Level
 from bot.core.models import LeaderboardRow, RoundAnswer, RoundRecord
 from bot.core.rounds import MemberResult, points, rank
@@ -23,7 +24,7 @@ from bot.i18n import LANGUAGES, Html, Strings
 
 if TYPE_CHECKING:
     from bot.core.scoring import ConceptHit, ScoreResult
-    from bot.services.practice import Asked, Progress
+    from bot.services.practice import Asked, Progress, StillOpen
 
 MESSAGE_LIMIT = 4096  # Telegram: characters per message (we count UTF-16 units of the HTML)
 EXCERPT_CHARS = 40
@@ -213,6 +214,10 @@ def question_message(
     return pack_messages("", question)
 
 
+TOP_MISSES = 3  # concepts named per line of feedback; the rest are counted ("+2 more")
+ITEM_SEPARATOR = " · "
+
+
 def score_summary(
     t: Strings,
     lang: str | None,
@@ -220,22 +225,39 @@ def score_summary(
     result: ScoreResult,
     hints: int = 0,
     streak: StreakState | None = None,
+    bare_list: bool = False,
 ) -> str:
-    """Score bar, covered concepts (with where they were found), missed concepts, streak."""
+    """The score, then what to work on, a line each, short enough for a phone: the misses
+    (the heaviest three named), what was said wrongly, what was only partly there, what was
+    covered; hints used; the streak.
+
+    `bare_list`: the answer only names terms, so a concept read as said of its neighbour in
+    the list is a plain miss, never "mixed up with" it.
+    """
+    from bot.core.scoring import Status  # loaded by then: the result came from the scorer
+
     lines: list[str] = [
         t(lang, "score_title", percent=percent(result.score), bar=bar(result.score))
     ]
-    if result.covered:
-        lines.append(t(lang, "covered_title"))
-        lines.extend(_hit_line(t, lang, hit) for hit in result.covered)
-    else:
-        lines.append(t(lang, "nothing_covered"))
-    if result.missed:
-        lines.append(t(lang, "missed_title"))
-        lines.extend(_hit_line(t, lang, hit) for hit in result.contradicted)
-        wrong = {h.label for h in result.contradicted}
-        lines.extend(f"❌ {esc(c.label)}" for c in result.missed if c.label not in wrong)
-    elif all(hit.credit >= 1 for hit in result.covered):
+    wrong = [
+        hit for hit in result.contradicted if not (bare_list and hit.status is Status.MISATTRIBUTED)
+    ]
+    said_wrong = {hit.label for hit in wrong}
+    missed = sorted(
+        (c for c in result.missed if c.label not in said_wrong), key=lambda c: -c.weight
+    )
+    if missed:
+        lines.append(t(lang, "missed_line", items=_named(t, lang, [c.label for c in missed])))
+    if wrong:
+        items = [_wrong_item(t, lang, hit) for hit in wrong]
+        lines.append(t(lang, "wrong_line", items=_named(t, lang, items, escaped=True)))
+    partly = [hit for hit in result.covered if hit.credit < 1]
+    if partly:
+        lines.append(_partly_line(t, lang, partly))
+    full = [hit.label for hit in result.covered if hit.credit >= 1]
+    if full:
+        lines.append(t(lang, "covered_line", items=_named(t, lang, full)))
+    if not result.missed and not partly:
         # Only full credit for every concept is "all covered": one listed or partly stated
         # concept is still ◐ above, and the score says so.
         lines.append(t(lang, "all_covered"))
@@ -244,6 +266,42 @@ def score_summary(
     if streak is not None:
         lines.append(t(lang, "streak_line", current=streak.current, best=streak.best))
     return "\n".join(lines)
+
+
+def _named(t: Strings, lang: str | None, items: Sequence[str], *, escaped: bool = False) -> Html:
+    """The first `TOP_MISSES` items, then how many more: "a · b · c · +2 more"."""
+    shown = [item if escaped else esc(item) for item in items[:TOP_MISSES]]
+    if len(items) > TOP_MISSES:
+        shown.append(t(lang, "more_items", count=len(items) - TOP_MISSES))
+    return Html(ITEM_SEPARATOR.join(shown))
+
+
+def _wrong_item(t: Strings, lang: str | None, hit: ConceptHit) -> str:
+    """A concept said wrongly, why, and where: "x — said the opposite (“…”)"."""
+    note = Html(hit_note(t, lang, hit))
+    return t(lang, "wrong_item", label=hit.label, note=note, quote=excerpt(hit.quote or hit.text))
+
+
+def _partly_line(t: Strings, lang: str | None, hits: list[ConceptHit]) -> str:
+    """◐ items under their own heading: one note for all when they share it."""
+    notes = [hit_note(t, lang, hit) for hit in hits]
+    labels = [hit.label for hit in hits]
+    if len(set(notes)) == 1:
+        return t(lang, "partly_line_one_note", note=Html(notes[0]), items=_named(t, lang, labels))
+    items = [
+        t(lang, "partly_item", label=label, note=Html(note))
+        for label, note in zip(labels, notes, strict=True)
+    ]
+    return t(lang, "partly_line", items=_named(t, lang, items, escaped=True))
+
+
+def hint_message(t: Strings, lang: str | None, concept: Concept, count: int) -> Html:
+    """A hint that nudges: how the concept's name begins and its topic, not the concept. What
+    hints cost is said with the first one only."""
+    about = topic(concept)
+    key = "hint_topic" if about else "hint"
+    text = t(lang, key, count=count, cue=cue(concept.label), topic=about)
+    return Html(f"{text}\n{t(lang, 'hint_cost')}") if count == 1 else text
 
 
 def hit_note(t: Strings, lang: str | None, hit: ConceptHit) -> str:
@@ -261,18 +319,6 @@ def hit_note(t: Strings, lang: str | None, hit: ConceptHit) -> str:
     return ""
 
 
-def _hit_line(t: Strings, lang: str | None, hit: ConceptHit) -> str:
-    note = hit_note(t, lang, hit)
-    mark = "✅" if not note else "◐" if hit.credit > 0 else "⚠️"
-    quote = f"<i>“{esc(excerpt(hit.text))}”</i>"
-    colon = "：" if lang == "zh" else ": "  # Chinese text takes the full-width colon
-    return (
-        f"{mark} {esc(hit.label)} — {note}{colon}{quote}"
-        if note
-        else f"{mark} {esc(hit.label)} — {quote}"
-    )
-
-
 def asked_messages(
     strings: Strings, lang: str, asked: Asked, header: Sequence[Html] = ()
 ) -> list[Html]:
@@ -283,7 +329,10 @@ def asked_messages(
         strings, lang, level=q.level, pack_title=asked.pack_title, question=q.question
     )
     lines = list(header)
-    if asked.replaced:  # the open question it replaces is closed: say so
+    if asked.closed is not None:  # the question left open is closed by this one: name it
+        old = excerpt(asked.closed.question, 60)
+        lines.append(strings(lang, "question_replaces_named", question=old))
+    elif asked.replaced:  # the open question it replaces is closed: say so
         lines.append(strings(lang, "question_replaces"))
     if lines:
         messages = prepend(lines, messages)
@@ -303,14 +352,27 @@ def prepend(lines: list[Html], messages: list[Html]) -> list[Html]:
     return [joined, *messages[1:]] if utf16_len(joined) <= MESSAGE_LIMIT else messages
 
 
-def with_reference(head: str, reference: str, title: str | None = None) -> list[Html]:
-    """`head` (split at the limit), then under `title` the reference answer in a blockquote.
+def with_reference(
+    head: str, reference: str, title: str | None = None, *, collapsed: bool = False
+) -> list[Html]:
+    """`head` (split at the limit), then under `title` the reference answer in a blockquote;
+    `collapsed`: Telegram's expandable one, a few lines shown until tapped.
 
     The one shape of "here is the reference answer": feedback, a round's results, /reveal.
     """
     *first, last = split_head(head)
-    opening = f"{last}\n\n{title}" if title else last
-    return [*first, *pack_messages(opening, reference, wrap=("<blockquote>", "</blockquote>"))]
+    opening = f"{last}\n{title}" if title and collapsed else f"{last}\n\n{title}" if title else last
+    quote = "<blockquote expandable>" if collapsed else "<blockquote>"
+    return [*first, *pack_messages(opening, reference, wrap=(quote, "</blockquote>"))]
+
+
+def still_open_messages(t: Strings, lang: str, kept: StillOpen) -> list[Html]:
+    """The open question shown again (a new one was asked for): what to do, then it."""
+    q = kept.question
+    messages = question_message(
+        t, lang, level=q.level, pack_title=kept.pack_title, question=q.question
+    )
+    return prepend([t(lang, "quiz_still_open")], messages)
 
 
 def feedback_messages(
@@ -321,10 +383,21 @@ def feedback_messages(
     reference: str,
     hints: int,
     streak: StreakState | None,
+    bare_list: bool = False,
+    rated: bool = True,
 ) -> list[Html]:
-    """Score, covered and missed concepts, streak, then the reference answer (split if long)."""
-    head = score_summary(t, lang, result=result, hints=hints, streak=streak)
-    return with_reference(head, reference, t(lang, "reference_title"))
+    """The score and what to work on (`score_summary`), then the reference answer collapsed
+    (split if long), then what the rating buttons under it do (`rated`: they are there)."""
+    head = score_summary(t, lang, result=result, hints=hints, streak=streak, bare_list=bare_list)
+    messages = with_reference(head, reference, t(lang, "reference_title"), collapsed=True)
+    if not rated:
+        return messages
+    explain = t(lang, "rate_explain")
+    joined = Html(f"{messages[-1]}\n\n{explain}")
+    # Above the buttons, which go under the last message (alone when that one is full).
+    if utf16_len(joined) <= MESSAGE_LIMIT:
+        return [*messages[:-1], joined]
+    return [*messages, explain]
 
 
 def split_head(text: str, limit: int = MESSAGE_LIMIT) -> list[Html]:

@@ -21,7 +21,7 @@ from bot.core.models import UserProfile
 from bot.core.reminders import ReminderRule
 from bot.core.scoring import is_answerable
 from bot.i18n import LANGUAGES, Strings, language_for
-from bot.render import level_name, percent, score_summary
+from bot.render import hint_message, level_name, percent, score_summary
 from bot.services.practice import Asked, Practice
 from bot.storage import Storage
 
@@ -177,7 +177,7 @@ class _Session:
                 if hint is None:
                     self.say("no_more_hints")
                 else:
-                    self.say("hint", count=hint[1], concept=hint[0])
+                    self.show(hint_message(self.strings, self.lang, hint[0], hint[1]))
                 continue
             if text in ("/skip", "/reveal"):
                 await self.practice.close(chat)

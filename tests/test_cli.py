@@ -132,7 +132,7 @@ async def test_terminal_practice_scores_and_keeps_the_streak(
     )
     assert code == 0
     shown = stdout.getvalue()
-    assert "💡 Hint 1: think about " in shown
+    assert "💡 Hint 1: a key point " in shown
     assert "Score: " in shown and "%" in shown
     assert "📖 Reference answer" in shown
     assert "🔥 Streak: 1 day · best 1" in shown

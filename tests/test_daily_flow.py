@@ -15,6 +15,10 @@ ADA = FakeUser(2001, "Ada", "en")
 GROUP = -100200
 
 
+def _question(message: Sent) -> str:
+    return next(d for _, d in message.buttons if d.startswith("hint:")).split(":", 1)[1]
+
+
 def dailies(api: FakeBotAPI, chat_id: int) -> list[Sent]:
     return [s for s in api.to(chat_id) if s.visible.startswith("☀️ Daily question")]
 
@@ -126,16 +130,39 @@ async def test_a_daily_question_that_replaces_an_open_one_says_so(
     bot: BotHarness, api: FakeBotAPI
 ) -> None:
     await bot.say(ADA, "/daily 10:00")
-    await bot.say(ADA, "/quiz")  # left unanswered
+    (left,) = await bot.say(ADA, "/quiz")  # left unanswered for an hour: she is not on it
     bot.clock.advance(hours=1)
     await bot.tick()
     (prompt,) = dailies(api, ADA.id)
-    assert "(The previous question is closed.)" in prompt.visible
+    assert (
+        "(The question left open earlier, “Triton Inference Server 的核心定位是什么？它与 vLLM、"
+        "TensorRT-LLM 有什么区别？”, is closed unanswered; it will come up again.)"
+    ) in prompt.visible
+    assert _question(left) == "triton-q1"
     # The next day, with nothing open, there is no such note.
     await bot.say(ADA, "这个我完全不会")
     bot.clock.advance(hours=24)
     await bot.tick()
     assert "previous question" not in dailies(api, ADA.id)[-1].visible
+
+
+async def test_a_prompt_that_opened_its_question_then_stopped_sends_that_question(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    """A process that claimed the day's prompt and opened its question, then stopped before
+    recording it: the next attempt sends that question (it does not wait for it, nor close
+    it for another)."""
+    await bot.say(ADA, "/daily 10:00")
+    bot.clock.advance(hours=1)
+    user = await bot.storage.get_user(ADA.id)
+    assert user is not None
+    assert await bot.storage.claim_daily(ADA.id, "2026-03-02", bot.clock())
+    practice = bot.app.bot_data["services"].practice
+    asked = await practice.ask(ADA.id, user, None, None, "en")
+    await bot.tick()
+    (prompt,) = dailies(api, ADA.id)
+    assert _question(prompt) == asked.question.id
+    assert "closed" not in prompt.visible
 
 
 async def test_missed_prompts_are_sent_late_within_grace_and_skipped_after(
@@ -271,7 +298,7 @@ async def test_group_migration_moves_the_schedule(bot: BotHarness, api: FakeBotA
 
 async def test_evening_reminder_once_for_a_streak_at_risk(bot: BotHarness, api: FakeBotAPI) -> None:
     await bot.say(ADA, "/quiz")
-    await bot.say(ADA, "max_batch_size")  # Monday: streak 1
+    await bot.say(ADA, "max_batch_size 是单次最大 batch")  # Monday: streak 1
     bot.clock.advance(days=1, hours=10)  # Tuesday 19:00 UTC: not evening yet (20:00)
     await bot.tick()
     assert not [s for s in api.to(ADA.id) if "at risk" in s.visible]
@@ -291,7 +318,7 @@ async def test_evening_reminder_once_for_a_streak_at_risk(bot: BotHarness, api: 
 
 async def test_no_reminder_after_answering_today(bot: BotHarness, api: FakeBotAPI) -> None:
     await bot.say(ADA, "/quiz")
-    await bot.say(ADA, "max_batch_size")
+    await bot.say(ADA, "max_batch_size 是单次最大 batch")
     bot.clock.advance(hours=11, minutes=30)  # Monday 20:30, answered today
     assert (await bot.tick()).reminders == 0
 

@@ -76,7 +76,7 @@ async def answer_at(bot: BotHarness, text: str, command: str = "/quiz") -> tuple
 
 
 async def test_due_reviews_come_before_new_questions(bot: BotHarness) -> None:
-    weak_qid, _ = await answer_at(bot, "不知道")  # Again: due tomorrow
+    weak_qid, _ = await answer_at(bot, "我不知道这个")  # Again: due tomorrow
     await answer_at(
         bot, "max_batch_size preferred_batch_size max_queue_delay_microseconds preserve_ordering"
     )
@@ -85,7 +85,10 @@ async def test_due_reviews_come_before_new_questions(bot: BotHarness) -> None:
     qid = next(d for _, d in question.buttons if d.startswith("hint:")).split(":")[1]
     assert qid == weak_qid  # the due review, not a new question
     await bot.say(ADA, "/skip", expect=2)  # skip closes it; the next one is new or not due
-    (question,) = await bot.say(ADA, "/quiz advanced")  # an explicit level asks at that level
+    # One is open: /quiz shows it again; skipping it from there asks at the level named.
+    (again,) = await bot.say(ADA, "/quiz advanced")
+    renew = next(d for _, d in again.buttons if d.startswith("renew:"))
+    *_, question = await bot.press(ADA, again, renew, expect=3)  # edit, skipped, question
     assert "Advanced" in question.visible
 
 
@@ -99,7 +102,7 @@ async def _rating_becomes(bot: BotHarness, qid: str, rating: Rating) -> ReviewRe
 
 
 async def test_overruled_rating_moves_the_next_due_date(bot: BotHarness, api: FakeBotAPI) -> None:
-    qid, answer_id = await answer_at(bot, "不知道")
+    qid, answer_id = await answer_at(bot, "我不知道这个")
     automatic = await bot.storage.get_review(ADA.id, qid)
     assert automatic is not None and automatic.rating == int(Rating.Again)
     feedback = [s for s in api.to(ADA.id) if any(d.startswith("rate:") for _, d in s.buttons)][-1]
@@ -143,7 +146,7 @@ def test_every_glyph_the_picture_draws_is_in_the_bundled_font(lang: str) -> None
 
 async def test_stats_sends_the_picture_and_weak_spots(bot: BotHarness, api: FakeBotAPI) -> None:
     for _ in range(4):  # three beginner questions, then the first comes back: missed twice
-        await answer_at(bot, "batch", "/quiz beginner")
+        await answer_at(bot, "跟 batch 有关", "/quiz beginner")
     picture, text = await bot.say(ADA, "/stats", expect=2)
     image = Image.open(io.BytesIO(picture.params["photo"]))
     assert image.format == "PNG" and image.size == (WIDTH, HEIGHT)

@@ -295,7 +295,7 @@ async def test_a_too_short_group_reply_is_not_counted(bot: BotHarness, api: Fake
 # -- overruling the rating -------------------------------------------------------------------
 
 
-async def test_overrule_buttons_go_after_use_and_partly_differs_from_no(
+async def test_overrule_buttons_mark_the_choice_and_partly_differs_from_no(
     bot: BotHarness, api: FakeBotAPI
 ) -> None:
     await bot.say(ADA, "/quiz beginner")
@@ -305,10 +305,16 @@ async def test_overrule_buttons_go_after_use_and_partly_differs_from_no(
     assert set(rate) == {"✅ I knew it", "🤏 Partly", "❌ No"}
     (edit,) = await bot.press(ADA, last, rate["🤏 Partly"])
     assert edit.method == "editMessageReplyMarkup"
-    assert [d for _, d in api.keyboard(ADA.id, last.message_id)] == ["next:beginner"]
+    # The buttons stay, the choice marked: it shows, and can be changed.
+    assert api.keyboard(ADA.id, last.message_id) == [
+        ("✅ I knew it", "rate:1:good"),
+        ("✓ 🤏 Partly", "rate:1:hard"),
+        ("❌ No", "rate:1:again"),
+        ("▶️ Next question", "next:beginner"),
+    ]
     # Answered at 2026-03-02 09:00 UTC: "partly" brings it back in two days, "no" tomorrow.
     assert api.callback_answers[-1] == "Noted. Next review: 2026-03-04."
-    api.callback(ADA, rate["❌ No"], last)  # an old client still showing the buttons
+    api.callback(ADA, rate["❌ No"], last)  # changed her mind
     await bot.sentinel(ADA)
     assert api.callback_answers[-1] == "Noted. Next review: 2026-03-03."
 

@@ -220,10 +220,11 @@ async def test_reminders_once_per_local_day_across_restarts(
 
 async def test_no_reminder_for_an_answer_given_today(bot: BotHarness, api: FakeBotAPI) -> None:
     await bot.say(ADA, "/quiz")
-    await bot.say(ADA, "max_batch_size")  # Monday: streak 1; at risk on Tuesday evening
+    # Monday: streak 1; at risk on Tuesday evening
+    await bot.say(ADA, "max_batch_size 是单次最大 batch")
     bot.clock.now = utc(3, 18)
     await bot.say(ADA, "/quiz")
-    await bot.say(ADA, "max_batch_size")  # Tuesday, before the evening
+    await bot.say(ADA, "max_batch_size 是单次最大 batch")  # Tuesday, before the evening
     bot.clock.now = utc(3, 20, 30)
     assert (await bot.tick()).reminders == 0
     bot.clock.now = utc(4, 20, 30)  # Wednesday evening, no answer yet: now it is at risk
@@ -233,7 +234,7 @@ async def test_no_reminder_for_an_answer_given_today(bot: BotHarness, api: FakeB
 
 async def test_a_zone_change_moves_the_reminder(bot: BotHarness, api: FakeBotAPI) -> None:
     await bot.say(ADA, "/quiz")
-    await bot.say(ADA, "max_batch_size")  # Monday
+    await bot.say(ADA, "max_batch_size 是单次最大 batch")  # Monday
     assert await bot.storage.reminder_instant(ADA.id) == utc(3, 20)
     await bot.say(ADA, "/timezone Asia/Shanghai")
     assert await bot.storage.reminder_instant(ADA.id) == utc(3, 12)  # 20:00 at UTC+8

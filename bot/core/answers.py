@@ -23,3 +23,35 @@ def is_substantive(text: str) -> bool:
     letters = [ch.casefold() for ch in unicodedata.normalize("NFKC", text) if ch.isalpha()]
     weight = sum(2 if _is_cjk(ch) else 1 for ch in letters)
     return weight >= MIN_WEIGHT and len(set(letters)) >= MIN_DISTINCT
+
+
+# The most Han characters one word takes (缓存, 批处理, 不知道); a longer run is read as a
+# phrase (动态批处理 names one thing, but it is rarely all an answer says).
+ONE_WORD_HAN = 4
+
+
+def is_one_word(text: str) -> bool:
+    """True when `text` is a single word or token (`缓存`, `cache`, `idk`, `max_batch_size`):
+    something to say in a sentence or two before it is worth scoring.
+
+    Words are runs of letters, digits, `_` and `-`; a run of Han characters counts as one word
+    up to `ONE_WORD_HAN` characters.
+    """
+    words: list[str] = []
+    current = ""
+    for ch in unicodedata.normalize("NFKC", text):
+        if ch.isalnum() or ch in "_-":
+            if current and _is_cjk(ch) != _is_cjk(current[-1]):
+                words.append(current)  # 用Redis: two words, though no space between
+                current = ""
+            current += ch
+        elif current:
+            words.append(current)
+            current = ""
+    if current:
+        words.append(current)
+    words = [w for w in words if any(c.isalpha() for c in w)]
+    if len(words) != 1:
+        return False
+    (word,) = words
+    return not _is_cjk(word[0]) or len(word) <= ONE_WORD_HAN

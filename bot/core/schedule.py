@@ -235,3 +235,14 @@ def parse_daily(args: list[str]) -> DailyCommand:
         else:
             return DailyCommand(problem="zone", bad_value=word)
     return DailyCommand(enabled=True, at=at, zone=zone, days=days)
+
+
+# A question opened this recently is one the user is on: the daily question waits for it
+# (and comes when it is answered or skipped) instead of arriving in the middle of an answer.
+ON_IT = timedelta(hours=1)
+
+
+def daily_waits(open_since: datetime, now: datetime) -> bool:
+    """Whether the daily question waits for the question open since `open_since`. One left
+    open longer was left: the daily question comes on time, and says it closes that one."""
+    return now - open_since < ON_IT

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import asyncio
 
-from telegram import CallbackQuery, InlineKeyboardMarkup, Message, MessageEntity, Update
+from telegram import CallbackQuery, Message, MessageEntity, Update
 
 from bot.commands import GROUP_ONLY
-from bot.core.answers import is_substantive
+from bot.core.answers import is_one_word, is_substantive
 from bot.core.content import Question
 from bot.core.levels import LEVEL_ORDER, Level, parse_quiz_args
 from bot.core.models import UserProfile
@@ -23,27 +23,33 @@ from bot.handlers.common import (
 )
 from bot.keyboards import (
     QUESTION_LINK_PREFIX,
+    StillOpenTap,
     feedback_keyboard,
     next_keyboard,
     parse_next,
     parse_practice,
     parse_rate,
+    parse_still_open,
     question_keyboard,
     start_keyboard,
+    still_open_keyboard,
+    with_rating_chosen,
 )
 from bot.render import (
     asked_messages,
     clock_time,
     feedback_messages,
+    hint_message,
     level_name,
     level_up_line,
     pack_list,
     prepend,
     stats_caption,
     stats_messages,
+    still_open_messages,
     with_reference,
 )
-from bot.services.practice import Asked
+from bot.services.practice import Asked, StillOpen
 
 
 async def start(update: Update, context: BotContext) -> None:
@@ -71,6 +77,7 @@ async def start(update: Update, context: BotContext) -> None:
             await send(context, chat.id, [svc.strings(lang, key)])
             return
         asked = await svc.practice.ask_question(chat.id, user, question)
+        assert asked is not None  # asked over any open question: it is never refused
         await send_asked(context, chat.id, lang, asked)
 
 
@@ -88,9 +95,15 @@ async def ask(
     level: Level | None,
     pack: str | None = None,
 ) -> None:
-    """Open a new question in a private chat and send it."""
+    """Open a new question in a private chat and send it; with a question open, show that one
+    again instead, with a choice: keep answering it, or skip it for a new one."""
     svc = context.svc
-    asked = await svc.practice.ask(chat_id, user, level, pack, lang)
+    asked = await svc.practice.ask_unless_open(chat_id, user, level, pack, lang)
+    if isinstance(asked, StillOpen):
+        messages = still_open_messages(svc.strings, lang, asked)
+        keyboard = still_open_keyboard(svc.strings, lang, asked.question.id, level)
+        await send(context, chat_id, messages, keyboard)
+        return
     if asked is None:
         chosen = level or user.level or Level.BEGINNER
         name = level_name(svc.strings, lang, chosen)
@@ -99,12 +112,27 @@ async def ask(
     await send_asked(context, chat_id, lang, asked)
 
 
-async def send_asked(context: BotContext, chat_id: int, lang: str, asked: Asked) -> None:
-    """Send an opened question with its notes and buttons."""
+async def send_asked(
+    context: BotContext, chat_id: int, lang: str, asked: Asked, *, daily: bool = False
+) -> None:
+    """Send an opened question with its notes and buttons (`daily`: under the daily header)."""
     svc = context.svc
-    messages = asked_messages(svc.strings, lang, asked)
+    header = [svc.strings(lang, "daily_header")] if daily else []
+    messages = asked_messages(svc.strings, lang, asked, header)
     keyboard = question_keyboard(svc.strings, lang, asked.question.id, context.bot.username)
     await send(context, chat_id, messages, keyboard)
+
+
+async def follow_with_daily(
+    context: BotContext, chat_id: int, user: UserProfile, lang: str
+) -> bool:
+    """The daily question that waited for the question just closed, asked now (True), if
+    one waits."""
+    asked = await context.svc.practice.take_waiting_daily(chat_id, user, lang)
+    if asked is None:
+        return False
+    await send_asked(context, chat_id, lang, asked, daily=True)
+    return True
 
 
 async def quiz(update: Update, context: BotContext) -> None:
@@ -150,13 +178,24 @@ async def answer(update: Update, context: BotContext) -> None:
         key = "answer_too_short" if is_open else "no_open_question"
         await send(context, chat_id, [svc.strings(lang, "not_text" if captioned else key)])
         return
+    if is_one_word(text) and await svc.practice.open_question(chat_id) is not None:
+        # `缓存`, `cache`, `idk`: one word says too little to score; the question stays open.
+        await send(context, chat_id, [svc.strings(lang, "answer_one_word")])
+        return
     earlier = await _earlier_question(context, message)
     if earlier is not None:
         # A reply to a question closed since (a newer one replaced it): scored against the
         # question it answers, for the user to see, and not recorded; the open one waits.
-        result = svc.practice.score_only(earlier, text)
+        result, bare = svc.practice.score_only(earlier, text)
         messages = feedback_messages(
-            svc.strings, lang, result=result, reference=earlier.answer, hints=0, streak=None
+            svc.strings,
+            lang,
+            result=result,
+            reference=earlier.answer,
+            hints=0,
+            streak=None,
+            bare_list=bare,
+            rated=False,  # not recorded: nothing to rate
         )
         messages = prepend([svc.strings(lang, "answered_closed_question")], messages)
         await send(context, chat_id, messages, reply_to=message.message_id)
@@ -172,6 +211,7 @@ async def answer(update: Update, context: BotContext) -> None:
         reference=feedback.question.answer,
         hints=feedback.hints,
         streak=feedback.streak,
+        bare_list=feedback.bare_list,
     )
     if feedback.level_up is not None:
         current = user.level or Level.BEGINNER
@@ -183,6 +223,7 @@ async def answer(update: Update, context: BotContext) -> None:
         svc.strings, lang, feedback.question.level, feedback.answer_id, feedback.level_up
     )
     await send(context, chat_id, messages, keyboard, reply_to=message.message_id)
+    await follow_with_daily(context, chat_id, user, lang)
 
 
 async def _earlier_question(context: BotContext, message: Message) -> Question | None:
@@ -214,10 +255,8 @@ async def _hint(context: BotContext, chat_id: int, lang: str) -> None:
     if given is None:
         await send(context, chat_id, [svc.strings(lang, "no_more_hints")])
         return
-    label, count = given
-    # An imported concept's label is a sentence: its own full stop would double the hint's.
-    concept = label.rstrip("。.！!？?；;")
-    await send(context, chat_id, [svc.strings(lang, "hint", count=count, concept=concept)])
+    concept, count = given
+    await send(context, chat_id, [hint_message(svc.strings, lang, concept, count)])
 
 
 async def skip(update: Update, context: BotContext) -> None:
@@ -225,22 +264,33 @@ async def skip(update: Update, context: BotContext) -> None:
         await _skip(context, turn.chat.id, turn.user, turn.lang)
 
 
-async def _skip(context: BotContext, chat_id: int, user: UserProfile, lang: str) -> None:
+async def _skip(
+    context: BotContext,
+    chat_id: int,
+    user: UserProfile,
+    lang: str,
+    level: Level | None = None,
+    question_id: str | None = None,
+) -> None:
+    """Close the open question (only if it is still `question_id`, when given) and ask the
+    next: the daily question if it waited for this one, else one at `level` (or the closed
+    question's)."""
     svc = context.svc
-    closed = await svc.practice.close(chat_id)
+    closed = await svc.practice.close(chat_id, question_id)
     if closed is None:
         await send(context, chat_id, [svc.strings(lang, "no_open_question")])
         return
     await send(context, chat_id, [svc.strings(lang, "skipped")])
-    await ask(context, chat_id, user, lang, closed.level)
+    if not await follow_with_daily(context, chat_id, user, lang):
+        await ask(context, chat_id, user, lang, level or closed.level)
 
 
 async def reveal(update: Update, context: BotContext) -> None:
     if (turn := context.turn(update)) is not None:
-        await _reveal(context, turn.chat.id, turn.lang)
+        await _reveal(context, turn.chat.id, turn.user, turn.lang)
 
 
-async def _reveal(context: BotContext, chat_id: int, lang: str) -> None:
+async def _reveal(context: BotContext, chat_id: int, user: UserProfile, lang: str) -> None:
     svc = context.svc
     closed = await svc.practice.close(chat_id)
     if closed is None:
@@ -248,6 +298,7 @@ async def _reveal(context: BotContext, chat_id: int, lang: str) -> None:
         return
     messages = with_reference(svc.strings(lang, "revealed"), closed.answer)
     await send(context, chat_id, messages, next_keyboard(svc.strings, lang, closed.level))
+    await follow_with_daily(context, chat_id, user, lang)
 
 
 async def stats(update: Update, context: BotContext) -> None:
@@ -296,6 +347,9 @@ async def practice_button(update: Update, context: BotContext) -> None:
         await query.answer()
         await ask(context, chat_id, user, lang, level)
         return
+    if (kept := parse_still_open(query.data)) is not None:
+        await _still_open_button(context, query, chat_id, user, lang, kept)
+        return
     tap = parse_practice(query.data)
     if tap is None:
         await expired(context, query)
@@ -307,9 +361,32 @@ async def practice_button(update: Update, context: BotContext) -> None:
     if action == "hint":
         await _hint(context, chat_id, lang)
     elif action == "show":
-        await _reveal(context, chat_id, lang)
+        await _reveal(context, chat_id, user, lang)
     elif action == "skip":
         await _skip(context, chat_id, user, lang)
+
+
+async def _still_open_button(
+    context: BotContext,
+    query: CallbackQuery,
+    chat_id: int,
+    user: UserProfile,
+    lang: str,
+    tap: StillOpenTap,
+) -> None:
+    """Under an open question shown again: keep answering it (its usual buttons come back),
+    or skip it for a new question."""
+    if not await _still_open(context, query, chat_id, tap.question_id):
+        return
+    svc = context.svc
+    if not tap.renew:
+        await query.answer(svc.strings(lang, "keep_answering"))
+        keyboard = question_keyboard(svc.strings, lang, tap.question_id, context.bot.username)
+        await set_keyboard(context, query, keyboard)
+        return
+    await query.answer()
+    await set_keyboard(context, query, None)
+    await _skip(context, chat_id, user, lang, tap.level, tap.question_id)
 
 
 async def _still_open(
@@ -403,17 +480,11 @@ async def rate_button(update: Update, context: BotContext) -> None:
     zone = svc.practice.zone(user)
     when = state.due.astimezone(zone).strftime("%Y-%m-%d")
     await query.answer(svc.strings(lang, "rated", when=when))
-    # One tap is the answer: the rating buttons go, "next question" (and level up) stay.
+    # The buttons stay, the one tapped marked ✓: what was chosen shows, and can be changed.
     message = query.message
     markup = message.reply_markup if isinstance(message, Message) else None
     if markup is not None:
-        rows = [
-            row
-            for row in markup.inline_keyboard
-            if not any(str(b.callback_data or "").startswith("rate:") for b in row)
-        ]
-        if len(rows) < len(markup.inline_keyboard):
-            await set_keyboard(context, query, InlineKeyboardMarkup(rows) if rows else None)
+        await set_keyboard(context, query, with_rating_chosen(svc.strings, lang, markup, tap))
 
 
 async def export(update: Update, context: BotContext) -> None:

@@ -41,7 +41,7 @@ from bot.keyboards import next_keyboard
 from bot.services import Services
 from bot.services.practice import Clock
 from bot.services.rounds import close_round
-from bot.services.schedules import draft_daily_prompt, schedule_of
+from bot.services.schedules import Waits, draft_daily_prompt, schedule_of
 from bot.storage.reminders import ReminderClaim
 
 log = logging.getLogger(__name__)
@@ -57,6 +57,7 @@ class Served(StrEnum):
     SKIPPED = "skipped"  # missed by more than the grace period: moved to the next occurrence
     ALREADY_SENT = "already-sent"  # that local day's prompt was recorded before
     NO_QUESTION = "no-question"  # nothing to ask (no question fits, no user)
+    WAITING = "waiting"  # the user is on a question: it comes once that one is closed
     ERROR = "error"  # an unexpected failure, logged
 
 
@@ -155,10 +156,13 @@ class DailySender:
         if not await storage.claim_daily(chat.chat_id, day, now):
             await storage.advance_daily(chat.chat_id, following)  # already recorded that day
             return Served.ALREADY_SENT
-        draft = await draft_daily_prompt(self.svc, chat, day, current.at + self.grace)
+        draft = await draft_daily_prompt(self.svc, chat, day, current.at, current.at + self.grace)
         if draft is None:
             await storage.finish_daily(chat.chat_id, day, Status.FAILED, now, following)
             return Served.NO_QUESTION
+        if isinstance(draft, Waits):
+            await storage.wait_daily(chat.chat_id, day, now, following)
+            return Served.WAITING
         await storage.enqueue_daily(chat.chat_id, day, following, draft, now)
         return Served.QUEUED
 

@@ -11,10 +11,11 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
+from types import EllipsisType
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
-from bot.core.content import Library, Question
+from bot.core.content import Concept, Library, Question
 from bot.core.levels import Level
 from bot.core.models import AnswerRecord, StoredAnswer, UserProfile, UserStats
 from bot.core.outbox import Draft
@@ -52,6 +53,16 @@ class Asked:
     pack_language: str = ""  # the language of the pack's questions and answers (zh, en…)
     exhausted: bool = False  # a fresh question was wanted, but all at the level were answered
     level_done_note: bool = False  # exhausted, and the user not yet told (once per level)
+    closed: Question | None = None  # the open question it replaced, when the caller named it
+
+
+@dataclass(frozen=True, slots=True)
+class StillOpen:
+    """A new question was wanted while one is open: that one stays, to be shown again."""
+
+    question: Question
+    pack_title: str
+    pack_language: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +87,7 @@ class Feedback:
     hints: int
     streak: StreakState
     answer_id: int
+    bare_list: bool  # the answer only names terms (feedback says nothing was "mixed up")
     next_review: datetime
     level_up: Level | None  # a suggestion, shown when recent answers at the level are strong
     level_average: float  # the recent average at the user's level behind that suggestion
@@ -110,6 +122,8 @@ class Practice:
         level: Level | None,
         pack: str | None,
         lang: str | None = None,
+        *,
+        replacing: str | EllipsisType | None = ...,
     ) -> Asked | None:
         """Open the next question for the chat and log it.
 
@@ -117,6 +131,9 @@ class Practice:
         never answered at the user's level; with a level, a question at that level. Either
         way nothing is repeated while unasked questions remain. With packs in several
         languages, those in `lang` (the user's interface language) come first.
+
+        `replacing`: the question the caller saw open (None: none), opened over only if it
+        is still the open one, else None is returned and nothing opened; `...`: any.
         """
         question = None if level else await self._due_review(user, pack)
         exhausted = False
@@ -125,7 +142,11 @@ class Practice:
             question, exhausted = await self._fresh(chat_id, user, wanted, pack, lang)
         if question is None:
             return None
-        asked = await self.ask_question(chat_id, user, question, exhausted=exhausted)
+        asked = await self.ask_question(
+            chat_id, user, question, exhausted=exhausted, replacing=replacing
+        )
+        if asked is None:
+            return None
         if exhausted:  # said once per user and level, not under every repeat after
             told = await self.storage.claim_level_done_note(
                 user.user_id, question.level, self.clock()
@@ -133,14 +154,72 @@ class Practice:
             asked = replace(asked, level_done_note=told)
         return asked
 
-    async def ask_question(
-        self, chat_id: int, user: UserProfile, question: Question, *, exhausted: bool = False
-    ) -> Asked:
-        """Open this question for the chat (a shared link, or the one `ask` chose)."""
-        now = self.clock()
-        replaced = await self.storage.open_question(chat_id, user.user_id, question.id, now)
+    async def ask_unless_open(
+        self,
+        chat_id: int,
+        user: UserProfile,
+        level: Level | None,
+        pack: str | None,
+        lang: str | None = None,
+    ) -> Asked | StillOpen | None:
+        """`ask`, unless a question is open: then that one stays open and is returned, to
+        be shown again (a new question never silently replaces an open one)."""
+        if (kept := await self.still_open(chat_id)) is not None:
+            return kept
+        asked = await self.ask(chat_id, user, level, pack, lang, replacing=None)
+        return asked if asked is not None else await self.still_open(chat_id)
+
+    async def asked_again(self, chat_id: int) -> Asked | None:
+        """The chat's open question as if just asked (nothing written): a prompt that opened
+        it, then stopped before it was recorded (a crash), sends that question."""
+        kept = await self.still_open(chat_id)
+        if kept is None:
+            return None
+        return Asked(kept.question, kept.pack_title, False, kept.pack_language)
+
+    async def still_open(self, chat_id: int) -> StillOpen | None:
+        """The chat's open question, as it is shown again."""
+        open_ = await self.open_question(chat_id)
+        if open_ is None:
+            return None
+        question = open_[0]
         found = self.library.packs[self.library.pack_of[question.id]]
-        return Asked(question, found.title, replaced, found.language, exhausted)
+        return StillOpen(question, found.title, found.language)
+
+    async def ask_question(
+        self,
+        chat_id: int,
+        user: UserProfile,
+        question: Question,
+        *,
+        exhausted: bool = False,
+        replacing: str | EllipsisType | None = ...,
+    ) -> Asked | None:
+        """Open this question for the chat (a shared link, or the one `ask` chose); see
+        `ask` for `replacing`."""
+        now = self.clock()
+        closed = None
+        if replacing is ...:
+            replaced = await self.storage.open_question(chat_id, user.user_id, question.id, now)
+        else:
+            uid = user.user_id
+            if not await self.storage.open_question_if(chat_id, uid, question.id, now, replacing):
+                return None
+            replaced = replacing is not None
+            closed = self.library.question(replacing) if replacing is not None else None
+        found = self.library.packs[self.library.pack_of[question.id]]
+        return Asked(question, found.title, replaced, found.language, exhausted, closed=closed)
+
+    async def take_waiting_daily(
+        self, chat_id: int, user: UserProfile, lang: str | None
+    ) -> Asked | None:
+        """The day's daily question, if it waited for the question just closed (answered,
+        skipped or revealed): asked now, once. One that waited since an earlier day lapses."""
+        now = self.clock()
+        day = local_day(now, self.zone(user)).isoformat()
+        if not await self.storage.take_waiting_daily(chat_id, day, now):
+            return None
+        return await self.ask(chat_id, user, None, None, lang, replacing=None)
 
     async def _due_review(self, user: UserProfile, pack: str | None) -> Question | None:
         for question_id in await self.storage.due_reviews(user.user_id, self.clock()):
@@ -190,11 +269,14 @@ class Practice:
         shown = [q for q in self.library.questions.values() if q.question and q.question in text]
         return max(shown, key=lambda q: len(q.question), default=None)
 
-    def score_only(self, question: Question, text: str) -> ScoreResult:
-        """An answer's score against a question that is not open: shown, never recorded."""
+    def score_only(self, question: Question, text: str) -> tuple[ScoreResult, bool]:
+        """An answer's score against a question that is not open: shown, never recorded;
+        and whether the answer only names terms (see `Feedback.bare_list`)."""
+        from bot.core.feedback import is_bare_list
         from bot.core.scoring import score_answer  # loaded on the first answer (issue 13)
 
-        return score_answer(question, text)
+        result = score_answer(question, text)
+        return result, is_bare_list(text, result)
 
     async def open_question_id(self, chat_id: int) -> str | None:
         """The id of the chat's open question (a button under another one is stale)."""
@@ -205,8 +287,9 @@ class Practice:
         """Every answer the user gave, for /export."""
         return await self.storage.answers_for(user_id)
 
-    async def hint(self, chat_id: int) -> tuple[str, int] | None:
-        """Reveal the next concept (heaviest first); None when no question or no hints left."""
+    async def hint(self, chat_id: int) -> tuple[Concept, int] | None:
+        """The next concept to hint at (heaviest first) and the hints used with it; None when
+        no question is open or no hints are left."""
         open_ = await self.open_question(chat_id)
         if open_ is None:
             return None
@@ -217,7 +300,7 @@ class Practice:
         count = await self.storage.add_hint(chat_id, question.id)
         if count is None:
             return None
-        return ordered[count - 1].label, count
+        return ordered[count - 1], count
 
     async def answer(
         self, chat_id: int, user: UserProfile, text: str, update_id: int | None = None
@@ -267,7 +350,9 @@ class Practice:
             return None
         streak, answer_id, state = stored
         assert state is not None
-        return await self._feedback(user, question, result, hints, streak, answer_id, state.due)
+        return await self._feedback(
+            user, question, result, hints, streak, answer_id, state.due, text
+        )
 
     async def _feedback(
         self,
@@ -278,13 +363,26 @@ class Practice:
         streak: StreakState,
         answer_id: int,
         due: datetime,
+        text: str,
     ) -> Feedback:
+        from bot.core.feedback import is_bare_list
+
         recent = await self.storage.recent_answers(user.user_id, LEVEL_UP_ANSWERS * 4)
         current = user.level or Level.BEGINNER
         at_level = [a.score for a in recent if a.level == current][:LEVEL_UP_ANSWERS]
         suggestion = level_up(current, at_level) if question.level == current else None
         average = sum(at_level) / len(at_level) if at_level else 0.0
-        return Feedback(question, result, hints, streak, answer_id, due, suggestion, average)
+        return Feedback(
+            question,
+            result,
+            hints,
+            streak,
+            answer_id,
+            is_bare_list(text, result),
+            due,
+            suggestion,
+            average,
+        )
 
     async def _feedback_again(self, user: UserProfile, stored: StoredAnswer) -> Feedback | None:
         """The feedback of an answer stored before (its update handled again); None if its
@@ -298,7 +396,14 @@ class Practice:
         card = await self.storage.get_review(user.user_id, question.id)
         due = card.due_at if card is not None else stored.answered_at
         return await self._feedback(
-            user, question, result, stored.hints, user.streak, stored.answer_id, due
+            user,
+            question,
+            result,
+            stored.hints,
+            user.streak,
+            stored.answer_id,
+            due,
+            stored.answer,
         )
 
     async def is_own_answer(self, user_id: int, answer_id: int) -> bool:
@@ -393,10 +498,11 @@ class Practice:
         )
         return None if streak is None else (result, streak)
 
-    async def close(self, chat_id: int) -> Question | None:
-        """Close the open question without scoring (skip or reveal); return it."""
+    async def close(self, chat_id: int, question_id: str | None = None) -> Question | None:
+        """Close the open question without scoring (skip or reveal); return it. With
+        `question_id`, only that one: None if another is open (or none)."""
         open_ = await self.open_question(chat_id)
-        if open_ is None:
+        if open_ is None or (question_id is not None and open_[0].id != question_id):
             return None
         await self.storage.close_question(chat_id, open_[0].id)
         return open_[0]

@@ -5,12 +5,12 @@ prompt (a private question, or a group's round) that the scheduler records in th
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime, time
 
 from bot.core.models import ChatRecord, UserProfile
 from bot.core.outbox import Draft, Kind
-from bot.core.schedule import DailyCommand, DailySchedule, Days, next_occurrence
+from bot.core.schedule import DailyCommand, DailySchedule, Days, daily_waits, next_occurrence
 from bot.core.timezones import zone_of
 from bot.i18n import user_language
 from bot.keyboards import question_keyboard
@@ -84,10 +84,22 @@ async def reschedule(
     await save_schedule(svc, record, enabled=enabled, at=at, days=days, zone=zone)
 
 
+@dataclass(frozen=True, slots=True)
+class Waits:
+    """The day's prompt waits: the user is on another question (opened moments ago)."""
+
+    question_id: str
+
+
 async def draft_daily_prompt(
-    svc: Services, chat: ChatRecord, day: str, deadline_at: datetime
-) -> Draft | None:
-    """The day's prompt for a chat: a question (private) or a new round (group)."""
+    svc: Services, chat: ChatRecord, day: str, due_at: datetime, deadline_at: datetime
+) -> Draft | Waits | None:
+    """The day's prompt for a chat: a question (private) or a new round (group).
+
+    A private chat whose user is on a question (`daily_waits`) gets nothing now: the prompt
+    waits for that question to be answered or skipped (`Practice.take_waiting_daily`). A
+    question left open longer is closed by the daily one, which names it.
+    """
     chat_id = chat.chat_id
     key = f"daily:{chat_id}:{day}"
     if chat.kind != "private":
@@ -106,9 +118,21 @@ async def draft_daily_prompt(
     if user is None:
         return None
     lang = user_language(user)
-    asked = await svc.practice.ask(chat_id, user, None, None, lang)
+    state = await svc.storage.get_open_question(chat_id)
+    asked = None
+    if state is not None and daily_waits(state.asked_at, svc.practice.clock()):
+        if not (state.asked_at >= due_at and await svc.storage.daily_attempts(chat_id, day) > 1):
+            return Waits(state.question_id)
+        # Opened by this very prompt before it was recorded (the process stopped between):
+        # the same question is sent, nothing replaced.
+        asked = await svc.practice.asked_again(chat_id)
+    seen = state.question_id if state is not None else None
     if asked is None:
-        return None
+        asked = await svc.practice.ask(chat_id, user, None, None, lang, replacing=seen)
+    if asked is None:
+        # Nothing to ask, or a question opened a moment ago (a /quiz): that one stays.
+        state = await svc.storage.get_open_question(chat_id)
+        return None if state is None or state.question_id == seen else Waits(state.question_id)
     q = asked.question
     # As /quiz asks it (the same notes: the bank's language, a level used up), with a header.
     messages = asked_messages(svc.strings, lang, asked, [svc.strings(lang, "daily_header")])

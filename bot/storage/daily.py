@@ -100,6 +100,50 @@ class DailyStore(Database):
             )
             await db.execute(*next_due_update(chat_id, next_due))
 
+    async def daily_attempts(self, chat_id: int, local_day: str) -> int:
+        """How many times the chat's prompt for `local_day` was claimed (0: never)."""
+        row = await self._one(
+            "SELECT attempts FROM daily_sends WHERE chat_id = ? AND local_day = ?",
+            (chat_id, local_day),
+        )
+        return int(row[0]) if row else 0
+
+    async def wait_daily(
+        self, chat_id: int, local_day: str, now: datetime, next_due: Occurrence
+    ) -> None:
+        """The day's prompt waits for the question the user is on (status 'waiting'), in
+        place of any older one still waiting (one waits at most), and the chat moves on to
+        its next occurrence: one transaction."""
+        async with self.transaction() as db:
+            await db.execute(
+                "UPDATE daily_sends SET status = 'expired'"
+                " WHERE chat_id = ? AND status = 'waiting'",
+                (chat_id,),
+            )
+            await db.execute(
+                "UPDATE daily_sends SET status = 'waiting', sent_at = ?"
+                " WHERE chat_id = ? AND local_day = ?",
+                (iso(now), chat_id, local_day),
+            )
+            await db.execute(*next_due_update(chat_id, next_due))
+
+    async def take_waiting_daily(self, chat_id: int, local_day: str, now: datetime) -> bool:
+        """Take the prompt waiting for `local_day` (it is asked now); True once. A prompt
+        still waiting from an earlier day lapses: the daily question is that day's."""
+        async with self.transaction() as db:
+            cur = await db.execute(
+                "UPDATE daily_sends SET status = 'sent', sent_at = ?"
+                " WHERE chat_id = ? AND local_day = ? AND status = 'waiting'",
+                (iso(now), chat_id, local_day),
+            )
+            taken = cur.rowcount > 0
+            await db.execute(
+                "UPDATE daily_sends SET status = 'expired'"
+                " WHERE chat_id = ? AND status = 'waiting'",
+                (chat_id,),
+            )
+            return taken
+
     async def advance_daily(self, chat_id: int, next_due: Occurrence) -> None:
         await self._write(*next_due_update(chat_id, next_due))
 

@@ -132,6 +132,38 @@ class PracticeStore(UsersStore):
 
         return await self.atomic(body)  # one round trip to the database thread
 
+    async def open_question_if(
+        self, chat_id: int, user_id: int, question_id: str, now: datetime, current: str | None
+    ) -> bool:
+        """Make `question_id` the chat's open question only if the open one is still `current`
+        (None: none is open), and log it as asked; False, and nothing written, otherwise.
+
+        What the caller read a moment ago decides, not what is open when the write comes: a
+        question opened in between (the daily one, a /quiz) is never replaced unseen.
+        """
+
+        async def body(db: aiosqlite.Connection) -> bool:
+            rows = await db.execute_fetchall(
+                "SELECT question_id FROM open_questions WHERE chat_id = ?", (chat_id,)
+            )
+            found = next(iter(rows), None)
+            if (found[0] if found else None) != current:
+                return False
+            await db.execute(
+                "INSERT INTO open_questions (chat_id, user_id, question_id, asked_at, hints)"
+                " VALUES (?, ?, ?, ?, 0) ON CONFLICT (chat_id) DO UPDATE SET"
+                " user_id = excluded.user_id, question_id = excluded.question_id,"
+                " asked_at = excluded.asked_at, hints = 0",
+                (chat_id, user_id, question_id, iso(now)),
+            )
+            await db.execute(
+                "INSERT OR REPLACE INTO asked (chat_id, question_id, asked_at) VALUES (?, ?, ?)",
+                (chat_id, question_id, iso(now)),
+            )
+            return True
+
+        return await self.atomic(body)
+
     async def get_open_question(self, chat_id: int) -> OpenQuestion | None:
         rows = await self._near("SELECT * FROM open_questions WHERE chat_id = ?", (chat_id,))
         if not rows:
