@@ -117,17 +117,7 @@ class PracticeStore(UsersStore):
             before = await db.execute_fetchall(
                 "SELECT 1 FROM open_questions WHERE chat_id = ?", (chat_id,)
             )
-            await db.execute(
-                "INSERT INTO open_questions (chat_id, user_id, question_id, asked_at, hints)"
-                " VALUES (?, ?, ?, ?, 0) ON CONFLICT (chat_id) DO UPDATE SET"
-                " user_id = excluded.user_id, question_id = excluded.question_id,"
-                " asked_at = excluded.asked_at, hints = 0",
-                (chat_id, user_id, question_id, iso(now)),
-            )
-            await db.execute(
-                "INSERT OR REPLACE INTO asked (chat_id, question_id, asked_at) VALUES (?, ?, ?)",
-                (chat_id, question_id, iso(now)),
-            )
+            await _open(db, chat_id, user_id, question_id, now)
             return bool(list(before))
 
         return await self.atomic(body)  # one round trip to the database thread
@@ -149,17 +139,7 @@ class PracticeStore(UsersStore):
             found = next(iter(rows), None)
             if (found[0] if found else None) != current:
                 return False
-            await db.execute(
-                "INSERT INTO open_questions (chat_id, user_id, question_id, asked_at, hints)"
-                " VALUES (?, ?, ?, ?, 0) ON CONFLICT (chat_id) DO UPDATE SET"
-                " user_id = excluded.user_id, question_id = excluded.question_id,"
-                " asked_at = excluded.asked_at, hints = 0",
-                (chat_id, user_id, question_id, iso(now)),
-            )
-            await db.execute(
-                "INSERT OR REPLACE INTO asked (chat_id, question_id, asked_at) VALUES (?, ?, ?)",
-                (chat_id, question_id, iso(now)),
-            )
+            await _open(db, chat_id, user_id, question_id, now)
             return True
 
         return await self.atomic(body)
@@ -382,3 +362,20 @@ class PracticeStore(UsersStore):
             "SELECT * FROM answers WHERE user_id = ? ORDER BY answered_at, id", (user_id,)
         )
         return [answer_from_row(r) for r in rows]
+
+
+async def _open(
+    db: aiosqlite.Connection, chat_id: int, user_id: int, question_id: str, now: datetime
+) -> None:
+    """Make `question_id` the chat's open question (hints back to 0) and log it as asked."""
+    await db.execute(
+        "INSERT INTO open_questions (chat_id, user_id, question_id, asked_at, hints)"
+        " VALUES (?, ?, ?, ?, 0) ON CONFLICT (chat_id) DO UPDATE SET"
+        " user_id = excluded.user_id, question_id = excluded.question_id,"
+        " asked_at = excluded.asked_at, hints = 0",
+        (chat_id, user_id, question_id, iso(now)),
+    )
+    await db.execute(
+        "INSERT OR REPLACE INTO asked (chat_id, question_id, asked_at) VALUES (?, ?, ?)",
+        (chat_id, question_id, iso(now)),
+    )
