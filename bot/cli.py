@@ -500,9 +500,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         return EXIT_TOKEN
     except TokenRejectedWhilePolling:
         print(
-            "Telegram rejected TELEGRAM_BOT_TOKEN while the bot was running (getUpdates"
-            " answered 401/404): was it revoked with @BotFather? Check it and the"
-            " TELEGRAM_API_BASE_URL.",
+            "Telegram rejected TELEGRAM_BOT_TOKEN while the bot was running (401/404):"
+            " was it revoked with @BotFather? Check it and the TELEGRAM_API_BASE_URL;"
+            " the messages owed are sent by the next start.",
             file=sys.stderr,
         )
         return EXIT_TOKEN

@@ -9,6 +9,7 @@ server's record.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import random
 import signal
@@ -337,6 +338,41 @@ async def test_an_instance_that_loses_its_lease_stops_sending_and_exits(
     assert reached < CHATS  # it stopped in the middle
     # The one that serves the database next sends the rest: nothing twice, nothing lost.
     await asyncio.sleep(1.0)  # the other's lease runs out
+    second = await _start(api, database)
+    await _finish(api, second, database)
+    per_chat = _prompts(api)
+    assert [per_chat[c] for c in chats] == [1] * len(chats)
+
+
+async def test_a_token_revoked_mid_fan_out_pauses_sending_and_a_restart_sends_the_rest(
+    api: FakeBotAPI, tmp_path: Path
+) -> None:
+    """Issue 28's fault sweep: the token revoked for ~10 s mid fan-out (the Bot API answers
+    401 to everything). What was owed stays owed (not failed, not "may have arrived": a 401
+    is an answer, nothing was taken); the run exits 4, and a start with the token valid
+    again sends every prompt once, within its grace."""
+    database = tmp_path / "bot.sqlite3"
+    chats = await _seed(database)
+    token = api.token
+    first = await _start(api, database)
+    try:
+        await until(lambda: len(_prompts(api)) >= CHATS // 4, WAIT, "a quarter of the fan-out")
+        api.token = "123456:REVOKED"  # every request is answered 401 Unauthorized now
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(first.wait()), 10)
+        api.token = token
+        _, stderr = await asyncio.wait_for(first.communicate(), 30)
+    finally:
+        if first.returncode is None:
+            first.kill()
+    text = stderr.decode()
+    assert first.returncode == 4, text[-2000:]
+    assert "Traceback" not in text, text[text.index("Traceback") - 600 :][:900]
+    reached = len(_prompts(api))
+    assert reached < CHATS  # it stopped in the middle
+    statuses = await _statuses(database)
+    assert statuses.get("failed", 0) == 0, statuses
+    assert statuses.get("unknown", 0) == 0, statuses
     second = await _start(api, database)
     await _finish(api, second, database)
     per_chat = _prompts(api)
