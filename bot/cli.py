@@ -520,7 +520,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 async def _check_database(settings: Settings) -> None:
     from bot.storage import Storage
+    from bot.storage.wire import check_wire_log, wire_log_path
 
+    check_wire_log(wire_log_path(settings.database_path))  # a folder there: status 3
     storage = Storage(settings.database_path)
     await storage.open()
     await storage.close()
