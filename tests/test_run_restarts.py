@@ -139,12 +139,14 @@ def _damage_wire_log(path: Path, how: str) -> None:
         # Cut three bytes into the 16th line from the end: that line torn, the rest gone.
         keep = sum(len(line) for line in lines[:-CONCURRENCY]) + 3
         path.write_bytes(data[:keep])
+    elif how == "emptied":  # truncated to 0 bytes
+        path.write_bytes(b"")
     else:  # "old-format": as the previous version wrote it, "row attempt" a line
         old = [b" ".join(line.split()[:2]) + b"\n" for line in lines if len(line.split()) >= 2]
         path.write_bytes(b"".join(line for line in old if line[:1].isdigit()))
 
 
-@pytest.mark.parametrize("how", ["garbled", "truncated", "old-format"])
+@pytest.mark.parametrize("how", ["garbled", "truncated", "emptied", "old-format"])
 async def test_a_damaged_or_old_wire_log_after_kill_9_doubles_nothing(
     api: FakeBotAPI, tmp_path: Path, how: str
 ) -> None:

@@ -94,6 +94,8 @@ def check_wire_log(path: Path | None) -> None:
         raise DatabaseFileError(
             path, "is not a regular file (the bot's wire log): move it away and start again"
         )
+    if not os.access(path, os.R_OK | os.W_OK):
+        raise DatabaseFileError(path, "cannot be read and written by this user (permissions)")
 
 
 def wire_log_path(database: Path | str) -> Path | None:
