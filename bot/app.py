@@ -173,7 +173,7 @@ OUTBOX_KEY = "outbox"
 LEASE_KEY = "lease"
 # The task that moves replies to their client and registers the menus (tests wait for it).
 MENUS_KEY = "menus"
-REJECTED_KEY = "token_rejected"  # set when Telegram rejects the token while polling
+REJECTED_KEY = "token_rejected"  # set when Telegram rejects the token while running
 STOP_KEY = "stop"  # how this run stops itself: set by the polling runner or the webhook server
 INBOX_KEY = "inbox"  # records raw updates as received (the webhook's, before it answers 200)
 
@@ -358,6 +358,7 @@ def build_application(
     outbox = OutboxSender(app.bot, storage, settings, clock, lease.owner)
     outbox.on_taken_over = lambda: _lost_lease(app)
     outbox.may_send = lease.surely_held  # a request leaves only while the database is ours
+    outbox.on_token_rejected = lambda: _token_rejected(app)
     svc.notify_outbox = outbox.wake
     app.bot_data[OUTBOX_KEY] = outbox
     app.bot_data[LEASE_KEY] = lease
@@ -367,8 +368,35 @@ def build_application(
 
 
 class TokenRejectedWhilePolling(Exception):
-    """getUpdates answered 401/404 after the start: the token was revoked, or a proxy in
-    front of a self-hosted Bot API lost the route."""
+    """getUpdates (or a send of the outbox) answered 401/404 after the start: the token was
+    revoked, or a proxy in front of a self-hosted Bot API lost the route."""
+
+
+async def _nothing() -> None:
+    return None
+
+
+def _token_rejected(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """The outbox found the token refused (it has stopped sending, every row still owed):
+    stop the run, as polling does on the same answer; `run_bot` raises
+    TokenRejectedWhilePolling afterwards (exit status 4)."""
+    if app.bot_data.get(REJECTED_KEY):
+        return
+    app.bot_data[REJECTED_KEY] = True
+    updater = app.updater
+    if updater is not None:
+        # Polling would only be refused too: its long poll is cut now, and PTB's last
+        # getUpdates (confirming the updates fetched) is skipped, which would log a refusal
+        # with a traceback. Updates it fetched are fetched again by the next start, and the
+        # inbox handles each once.
+        polling = getattr(updater, "_Updater__polling_task", None)
+        if isinstance(polling, asyncio.Task) and not polling.done():
+            polling.cancel()
+        if getattr(updater, "_Updater__polling_cleanup_cb", None) is not None:
+            updater._Updater__polling_cleanup_cb = _nothing  # type: ignore[attr-defined]
+    stopper = app.bot_data.get(STOP_KEY)
+    if stopper is not None:
+        stopper()
 
 
 async def _watch_polling(

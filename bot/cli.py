@@ -500,9 +500,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         return EXIT_TOKEN
     except TokenRejectedWhilePolling:
         print(
-            "Telegram rejected TELEGRAM_BOT_TOKEN while the bot was running (getUpdates"
-            " answered 401/404): was it revoked with @BotFather? Check it and the"
-            " TELEGRAM_API_BASE_URL.",
+            "Telegram rejected TELEGRAM_BOT_TOKEN while the bot was running (401/404):"
+            " was it revoked with @BotFather? Check it and the TELEGRAM_API_BASE_URL;"
+            " the messages owed are sent by the next start.",
             file=sys.stderr,
         )
         return EXIT_TOKEN
@@ -520,7 +520,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 async def _check_database(settings: Settings) -> None:
     from bot.storage import Storage
+    from bot.storage.wire import check_wire_log, wire_log_path
 
+    check_wire_log(wire_log_path(settings.database_path))  # a folder there: status 3
     storage = Storage(settings.database_path)
     await storage.open()
     await storage.close()

@@ -14,6 +14,9 @@ error always means the same thing:
 - `MAYBE_SENT`: the whole request left and no answer came (a read timeout, or the connection
   dropped while waiting for the answer): it may have arrived, so it is never sent again.
 - `REJECTED`: Telegram refused this request (our markup, a bad id): retrying cannot help.
+- `UNAUTHORIZED`: Telegram refused the bot's token (401, or 404 on the token: revoked with
+  @BotFather, a proxy that lost the route). Surely not delivered, and nothing about the chat
+  or the message: what is owed stays owed until a start with a working token.
 
 It also tells the outbox sender the moment a request leaves the process (`on_wire`): httpx
 reports, through `trace_requests`, when the first byte of a request is about to be written
@@ -49,6 +52,7 @@ from telegram.error import (
     BadRequest,
     ChatMigrated,
     Forbidden,
+    InvalidToken,
     NetworkError,
     RetryAfter,
     TelegramError,
@@ -67,6 +71,7 @@ class Outcome(StrEnum):
     MAYBE_SENT = "maybe-sent"
     REJECTED = "rejected"
     MESSAGE_GONE = "message-gone"  # an edit of a message deleted since, or too old to edit
+    UNAUTHORIZED = "unauthorized"  # 401/404 on the token: nothing was taken
 
 
 def retry_seconds(exc: RetryAfter) -> float:
@@ -104,6 +109,10 @@ def classify(exc: BaseException) -> Outcome:
         return Outcome.RETRY
     if isinstance(exc, Forbidden):
         return Outcome.UNREACHABLE
+    if isinstance(exc, InvalidToken):
+        # Telegram answered, and refused the token: the request was not taken (PTB raises
+        # this for a 401 and for a 404, the answer to a malformed or unknown token).
+        return Outcome.UNAUTHORIZED
     if isinstance(exc, BadRequest):
         text = exc.message.lower()
         if _UNCHANGED in text:
@@ -130,7 +139,7 @@ def classify(exc: BaseException) -> Outcome:
         return Outcome.MAYBE_SENT if _written_whole(cause) else Outcome.RETRY
     if isinstance(exc, NetworkError):  # refused, a failed write, 5xx
         return Outcome.RETRY
-    return Outcome.REJECTED  # InvalidToken, Conflict, EndPointNotFound: not the chat's fault
+    return Outcome.REJECTED  # Conflict, EndPointNotFound: not the chat's fault
 
 
 @dataclass(frozen=True, slots=True)
@@ -456,6 +465,9 @@ async def settle(store: Reachability, chat_id: int, result: Result, what: str = 
         case Outcome.REJECTED:
             # Bad markup or a bad id is our bug: log it loudly, never retry the same request.
             log.error("Telegram rejected the %s to chat %s: %s", what, chat_id, result.error)
+        case Outcome.UNAUTHORIZED:
+            # Not the chat's doing: the run stops (polling or the outbox notices it).
+            log.warning("the %s to chat %s was not sent: %s", what, chat_id, result.error)
         case Outcome.RETRY | Outcome.MAYBE_SENT:
             reachability.failed(result.error)
             log.debug("%s to chat %s not confirmed: %s", what, chat_id, result.error)

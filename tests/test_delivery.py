@@ -21,6 +21,7 @@ from telegram.error import (
     BadRequest,
     ChatMigrated,
     Forbidden,
+    InvalidToken,
     NetworkError,
     RetryAfter,
     TelegramError,
@@ -56,6 +57,9 @@ def _wrapped(kind: type[TelegramError], cause: Exception) -> TelegramError:
                      Outcome.MESSAGE_GONE, id="edited-message-deleted"),
         pytest.param(BadRequest("Bad Request: message can't be edited"),
                      Outcome.MESSAGE_GONE, id="edited-message-too-old"),
+        # A token refused (401; 404 on a malformed one): nothing taken, nobody's chat at fault.
+        pytest.param(InvalidToken("Unauthorized"), Outcome.UNAUTHORIZED, id="401"),
+        pytest.param(InvalidToken("Not Found"), Outcome.UNAUTHORIZED, id="404-token"),
         pytest.param(NetworkError("Bad Gateway"), Outcome.RETRY, id="502"),
         pytest.param(_wrapped(NetworkError, httpx.ConnectError("refused")), Outcome.RETRY,
                      id="refused"),

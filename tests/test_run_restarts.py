@@ -9,6 +9,7 @@ server's record.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import random
 import signal
@@ -119,6 +120,84 @@ async def test_kill_9_mid_fan_out_then_a_restart_prompts_every_chat_once(
     assert [per_chat[c] for c in chats] == [1] * len(chats)
     # The requests that were out when the process died may have arrived: not sent again.
     assert logs.count("may or may not have arrived") == CONCURRENCY
+
+
+def _damage_wire_log(path: Path, how: str) -> None:
+    """What the fault sweep did to the wire file of a killed run, whose last 16 lines are the
+    requests that were out (every worker hung, nothing written after them)."""
+    data = path.read_bytes()
+    lines = data.splitlines(keepends=True)
+    if how == "garbled":
+        # One digit of each of the last 16 lines changed: each still reads as a line, of
+        # another row (or another attempt).
+        for i in range(len(lines) - CONCURRENCY, len(lines)):
+            line = bytearray(lines[i])
+            line[0] = ord("1") if line[0] != ord("1") else ord("2")
+            lines[i] = bytes(line)
+        path.write_bytes(b"".join(lines))
+    elif how == "truncated":
+        # Cut three bytes into the 16th line from the end: that line torn, the rest gone.
+        keep = sum(len(line) for line in lines[:-CONCURRENCY]) + 3
+        path.write_bytes(data[:keep])
+    elif how == "emptied":  # truncated to 0 bytes
+        path.write_bytes(b"")
+    else:  # "old-format": as the previous version wrote it, "row attempt" a line
+        old = [b" ".join(line.split()[:2]) + b"\n" for line in lines if len(line.split()) >= 2]
+        path.write_bytes(b"".join(line for line in old if line[:1].isdigit()))
+
+
+@pytest.mark.parametrize("how", ["garbled", "truncated", "emptied", "old-format"])
+async def test_a_damaged_or_old_wire_log_after_kill_9_doubles_nothing(
+    api: FakeBotAPI, tmp_path: Path, how: str
+) -> None:
+    """Issue 28's fault sweep: a damaged wire file read as "those requests did not leave"
+    sent the 16 that were out again. Damage now counts as "may have left"; a file written
+    by the previous version is read as before (an upgrade resends nothing)."""
+    database = tmp_path / "bot.sqlite3"
+    chats = await _seed(database)
+    first = await _start(api, database)
+    try:
+        await until(lambda: len(_prompts(api)) >= CHATS // 4, WAIT, "a quarter of the fan-out")
+        api.hang()
+        await until(lambda: api.hanging == CONCURRENCY, WAIT, "every worker with a request out")
+        first.kill()
+        await first.wait()
+    finally:
+        if first.returncode is None:
+            first.kill()
+    api.unhang()
+    wire = wire_log_path(database)
+    assert wire is not None
+    _damage_wire_log(wire, how)
+    second = await _start(api, database)
+    logs = await _finish(api, second, database)
+    per_chat = _prompts(api)
+    doubled = sum(1 for c in chats if per_chat[c] > 1)
+    assert doubled == 0, f"{doubled} chats prompted twice"
+    assert [per_chat[c] for c in chats] == [1] * len(chats)
+    assert "Traceback" not in logs, logs[logs.index("Traceback") - 600 :][:900]
+    if how == "old-format":
+        assert logs.count("may or may not have arrived") == CONCURRENCY
+    else:
+        assert f"{wire} is damaged" in logs, logs[-3000:]
+
+
+async def test_a_folder_where_the_wire_file_goes_is_one_line_and_status_3(
+    api: FakeBotAPI, tmp_path: Path
+) -> None:
+    database = tmp_path / "bot.sqlite3"
+    await _seed(database, 10)
+    wire = wire_log_path(database)
+    assert wire is not None
+    wire.mkdir()
+    process = await _start(api, database)
+    _, stderr = await asyncio.wait_for(process.communicate(), 60)
+    text = stderr.decode()
+    assert process.returncode == 3, text[-2000:]
+    assert "Traceback" not in text, text[-2000:]
+    last = [line for line in text.splitlines() if line.strip()][-1]
+    assert last.startswith(f"Database error: {wire} is a folder"), last
+    assert api.calls["sendMessage"] == 0
 
 
 @pytest.mark.parametrize("state", ["answering", "api-hanging", "api-refusing"])
@@ -337,6 +416,41 @@ async def test_an_instance_that_loses_its_lease_stops_sending_and_exits(
     assert reached < CHATS  # it stopped in the middle
     # The one that serves the database next sends the rest: nothing twice, nothing lost.
     await asyncio.sleep(1.0)  # the other's lease runs out
+    second = await _start(api, database)
+    await _finish(api, second, database)
+    per_chat = _prompts(api)
+    assert [per_chat[c] for c in chats] == [1] * len(chats)
+
+
+async def test_a_token_revoked_mid_fan_out_pauses_sending_and_a_restart_sends_the_rest(
+    api: FakeBotAPI, tmp_path: Path
+) -> None:
+    """Issue 28's fault sweep: the token revoked for ~10 s mid fan-out (the Bot API answers
+    401 to everything). What was owed stays owed (not failed, not "may have arrived": a 401
+    is an answer, nothing was taken); the run exits 4, and a start with the token valid
+    again sends every prompt once, within its grace."""
+    database = tmp_path / "bot.sqlite3"
+    chats = await _seed(database)
+    token = api.token
+    first = await _start(api, database)
+    try:
+        await until(lambda: len(_prompts(api)) >= CHATS // 4, WAIT, "a quarter of the fan-out")
+        api.token = "123456:REVOKED"  # every request is answered 401 Unauthorized now
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(first.wait()), 10)
+        api.token = token
+        _, stderr = await asyncio.wait_for(first.communicate(), 30)
+    finally:
+        if first.returncode is None:
+            first.kill()
+    text = stderr.decode()
+    assert first.returncode == 4, text[-2000:]
+    assert "Traceback" not in text, text[text.index("Traceback") - 600 :][:900]
+    reached = len(_prompts(api))
+    assert reached < CHATS  # it stopped in the middle
+    statuses = await _statuses(database)
+    assert statuses.get("failed", 0) == 0, statuses
+    assert statuses.get("unknown", 0) == 0, statuses
     second = await _start(api, database)
     await _finish(api, second, database)
     per_chat = _prompts(api)

@@ -7,6 +7,7 @@ another may have taken the database over (bot/jobs/lease.py).
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -15,7 +16,8 @@ import pytest
 import bot.storage.wire
 from bot.jobs.lease import Lease
 from bot.storage import Storage
-from bot.storage.wire import WireLog, wire_log_path
+from bot.storage.files import DatabaseFileError
+from bot.storage.wire import WireLog, check_wire_log, parse, wire_log_path
 
 
 def test_the_wire_log_lists_what_was_written_and_no_log_is_not_an_empty_one(
@@ -27,20 +29,71 @@ def test_the_wire_log_lists_what_was_written_and_no_log_is_not_an_empty_one(
     log = WireLog(path)
     assert log.read() is None  # no file: nothing says any request did not leave
     log.start()
-    assert log.read() == set()  # a file with nothing in it: no request left
+    assert log.read() == set()  # a log with no line in it: no request left
     log.written(7, 1)
     log.written(9, 3)
     log.written(7, 2)  # row 7's second attempt
     log.close()
     assert log.read() == {(7, 1), (9, 3), (7, 2)}
     assert path is not None
+    whole = path.read_bytes()
     with path.open("a") as f:
-        f.write("12 ")  # a line cut short is no line
-    assert log.read() == {(7, 1), (9, 3), (7, 2)}
-    log.start()  # the next run begins empty
+        f.write("12 ")  # a line cut short: any row may have left, not "these did not"
+    assert log.read() is None
+    path.write_bytes(whole)
+    log.start()  # the next run begins with no line
     assert log.read() == set()
     log.close()
     assert WireLog(None).read() is None
+
+
+def test_a_damaged_wire_log_says_nothing_left_unsaid(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = wire_log_path(tmp_path / "bot.sqlite3")
+    assert path is not None
+    log = WireLog(path)
+    log.start()
+    for row in (502, 503, 504):
+        log.written(row, 1)
+    log.close()
+    whole = path.read_bytes()
+    assert whole.splitlines()[0] == b"wire 2"
+    assert parse(whole) == {(502, 1), (503, 1), (504, 1)}
+    # A digit changed reads, without a checksum, as another row: with it, as damage.
+    assert parse(whole.replace(b"503 1", b"593 1")) is None
+    assert parse(whole.replace(b"503 1", b"503 2")) is None
+    assert parse(whole[:-4]) is None  # the last line torn
+    assert parse(whole[: whole.index(b"503")]) == {(502, 1)}  # whole lines only: read
+    assert parse(b"") is None  # 0 bytes: not even the header
+    assert parse(whole + b"\x00\xff garbage\n") is None
+    path.write_bytes(whole.replace(b"504 1", b"5x4 1"))
+    assert log.read() is None
+    assert f"{path} is damaged" in caplog.text
+
+
+def test_the_previous_versions_wire_log_is_read_as_it_was(tmp_path: Path) -> None:
+    # An upgrade over a killed run: its lines are believed, so nothing is sent twice.
+    path = wire_log_path(tmp_path / "bot.sqlite3")
+    assert path is not None
+    path.write_bytes(b"7 1\n9 3\n7 2\n")
+    assert WireLog(path).read() == {(7, 1), (9, 3), (7, 2)}
+    path.write_bytes(b"7 1\n9 3\n7 ")  # torn, as any torn tail
+    assert WireLog(path).read() is None
+
+
+def test_anything_but_a_file_at_the_wire_logs_path_is_a_database_error(tmp_path: Path) -> None:
+    path = wire_log_path(tmp_path / "bot.sqlite3")
+    assert path is not None
+    path.mkdir()
+    with pytest.raises(DatabaseFileError, match="is a folder"):
+        WireLog(path).read()
+    with pytest.raises(DatabaseFileError, match="is a folder"):
+        WireLog(path).start()
+    path.rmdir()
+    os.mkfifo(path)
+    with pytest.raises(DatabaseFileError, match="not a regular file"):
+        check_wire_log(path)
 
 
 def test_the_wire_log_keeps_only_what_is_still_out_when_it_grows(
@@ -51,18 +104,23 @@ def test_the_wire_log_keeps_only_what_is_still_out_when_it_grows(
     assert path is not None
     log = WireLog(path)
     log.start()
-    for row in range(1, 21):  # "1 1\n" … "9 1\n" (4 bytes each), "10 1\n" … (5 each)
+    # The header (7 bytes), then "1 1 crc\n" … "9 1 crc\n" (13 bytes each), "10 1 crc\n" …
+    # (14 each).
+    for row in range(1, 6):
         log.written(row, 1)
-        if row not in (4, 17):
+        if row != 4:
             log.settled(row)  # its outcome is recorded
-    assert path.stat().st_size == 9 * 4 + 11 * 5  # 91
-    log.written(21, 1)  # 96 bytes
-    log.written(22, 1)  # 101: past the limit, which the next line finds
-    assert path.stat().st_size == 101
-    log.written(23, 1)  # rewritten first, with the four still out, then 23
+    assert path.stat().st_size == 7 + 5 * 13  # 72
+    log.written(6, 1)  # 85
+    log.written(7, 1)  # 98
+    log.written(8, 1)  # 111: past the limit, which the next line finds
+    assert path.stat().st_size == 111
+    log.written(9, 1)  # rewritten first, with the four still out, then 9
     log.close()
-    assert path.read_text() == "4 1\n17 1\n21 1\n22 1\n23 1\n"
-    assert log.read() == {(4, 1), (17, 1), (21, 1), (22, 1), (23, 1)}
+    lines = path.read_text().splitlines()
+    assert lines[0] == "wire 2"
+    assert [line.rsplit(" ", 1)[0] for line in lines[1:]] == ["4 1", "6 1", "7 1", "8 1", "9 1"]
+    assert log.read() == {(4, 1), (6, 1), (7, 1), (8, 1), (9, 1)}
 
 
 async def test_the_lease_is_surely_held_only_until_it_could_have_run_out(

@@ -12,7 +12,10 @@ everyone and probes with one request at a time, backing off, so a wide outage do
 every row's retries at once (when the rows that failed into the pause are all done, the next
 row claimed is the probe); the first success lets everything flow again. A timeout after
 the request left is the one ambiguous outcome: recorded as 'unknown', logged, never sent
-again.
+again. A token Telegram refuses (401, or 404 on the token) is nobody's chat's fault: the row
+stays owed, sending stops for everyone at once (every other request would be refused too,
+and must not be spent), and the run is stopped; the next start with a working token sends
+what is owed, within each row's deadline.
 """
 
 from __future__ import annotations
@@ -121,6 +124,9 @@ class OutboxSender:
         # Whether this process surely still holds the database (its lease has not run out):
         # asked, synchronously, right before each request's body is written.
         self.may_send: Callable[[], bool] = lambda: True
+        # Called once when Telegram refuses the token: the run stops (exit status 4).
+        self.on_token_rejected: Callable[[], None] = lambda: None
+        self.token_rejected = False
         self.wire = WireLog(wire_log_path(storage.path))
 
     # -- lifecycle -----------------------------------------------------------------------------
@@ -427,6 +433,14 @@ class OutboxSender:
                 self._chat_current.add(new_id)
                 row.chat_id, row.on_wire = new_id, False
                 self._ready.put_nowait(row)
+            case Outcome.UNAUTHORIZED:
+                # Telegram answered and took nothing: the row stays owed (held here, handed
+                # back to the queue by stop()), and nothing more leaves from this run.
+                error = str(result.error)
+                await self._record("a retry", lambda: storage.outbox_retry(row.id, owner, error))
+                self.wire.settled(row.id)
+                row.on_wire = False
+                self._reject_token(row, error)
             case Outcome.REJECTED | Outcome.MESSAGE_GONE:
                 self._succeeded()
                 await self._finish(row, Status.FAILED, str(result.error))
@@ -437,6 +451,20 @@ class OutboxSender:
                     row.chat_id,
                     result.error,
                 )
+
+    def _reject_token(self, row: Row, error: str) -> None:
+        """Telegram refused the token: stop sending at once, keep every row owed, stop the run."""
+        self._stopping = True
+        self._wake.set()
+        if self.token_rejected:
+            return  # the other requests that were out were refused too
+        self.token_rejected = True
+        log.error(
+            "Telegram rejected the token (%s) sending %s message %d to chat %s: sending stops;"
+            " what is owed stays owed for a start with a working token",
+            error, row.kind.value, row.id, row.chat_id,
+        )  # fmt: skip
+        self.on_token_rejected()
 
     async def _finish(
         self, row: Row, status: Status, error: str | None, message_id: int | None = None

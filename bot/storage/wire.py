@@ -13,18 +13,89 @@ Appending is one `os.write` (no fsync): it survives the process being killed, wh
 it is for. A database restored from a backup has no wire log beside it: then every 'sending'
 row counts as 'unknown', as before (`read` returns None when there is no file).
 
-The file is started empty by each run once the previous run's rows are settled, and when it
-grows past `ROTATE_BYTES` it is rewritten with only the requests still out (their outcome
-not yet recorded), so it stays a few kilobytes however long the bot runs.
+The file is started by each run once the previous run's rows are settled (a header line,
+`wire 2`), and when it grows past `ROTATE_BYTES` it is rewritten with only the requests
+still out (their outcome not yet recorded), so it stays a few kilobytes however long the bot
+runs.
+
+Each line checks itself: `row attempt crc`, the CRC32 of `row attempt` in eight hex digits.
+A file that does not read whole and right (a line whose CRC does not match or that is not a
+line at all, a last line cut short, a file of 0 bytes) cannot say which requests left: a
+damaged line may have named any row, and a torn tail may have lost any number of lines. It
+is then read as no log at all (every 'sending' row may have arrived, none is sent again),
+with one warning naming the file: a message possibly lost is logged, never sent twice. A
+file of the previous version (`row attempt` lines, no header) is read as before, so an
+upgrade resends nothing. Anything other than a regular file at the path (a folder, a pipe)
+is a `DatabaseFileError`: one line, status 3 (bot/cli.py).
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
+import re
+import stat
+import zlib
 from pathlib import Path
 
+from bot.storage.files import DatabaseFileError
+
+log = logging.getLogger(__name__)
+
 ROTATE_BYTES = 1 << 20
+HEADER = b"wire 2\n"
+_LINE = re.compile(rb"(\d{1,19}) (\d{1,9}) ([0-9a-f]{8})")
+_OLD_LINE = re.compile(rb"(\d{1,19}) (\d{1,9})")
+
+
+def _record(row_id: int, attempt: int) -> bytes:
+    body = f"{row_id} {attempt}".encode("ascii")
+    return body + f" {zlib.crc32(body):08x}\n".encode("ascii")
+
+
+def parse(data: bytes) -> set[tuple[int, int]] | None:
+    """The (row id, attempt) pairs of a wire log's bytes; None if they cannot be trusted
+    whole (see the module's docstring): then any 'sending' row may have left."""
+    if not data or not data.endswith(b"\n"):
+        return None  # nothing at all where a header should be, or a torn last line
+    lines = data.split(b"\n")[:-1]
+    written: set[tuple[int, int]] = set()
+    if lines[0] + b"\n" == HEADER:
+        for line in lines[1:]:
+            m = _LINE.fullmatch(line)
+            if m is None or int(m[3], 16) != zlib.crc32(line[: m.start(3) - 1]):
+                return None
+            written.add((int(m[1]), int(m[2])))
+        return written
+    for line in lines:  # the previous version's lines: no header, no checksum
+        m = _OLD_LINE.fullmatch(line)
+        if m is None:
+            return None
+        written.add((int(m[1]), int(m[2])))
+    return written
+
+
+def check_wire_log(path: Path | None) -> None:
+    """Raise DatabaseFileError if something other than a regular file is at `path`."""
+    if path is None:
+        return
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise DatabaseFileError(path, f"cannot be read ({exc.strerror})") from None
+    if stat.S_ISDIR(mode):
+        raise DatabaseFileError(
+            path, "is a folder, not the bot's wire log (a file): move it away and start again"
+        )
+    if not stat.S_ISREG(mode):
+        raise DatabaseFileError(
+            path, "is not a regular file (the bot's wire log): move it away and start again"
+        )
+    if not os.access(path, os.R_OK | os.W_OK):
+        raise DatabaseFileError(path, "cannot be read and written by this user (permissions)")
 
 
 def wire_log_path(database: Path | str) -> Path | None:
@@ -41,28 +112,39 @@ class WireLog:
         self.out: dict[int, int] = {}
 
     def read(self) -> set[tuple[int, int]] | None:
-        """What an earlier run wrote: (row id, attempt) pairs; None if there is no log."""
+        """What an earlier run wrote: (row id, attempt) pairs; None if there is no log, or if
+        it is damaged (logged): then nothing says any request did not leave."""
         if self.path is None:
             return None
+        check_wire_log(self.path)
         try:
-            text = self.path.read_text(encoding="ascii", errors="replace")
+            data = self.path.read_bytes()
         except FileNotFoundError:
             return None
-        written: set[tuple[int, int]] = set()
-        for line in text.splitlines():
-            parts = line.split()
-            if len(parts) == 2 and parts[0].isdigit() and parts[1].isdigit():
-                written.add((int(parts[0]), int(parts[1])))
+        except OSError as exc:
+            raise DatabaseFileError(self.path, f"cannot be read ({exc.strerror})") from None
+        written = parse(data)
+        if written is None:
+            log.warning(
+                "%s is damaged (%d bytes that do not read whole): which requests the previous"
+                " run wrote is unknown, so each it marked in flight counts as may have arrived"
+                " and is not sent again",
+                self.path,
+                len(data),
+            )
         return written
 
     def start(self) -> None:
-        """Begin this run's log, empty (call once the previous run's rows are settled)."""
+        """Begin this run's log, its header only (call once the previous run's rows are
+        settled)."""
         self.close()
         self.out.clear()
         if self.path is not None:
+            check_wire_log(self.path)
             flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND
             self._fd = os.open(self.path, flags, 0o600)
-            self._size = 0
+            os.write(self._fd, HEADER)
+            self._size = len(HEADER)
 
     def written(self, row_id: int, attempt: int) -> None:
         """The request of `row_id`'s attempt `attempt` is about to be written (synchronous).
@@ -73,7 +155,7 @@ class WireLog:
             self._rotate()
         self.out[row_id] = attempt
         if self._fd is not None:
-            line = f"{row_id} {attempt}\n".encode("ascii")
+            line = _record(row_id, attempt)
             os.write(self._fd, line)
             self._size += len(line)
 
@@ -85,7 +167,7 @@ class WireLog:
         assert self.path is not None
         assert self._fd is not None
         fresh = self.path.with_name(self.path.name + ".new")
-        body = "".join(f"{row} {attempt}\n" for row, attempt in self.out.items()).encode()
+        body = HEADER + b"".join(_record(row, attempt) for row, attempt in self.out.items())
         fresh.write_bytes(body)
         os.replace(fresh, self.path)  # either the old log or the new one, whatever happens
         os.close(self._fd)
