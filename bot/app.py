@@ -44,6 +44,7 @@ from bot.incoming import TolerantBot, quiet_raw_batches
 from bot.jobs.daily import DailySender
 from bot.jobs.lease import Lease
 from bot.jobs.outbox import OutboxSender
+from bot.lifecycle import INBOX_KEY, STOP_KEY, shut_down
 from bot.logs import configure_logging
 from bot.ratelimit import REPLIES_IN_FLIGHT, CappedRequest, PerChatRetryRateLimiter, strict_window
 from bot.retention import prune_forever
@@ -174,8 +175,6 @@ LEASE_KEY = "lease"
 # The task that moves replies to their client and registers the menus (tests wait for it).
 MENUS_KEY = "menus"
 REJECTED_KEY = "token_rejected"  # set when Telegram rejects the token while running
-STOP_KEY = "stop"  # how this run stops itself: set by the polling runner or the webhook server
-INBOX_KEY = "inbox"  # records raw updates as received (the webhook's, before it answers 200)
 
 
 def build_application(
@@ -567,18 +566,6 @@ async def running(
     finally:
         await app.updater.stop()
         await shut_down(app)
-
-
-async def shut_down(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
-    """Stop a started application and release it, with the post_stop and post_shutdown
-    hooks, in the order run_polling uses (polling here and in tests, the webhook's run)."""
-    if app.running:
-        await app.stop()
-        if app.post_stop:
-            await app.post_stop(app)
-    await app.shutdown()
-    if app.post_shutdown:
-        await app.post_shutdown(app)
 
 
 def run_bot(

@@ -28,8 +28,8 @@ from telegram.error import BadRequest, NetworkError, RetryAfter
 from telegram.ext import Application
 from tornado.httpserver import HTTPServer
 
-from bot.app import INBOX_KEY, STOP_KEY, shut_down
 from bot.config import WEBHOOK_PATH, SettingRefused, Settings
+from bot.lifecycle import INBOX_KEY, STOP_KEY, shut_down
 from bot.storage import Storage
 
 log = logging.getLogger(__name__)

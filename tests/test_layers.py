@@ -199,3 +199,48 @@ def test_no_scorer_module_is_over_400_lines() -> None:
         if (n := len(p.read_text(encoding="utf-8").splitlines())) > 400
     }
     assert long == {}
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of modules that import each other, directly or round a loop (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                cycles.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return cycles
+
+
+def test_no_two_modules_import_each_other() -> None:
+    # Any import counts, a lazy one inside a function or one for type checking too: a loop
+    # means neither module can be read, tested or moved without the other.
+    found = {module_name(p): p for p in modules("bot")}
+    graph = {m: {i for i in imports_of(p) if i in found and i != m} for m, p in found.items()}
+    assert import_cycles(graph) == []
+
+
+def test_the_cycle_check_sees_a_loop_round_three_modules() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert import_cycles(graph) == [["a", "b", "c"]]

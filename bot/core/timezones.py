@@ -10,10 +10,24 @@ from __future__ import annotations
 import re
 import zoneinfo
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from bot.core.models import ChatRecord, UserProfile
+
+class ZonedChat(Protocol):
+    """What the rule reads of a chat (bot.core.models.ChatRecord is one)."""
+
+    @property
+    def timezone(self) -> str | None: ...
+
+    @property
+    def kind(self) -> str: ...
+
+
+class ZonedUser(Protocol):
+    """What the rule reads of a user (bot.core.models.UserProfile is one)."""
+
+    @property
+    def timezone(self) -> str | None: ...
 
 
 @cache
@@ -198,7 +212,7 @@ def suggest_timezones(name: str, limit: int = 3) -> list[str]:
 
 
 def zone_of(
-    default: str, chat: ChatRecord | None = None, user: UserProfile | str | None = None
+    default: str, chat: ZonedChat | None = None, user: ZonedUser | str | None = None
 ) -> str:
     """The one rule for whose clock applies: the chat's zone; for a private chat (or no chat)
     the user's (`user`: the user, or the zone stored for them); else the bot's default."""
