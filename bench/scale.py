@@ -44,8 +44,8 @@ from bot.core.models import AnswerRecord
 from bot.core.schedule import DEFAULT_DAILY_TIME, Days, Occurrence
 from bot.core.streaks import StreakState
 from bot.jobs.daily import DailySender
+from bot.jobs.retention import prune_once
 from bot.picture import first_day
-from bot.retention import prune_once
 from bot.storage import Storage
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser
 

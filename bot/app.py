@@ -44,10 +44,10 @@ from bot.incoming import TolerantBot, quiet_raw_batches
 from bot.jobs.daily import DailySender
 from bot.jobs.lease import Lease
 from bot.jobs.outbox import OutboxSender
+from bot.jobs.retention import prune_forever
 from bot.lifecycle import INBOX_KEY, STOP_KEY, shut_down
 from bot.logs import configure_logging
 from bot.ratelimit import REPLIES_IN_FLIGHT, CappedRequest, PerChatRetryRateLimiter, strict_window
-from bot.retention import prune_forever
 from bot.services import Services
 from bot.services.practice import Clock, Practice, utc_now
 from bot.storage import Storage, is_full

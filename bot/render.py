@@ -23,8 +23,8 @@ from bot.core.timezones import ambiguous_timezone, suggest_timezones, zone_label
 from bot.i18n import LANGUAGES, Html, Strings
 
 if TYPE_CHECKING:
+    from bot.core.practice import Asked, Progress, StillOpen
     from bot.core.scoring import ConceptHit, ScoreResult
-    from bot.services.practice import Asked, Progress, StillOpen
 
 MESSAGE_LIMIT = 4096  # Telegram: characters per message (we count UTF-16 units of the HTML)
 EXCERPT_CHARS = 40

@@ -18,11 +18,12 @@ from bot.core.answers import is_substantive
 from bot.core.content import Library
 from bot.core.levels import Level
 from bot.core.models import UserProfile
+from bot.core.practice import Asked
 from bot.core.reminders import ReminderRule
 from bot.core.scoring import is_answerable
 from bot.i18n import LANGUAGES, Strings, language_for
 from bot.render import hint_message, level_name, percent, score_summary
-from bot.services.practice import Asked, Practice
+from bot.services.practice import Practice
 from bot.storage import Storage
 
 TERMINAL_USER = 0  # Telegram ids are positive: 0 is the terminal's own user

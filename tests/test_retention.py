@@ -14,7 +14,7 @@ from bot.core.models import AnswerRecord
 from bot.core.outbox import Draft, Kind, Status
 from bot.core.streaks import StreakState
 from bot.handlers import groups
-from bot.retention import prune_once
+from bot.jobs.retention import prune_once
 from bot.storage import Storage
 from bot.storage.repository import migrations
 

@@ -11,6 +11,7 @@ from bot.core.answers import is_one_word, is_substantive
 from bot.core.content import Question
 from bot.core.levels import LEVEL_ORDER, Level, parse_quiz_args
 from bot.core.models import UserProfile
+from bot.core.practice import Asked, StillOpen
 from bot.core.schedule import DEFAULT_DAILY_TIME
 from bot.export import answers_csv
 from bot.handlers.common import (
@@ -49,7 +50,6 @@ from bot.render import (
     still_open_messages,
     with_reference,
 )
-from bot.services.practice import Asked, StillOpen
 
 
 async def start(update: Update, context: BotContext) -> None:
