@@ -7,7 +7,7 @@ hand in the small packs below.
 
 from __future__ import annotations
 
-from tests.test_content_survivors import HEAD, QUESTION, _problems
+from tests.test_content_error_texts import HEAD, QUESTION, _problems
 
 
 def _bell(line: int, column: int) -> str:
