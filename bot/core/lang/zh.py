@@ -7,12 +7,13 @@ from bot.core.lang.base import Language
 LANGUAGE = Language(
     code="zh",
     # Negators, with the words that merely contain them listed out (不同 "different", 无状态
-    # "stateless", 是否 "whether" are not denials); 不仅 adds, it does not deny. 不 after a
-    # verb and before 下/动/完/够/住/起 is a potential complement (放不下 "does not fit", 跑不动):
-    # it says a limit is hit, which is how references state limits too.
+    # "stateless", 是否 "whether", 差不多 "about the same" are not denials); 不仅 adds, it
+    # does not deny. 不 after a verb and before 下/动/完/够/住/起 is a potential complement
+    # (放不下 "does not fit", 跑不动): it says a limit is hit, which is how references state
+    # limits too.
     negation=(
         r"(?<![\u4e00-\u9fff])不(?![同断仅只光但少过久如然停论管足错止均变行])"
-        r"|(?<=[\u4e00-\u9fff])不(?![同断仅只光但少过久如然停论管足错止均变行下动完够住起])"
+        r"|(?<=[\u4e00-\u9fff])(?<!差)不(?![同断仅只光但少过久如然停论管足错止均变行下动完够住起])"
         r"|没(?!过)|未(?!来|知)|无(?![状论损锁服感限穷数]|关紧)|(?<![除常])非(?![常阻线结同对])"
         r"|别(?=[用开再去])|勿|禁止"
     ),
