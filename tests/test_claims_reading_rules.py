@@ -135,6 +135,38 @@ def test_a_denial_of_a_claim_the_reference_affirms(answer: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "answer",
+    [
+        pytest.param("KL 散度和 percentile 都不是校准方法。", id="zh-和-都不是"),
+        pytest.param("KL 散度、percentile 都不能用来校准。", id="zh-顿号-都不能"),
+        pytest.param(
+            "KL divergence and the percentile method are not calibration methods at all.",
+            id="en-and-are-not",
+        ),
+    ],
+)
+def test_a_list_of_terms_denied_as_a_whole_denies_its_first_item(answer: str) -> None:
+    # The denial stands more than ten characters after the first item, but only the other
+    # named item and the word joining them come between.
+    question = _question(
+        Concept(label="KL 散度", aliases=("KL divergence",)),
+        Concept(label="percentile", aliases=("percentile method",)),
+        question="量化校准有哪些方法？",
+    )
+    assert _statuses(question, answer) == {
+        "KL 散度": (Status.NEGATED, 0.0),
+        "percentile": (Status.NEGATED, 0.0),
+    }
+
+
+def test_a_denial_further_on_than_the_list_does_not_reach_back() -> None:
+    # Words that are not a named item come between: the denial is of the later verb.
+    question = _question(Concept(label="Follower"), question="Raft 怎么选主？")
+    answer = "Follower 在随机的选举超时内收不到心跳就发起选举。"
+    assert _statuses(question, answer) == {"Follower": (Status.COVERED, 1.0)}
+
+
+@pytest.mark.parametrize(
     ("answer", "denied", "stated"),
     [
         pytest.param(

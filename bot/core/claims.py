@@ -61,6 +61,13 @@ _NEGATING_WORD_RE = re.compile(
 )
 # How far after a term (characters) a negator still denies it: "X is not", "X 并不".
 _NEGATION_REACH = 10
+# A term list denied as a whole ("KL 散度和 percentile 都不是", "X and Y are not") reaches
+# back to its first item: the reach is measured after the other items (named terms, which
+# are blanked) and the words joining them.
+_LIST_TAIL_RE = re.compile(
+    r"(?:\s*(?:和|与|及|以及|、|或者?|,|，|/|\b(?:and|or)(?:\s+(?:the|a|an))?\b)\s{2,})+",
+    re.IGNORECASE,
+)
 # A term that opens a clause of time ("收到 SIGTERM 后不接新请求", "OOM 之后不要重试"): what
 # follows is the main clause, and a negator there denies its own verb, not the term.
 _TIME_CLAUSE_AFTER_RE = re.compile(r"\s*(?:之后|以后|后(?![端台续缀面者])|的时候|之前|以前)")
@@ -307,6 +314,9 @@ class Layout:
                 text = _A_NOT_A_RE.sub("   ", text)
                 split = end - c_start
                 after = text[split:]
+                tail = _LIST_TAIL_RE.match(after)
+                if tail is not None:
+                    after = after[tail.end() :]
                 # Close after it: ten characters ("ensemble 不支持", "X is not"), or the term as
                 # an English subject of a denied verb ("explicit mode is not recommended",
                 # "X isn't"), not a denial further on ("X means batches are not filling").
