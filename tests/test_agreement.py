@@ -83,6 +83,19 @@ def test_second_bank_after_review(library: Library) -> None:
         assert result.mean_by_kind[kind] >= 0.70, kind
 
 
+def test_quantization_pack_ships_above_the_pack_gate(library: Library) -> None:
+    # Issue 30's gate for a shipped pack: rho >= 0.88, pairwise >= 0.92, gamed <= 0.20.
+    # Measured 0.883 / 0.950 / 0.08 on the 128 answers graded before the pack was reviewed
+    # (0.856 / 0.929 for the first review, before its disagreements were read).
+    result = measure(library.packs["quant"], "heldout/graded_quantization.yaml")
+    assert result.spearman >= 0.88
+    assert result.pairwise >= 0.92
+    gaming = result.mean_of(GAMING_KINDS)
+    assert gaming is not None and gaming <= 0.20
+    for kind in ("excellent-en", "excellent-zh"):
+        assert result.mean_by_kind[kind] >= 0.70, kind
+
+
 def test_second_bank_imported_as_is() -> None:
     # Issue 9's targets: rho >= 0.80 and pairwise >= 0.88; measured 0.822 / 0.882.
     result = measure(
