@@ -44,6 +44,7 @@ def sets() -> list[tuple[str, Pack, Path]]:
         ("triton gaming (reviewed)", library.packs["triton"], DATA / "graded_triton_gaming.yaml"),
         ("llm (reviewed)", library.packs["llm"], DATA / "graded_llm_inference.yaml"),
         ("quant (reviewed)", library.packs["quant"], DATA / "heldout" / "graded_quantization.yaml"),
+        ("dep (reviewed)", library.packs["dep"], DATA / "heldout" / "graded_deploy_scaling.yaml"),
         (
             "llm (imported)",
             imported(CONTENT / "guides" / "llm_inference.txt", "llm"),

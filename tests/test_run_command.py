@@ -33,7 +33,7 @@ async def test_the_bot_runs_answers_and_stops_cleanly(api: FakeBotAPI, tmp_path:
         _, stderr = await asyncio.wait_for(process.communicate(), 30)
     logs = stderr.decode()
     assert process.returncode == 0, logs[-2000:]
-    assert "starting: 3 packs, 36 questions" in logs  # content/: triton, llm and quant
+    assert "starting: 4 packs, 48 questions" in logs  # content/: triton, llm, quant, dep
     assert "INFO bot.app: bot @interview_test_bot started: long polling\n" in logs
     assert api.token not in logs and api.token.split(":")[1] not in logs
     assert (tmp_path / "data" / "bot.sqlite3").exists()
