@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import csv
 import io
 import os
 import subprocess
@@ -154,19 +155,16 @@ async def test_stats_sends_the_picture_and_weak_spots(bot: BotHarness, api: Fake
     assert "Weak spots" in text.visible
 
 
-async def test_export_round_trips(bot: BotHarness, api: FakeBotAPI, tmp_path: Path) -> None:
+async def test_the_command_line_export_round_trips_every_answer(
+    bot: BotHarness, api: FakeBotAPI, tmp_path: Path
+) -> None:
     (empty,) = await bot.say(ADA, "/export")
     assert "No answers" in empty.visible
     await answer_at(bot, 'max_batch_size, <b>粗体</b> & "quotes", 逗号，\nnew line')
-    await answer_at(bot, "preserve ordering")
-    (document,) = await bot.say(ADA, "/export")
-    assert document.method == "sendDocument"
-    rows = read_answers_csv(document.params["document"].decode("utf-8-sig"))
+    await answer_at(bot, "=1+1 preserve ordering")  # a spreadsheet would run it as a formula
+    await answer_at(bot, "'quoted' preserve ordering")
     stored = await bot.storage.answers_for(ADA.id)
-    assert [r["answer"] for r in rows] == [s.answer for s in stored]
-    assert [r["question_id"] for r in rows] == [s.question_id for s in stored]
-    assert [float(r["score"]) for r in rows] == pytest.approx([s.score for s in stored], abs=1e-4)
-    # The command line writes the same file.
+    # The operator's format (ids, UTC instants, raw scores) for tools: read back, nothing lost.
     out = tmp_path / "answers.csv"
     env = {**os.environ, "DATABASE_PATH": str(bot.settings.database_path)}
     done = await asyncio.to_thread(
@@ -175,7 +173,12 @@ async def test_export_round_trips(bot: BotHarness, api: FakeBotAPI, tmp_path: Pa
         env=env, cwd=tmp_path, capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert read_answers_csv(out.read_text(encoding="utf-8-sig")) == rows
+    written = out.read_text(encoding="utf-8-sig")
+    rows = read_answers_csv(written)
+    assert [r["answer"] for r in rows] == [s.answer for s in stored]
+    assert [r["question_id"] for r in rows] == [s.question_id for s in stored]
+    assert [float(r["score"]) for r in rows] == pytest.approx([s.score for s in stored], abs=1e-4)
+    assert ",'=1+1 preserve ordering\n" in written  # shown in a spreadsheet, never run
 
 
 def test_weak_spots_are_found_across_questions_by_topic(library: Library) -> None:
@@ -217,15 +220,16 @@ async def test_export_tells_partly_credited_concepts_from_missed_ones(bot: BotHa
         await bot.open_shared(ADA, "triton-q3")
         await bot.say(ADA, PARTLY_ANSWER)
     (document,) = await bot.say(ADA, "/export")
-    rows = read_answers_csv(document.params["document"].decode("utf-8-sig"))
+    text = document.params["document"].decode("utf-8-sig")
+    rows = list(csv.DictReader(io.StringIO(text, newline="")))
     assert len(rows) == 2
     for row in rows:
-        assert row["covered"] == "max_batch_size（单次最大 batch）"
-        assert set(row["partly"].split(" | ")) == {
+        assert row["Covered"] == "max_batch_size（单次最大 batch）"
+        assert set(row["Partly covered"].split("; ")) == {
             "max_queue_delay_microseconds（最大排队等待）",
             "preserve_ordering（保证返回顺序）",
         }
-        assert row["missed"] == "preferred_batch_size（期望的 batch 大小）"
+        assert row["Missed"] == "preferred_batch_size（期望的 batch 大小）"
     # Not known in full twice: a weak spot, as the one never mentioned is (a partly credited
     # concept is not known); the one explained is not.
     _, stats = await bot.say(ADA, "/stats", expect=2)

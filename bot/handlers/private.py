@@ -13,7 +13,7 @@ from bot.core.levels import LEVEL_ORDER, Level, parse_quiz_args
 from bot.core.models import UserProfile
 from bot.core.practice import Asked, StillOpen
 from bot.core.schedule import DEFAULT_DAILY_TIME
-from bot.export import answers_csv
+from bot.export import learner_csv
 from bot.handlers.common import (
     BotContext,
     expired,
@@ -488,7 +488,7 @@ async def rate_button(update: Update, context: BotContext) -> None:
 
 
 async def export(update: Update, context: BotContext) -> None:
-    """The user's answer history as a CSV document."""
+    """The user's answer history as a CSV document, in their language and time zone."""
     turn = context.turn(update)
     if turn is None:
         return
@@ -497,7 +497,10 @@ async def export(update: Update, context: BotContext) -> None:
     if not rows:
         await send(context, chat.id, [svc.strings(lang, "export_empty")])
         return
-    data = answers_csv(rows).encode("utf-8-sig")  # BOM: spreadsheets read the Chinese right
+    text = learner_csv(
+        rows, library=svc.library, strings=svc.strings, lang=lang, zone=svc.practice.zone(user)
+    )
+    data = text.encode("utf-8-sig")  # BOM: spreadsheets read the Chinese right
     caption = svc.strings(lang, "export_caption", count=len(rows))
     await send_document(context, chat.id, data, "interview-answers.csv", caption)
 
