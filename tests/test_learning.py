@@ -122,7 +122,7 @@ def test_picture_is_a_png_of_the_expected_size_whose_cells_show_answered_days() 
     answered = {today: 1, today - timedelta(days=1): 3, today - timedelta(days=20): 2}
     png = render_stats_picture(
         strings=STRINGS, lang="zh", fonts=CONTENT / "fonts", today=today, per_day=answered,
-        current=2, best=9, levels=[LevelBar("初级", 0.8), LevelBar("中级", None)],
+        current=2, best=9, weeks=[None] * 12, levels=[LevelBar("初级", 1, 3)], weak=[],
     )  # fmt: skip
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     image = Image.open(io.BytesIO(png)).convert("RGB")
@@ -268,3 +268,24 @@ async def test_upgrading_reads_older_answers_as_nothing_partly_credited(tmp_path
     assert (old.covered, old.partly, old.missed) == (["a"], [], ["b", "c"])
     (row,) = read_answers_csv(answers_csv([old]))
     assert (row["covered"], row["partly"], row["missed"]) == ("a", "", "b | c")
+
+
+def test_a_weak_spot_label_is_drawn_whole_or_cut_at_its_bracket_never_mid_word(
+    library: Library,
+) -> None:
+    from bot.picture import _font, drawable
+
+    cmap = TTFont(CONTENT / "fonts" / "NotoSansSC-subset.otf").getBestCmap()
+
+    def in_font(text: str) -> bool:
+        return all(ord(ch) in cmap or ch.isspace() for ch in text)
+
+    font = _font(str(CONTENT / "fonts"), 28)
+    labels = {c.label for q in library.questions.values() for c in q.concepts}
+    outcomes = set()
+    for label in sorted(labels):
+        head = label.split("（", 1)[0].split("(", 1)[0].strip()
+        expected = label if in_font(label) else head if head and in_font(head) else "…"
+        assert drawable(font, label) == expected, label
+        outcomes.add("whole" if expected == label else "head" if expected == head else "…")
+    assert outcomes == {"whole", "head", "…"}  # the bundled packs hold all three cases
