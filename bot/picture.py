@@ -147,7 +147,8 @@ def render_stats_picture(
     image = Image.new("RGB", (WIDTH, HEIGHT), BACKGROUND)
     draw = ImageDraw.Draw(image)
     x0 = LEFT - 100
-    big, small, tiny = _font(folder, 40), _font(folder, 28), _font(folder, 24)
+    big, small, tiny = _font(folder, 40), _font(folder, 28), _font(folder, 26)
+    body = _font(folder, 32)  # the rows a learner reads on a phone: levels, weak spots
     draw.text((x0, 40), text("pic_title"), font=_font(folder, 46), fill=INK)
     draw.text((x0, 115), text("pic_streak_line", count=current), font=big, fill=INK)
     draw.text((LEFT + 480, 115), text("pic_best_line", count=best), font=big, fill=INK)
@@ -195,27 +196,27 @@ def render_stats_picture(
     for row, level in enumerate(levels):
         box = bank_bar(row)
         middle = (box[1] + box[3]) // 2
-        draw.text((x0, middle), level.name, font=small, fill=INK, anchor="lm")
+        draw.text((x0, middle), level.name, font=body, fill=INK, anchor="lm")
         draw.rounded_rectangle(box, 10, EMPTY)
         share = level.answered / level.total if level.total else 0.0
         filled = round(BAR_W * max(0.0, min(1.0, share)))
         if filled:
             draw.rounded_rectangle((box[0], box[1], box[0] + filled, box[3]), 10, BAR)
         label = f"{level.answered} / {level.total}"
-        draw.text((box[2] + 20, middle), label, font=small, fill=INK, anchor="lm")
+        draw.text((box[2] + 20, middle), label, font=body, fill=INK, anchor="lm")
 
     # The weak spots: most missed first.
     draw.text((x0, WEAK_TOP - 80), text("pic_weak"), font=big, fill=INK)
     if not weak:
-        draw.text((x0, WEAK_TOP), text("pic_no_weak"), font=small, fill=MUTED)
+        draw.text((x0, WEAK_TOP), text("pic_no_weak"), font=body, fill=MUTED)
     for row, spot in enumerate(weak):
         y = WEAK_TOP + row * WEAK_ROW
         draw.rounded_rectangle((x0, y, x0 + 14, y + 36), 4, MISS)
         missed = text("pic_missed", count=spot.missed)
-        draw.text((WIDTH - 50, y + 18), missed, font=small, fill=MISS, anchor="rm")
-        room = WIDTH - 50 - round(draw.textlength(missed, font=small)) - 30 - (x0 + 30)
-        name = _fit(draw, f"{row + 1}. {drawable(small, spot.label)}", small, room)
-        draw.text((x0 + 30, y + 18), name, font=small, fill=INK, anchor="lm")
+        draw.text((WIDTH - 50, y + 18), missed, font=body, fill=MISS, anchor="rm")
+        room = WIDTH - 50 - round(draw.textlength(missed, font=body)) - 30 - (x0 + 30)
+        name = _fit(draw, f"{row + 1}. {drawable(body, spot.label)}", body, room)
+        draw.text((x0 + 30, y + 18), name, font=body, fill=INK, anchor="lm")
 
     out = io.BytesIO()
     image.save(out, format="PNG")
