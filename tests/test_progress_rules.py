@@ -74,3 +74,12 @@ def test_the_trend_compares_the_last_two_weeks_with_answers() -> None:
     assert (trend.before, trend.latest, trend.direction) == (b, c, Direction.UP)
     assert score_trend([a, gap, empty]) is None  # one week with answers is no trend
     assert score_trend([]) is None
+
+
+def test_weak_spots_carry_how_often_each_was_missed() -> None:
+    from bot.core.review import WeakSpot, weak_spots
+
+    answers = [(["a"], ["b", "c"]), ([], ["b"]), (["c"], ["d"]), ([], ["c", "e"]), ([], ["c"])]
+    assert weak_spots(answers) == [WeakSpot("c", 3), WeakSpot("b", 2)]
+    topics = {"x1": "t", "x2": "t"}  # two labels of one topic count together
+    assert weak_spots([([], ["x2"]), ([], ["x1"])], topics) == [WeakSpot("x2", 2)]

@@ -79,8 +79,7 @@ class WeakSpot:
     """A concept (or topic) missed more often than covered in the latest answers."""
 
     label: str  # the label of its most recent miss
-    missed: int
-    covered: int
+    missed: int  # in the latest answers, counted by topic
 
 
 def weak_spots(
@@ -105,7 +104,7 @@ def weak_spots(
             missed[key] += 1
             shown.setdefault(key, label)
     weak = [
-        WeakSpot(shown[key], n, covered[key])
+        WeakSpot(shown[key], n)
         for key, n in missed.most_common()
         if n >= WEAK_MIN_MISSES and n > covered[key]
     ]
