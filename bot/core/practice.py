@@ -4,13 +4,15 @@ read by the renderers (bot/render.py) and the terminal, which so need nothing ab
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import TYPE_CHECKING
 
 from bot.core.content import Question
 from bot.core.levels import Level
 from bot.core.models import UserStats
+from bot.core.progress import LevelProgress, Trend, WeekScore
+from bot.core.review import WeakSpot
 from bot.core.streaks import StreakState
 
 if TYPE_CHECKING:
@@ -47,11 +49,18 @@ class Progress:
     streak: StreakState  # as it stands today (0 once missed days exceed the freezes)
     at_risk: bool
     summary: UserStats
-    weak: list[str]
+    weak_spots: list[WeakSpot]  # the three weakest concepts, most missed first
     level: Level
     level_up: Level | None
     level_average: float
     per_day: dict[date, int]  # answers per local day, from the first day the caller asked
+    weeks: list[WeekScore] = field(default_factory=list)  # the same days, week by week
+    trend: Trend | None = None  # None: answers in fewer than two of those weeks
+    bank: list[LevelProgress] = field(default_factory=list)  # questions answered, per level
+
+    @property
+    def weak(self) -> list[str]:
+        return [spot.label for spot in self.weak_spots]
 
 
 @dataclass(frozen=True, slots=True)

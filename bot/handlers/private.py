@@ -9,11 +9,11 @@ from telegram import CallbackQuery, Message, MessageEntity, Update
 from bot.commands import GROUP_ONLY
 from bot.core.answers import is_one_word, is_substantive
 from bot.core.content import Question
-from bot.core.levels import LEVEL_ORDER, Level, parse_quiz_args
+from bot.core.levels import Level, parse_quiz_args
 from bot.core.models import UserProfile
 from bot.core.practice import Asked, StillOpen
 from bot.core.schedule import DEFAULT_DAILY_TIME
-from bot.export import answers_csv
+from bot.export import learner_csv
 from bot.handlers.common import (
     BotContext,
     expired,
@@ -302,9 +302,10 @@ async def _reveal(context: BotContext, chat_id: int, user: UserProfile, lang: st
 
 
 async def stats(update: Update, context: BotContext) -> None:
-    """A picture (12-week heat map, streaks, coverage per level) and the numbers as text."""
+    """A picture (heat map and streaks, weekly trend, bank progress, weak spots) and the
+    same in words; someone with no answers yet gets a welcome instead (nothing to draw)."""
     # Pillow is loaded by the first /stats, not at start-up: most updates never draw.
-    from bot.picture import LevelBar, first_day, render_stats_picture
+    from bot.picture import LevelBar, WeakBar, first_day, render_stats_picture
 
     turn = context.turn(update)
     if turn is None:
@@ -312,8 +313,9 @@ async def stats(update: Update, context: BotContext) -> None:
     svc, user, chat, lang = turn
     t = svc.strings
     p = await svc.practice.progress(user, since=first_day)
-    summary, streak = p.summary, p.streak
-    averages = {row.level: row.average for row in summary.by_level}
+    if p.summary.answers == 0:
+        await send(context, chat.id, [t(lang, "stats_welcome")])
+        return
     # ~60 ms of drawing: off the event loop, so other chats are not held up.
     picture = await asyncio.to_thread(
         render_stats_picture,
@@ -322,9 +324,11 @@ async def stats(update: Update, context: BotContext) -> None:
         fonts=svc.settings.content_dir / "fonts",
         today=p.today,
         per_day=p.per_day,
-        current=streak.current,
-        best=streak.best,
-        levels=[LevelBar(level_name(t, lang, lv), averages.get(lv)) for lv in LEVEL_ORDER],
+        current=p.streak.current,
+        best=p.streak.best,
+        weeks=[week.average for week in p.weeks],
+        levels=[LevelBar(level_name(t, lang, b.level), b.answered, b.total) for b in p.bank],
+        weak=[WeakBar(spot.label, spot.missed) for spot in p.weak_spots],
     )
     await send_photo(context, chat.id, picture, stats_caption(t, lang, p))
     await send(context, chat.id, stats_messages(t, lang, p))
@@ -488,7 +492,7 @@ async def rate_button(update: Update, context: BotContext) -> None:
 
 
 async def export(update: Update, context: BotContext) -> None:
-    """The user's answer history as a CSV document."""
+    """The user's answer history as a CSV document, in their language and time zone."""
     turn = context.turn(update)
     if turn is None:
         return
@@ -497,7 +501,10 @@ async def export(update: Update, context: BotContext) -> None:
     if not rows:
         await send(context, chat.id, [svc.strings(lang, "export_empty")])
         return
-    data = answers_csv(rows).encode("utf-8-sig")  # BOM: spreadsheets read the Chinese right
+    text = learner_csv(
+        rows, library=svc.library, strings=svc.strings, lang=lang, zone=svc.practice.zone(user)
+    )
+    data = text.encode("utf-8-sig")  # BOM: spreadsheets read the Chinese right
     caption = svc.strings(lang, "export_caption", count=len(rows))
     await send_document(context, chat.id, data, "interview-answers.csv", caption)
 

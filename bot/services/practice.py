@@ -20,6 +20,7 @@ from bot.core.levels import Level
 from bot.core.models import AnswerRecord, StoredAnswer, UserProfile
 from bot.core.outbox import Draft
 from bot.core.practice import Asked, Feedback, Progress, StillOpen
+from bot.core.progress import bank_progress, score_trend, weekly_scores
 from bot.core.review import (
     LEVEL_UP_ANSWERS,
     OVERRIDES,
@@ -28,7 +29,7 @@ from bot.core.review import (
     level_up,
     rating_for,
     review,
-    weak_concepts,
+    weak_spots,
 )
 from bot.core.selection import pick_question
 from bot.core.streaks import StreakState, at_risk, local_day, record_answer, visible_streak
@@ -388,28 +389,37 @@ class Practice:
         return state
 
     async def progress(self, user: UserProfile, since: Callable[[date], date]) -> Progress:
-        """The user's progress: streak, averages, weak spots, level suggestion, daily counts.
+        """The user's progress: streak, averages, weak spots, level suggestion, daily counts,
+        weekly scores and their trend, and how much of the question bank is answered.
 
         `since(today)` is the first day the caller wants counts for (the picture's 12 weeks).
         """
         today = self.today(user).date()
         summary = await self.storage.user_stats(user.user_id)
         recent = await self.storage.recent_answers(user.user_id, WEAK_WINDOW)
-        weak = weak_concepts(((a.covered, a.missed) for a in recent), self.library.topic_of)
+        weak = weak_spots(((a.covered, a.missed) for a in recent), self.library.topic_of)
         current = user.level or Level.BEGINNER
         at_level = [a.score for a in recent if a.level == current][:LEVEL_UP_ANSWERS]
         first = since(today)
-        counts = await self.storage.answers_per_day(user.user_id, first.isoformat())
+        days = await self.storage.answers_per_day(user.user_id, first.isoformat())
+        per_day = {date.fromisoformat(day): totals for day, totals in days.items()}
+        weeks = weekly_scores(per_day, first, (today - first).days // 7 + 1)
+        # The bank is what can be asked: the saved pack, else every offered pack.
+        bank = self.library.pool(None, user.pack) or self.library.pool()
+        answered = await self.storage.answered_questions(user.user_id) if summary.answers else set()
         return Progress(
             today=today,
             streak=visible_streak(user.streak, today),
             at_risk=at_risk(user.streak, today),
             summary=summary,
-            weak=weak,
+            weak_spots=weak,
             level=current,
             level_up=level_up(current, at_level),
             level_average=sum(at_level) / len(at_level) if at_level else 0.0,
-            per_day={date.fromisoformat(day): n for day, n in counts.items()},
+            per_day={day: count for day, (count, _) in per_day.items()},
+            weeks=weeks,
+            trend=score_trend(weeks),
+            bank=bank_progress(bank, answered),
         )
 
     async def answer_round(

@@ -313,13 +313,14 @@ class PracticeStore(UsersStore):
             for r in rows
         ]
 
-    async def answers_per_day(self, user_id: int, since_day: str) -> dict[str, int]:
+    async def answers_per_day(self, user_id: int, since_day: str) -> dict[str, tuple[int, float]]:
+        """Local day -> (answers, sum of their scores), from `since_day` on."""
         rows = await self._all(
-            "SELECT local_day, COUNT(*) FROM answers WHERE user_id = ? AND local_day >= ?"
-            " GROUP BY local_day",
+            "SELECT local_day, COUNT(*), SUM(score) FROM answers"
+            " WHERE user_id = ? AND local_day >= ? GROUP BY local_day",
             (user_id, since_day),
         )
-        return {r[0]: r[1] for r in rows}
+        return {r[0]: (r[1], r[2]) for r in rows}
 
     async def user_stats(self, user_id: int) -> UserStats:
         """Answers, distinct questions and per-level averages: one pass over an index.
