@@ -677,8 +677,8 @@ def cmd_restore(args: argparse.Namespace) -> int:
         )
     print(
         f"Still owed, sent once the bot starts: {_count(done.still_owed, 'message')} recorded"
-        " in the backup, and the daily prompts due that were not sent. No bot holds the database:"
-        " start it."
+        " in the backup; daily prompts not served yet go out on their schedule. No bot holds"
+        " the database: start it."
     )
     return 0
 

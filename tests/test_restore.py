@@ -222,3 +222,32 @@ async def test_without_the_replaced_database_what_the_backup_owed_counts_as_sent
         rows = db.execute("SELECT chat_id, status FROM daily_sends ORDER BY chat_id").fetchall()
     db.close()
     assert rows == [(c, "unknown") for c in chats]
+
+
+async def test_restore_says_which_answers_and_users_the_backup_lacks(tmp_path: Path) -> None:
+    """Answers and users added after the snapshot are not merged: the output counts them,
+    with the time of the first answer, and the replaced database keeps them."""
+    database = tmp_path / "bot.sqlite3"
+    backup = tmp_path / "backup.sqlite3"
+    await seed_due_subscribers(database, 2)
+    code, _, err = await command(database, "backup", str(backup))
+    assert code == 0, err
+    with sqlite3.connect(database) as db:  # after the backup: one new user, two answers
+        db.execute(
+            "INSERT INTO users (user_id, first_name, created_at) VALUES (7, 'new', ?)",
+            (datetime.now(UTC).isoformat(),),
+        )
+        db.executemany(
+            "INSERT INTO answers (user_id, chat_id, question_id, level, answer, score, covered,"
+            " missed, answered_at, local_day) VALUES (?, ?, 'q', 'beginner', 'an answer', 0.5,"
+            " '[]', '[]', ?, '2026-12-07')",
+            [(50_001, 50_001, "2026-12-07T14:02:11+00:00"), (7, 7, "2026-12-07T14:30:00+00:00")],
+        )
+    db.close()
+    code, out, err = await command(database, "restore", str(backup))
+    assert code == 0, err
+    assert (
+        "Not in the backup: 2 answers given from 2026-12-07 14:02 UTC, 1 user who started"
+        " since; settings changed since (schedules, levels, languages) are as they were then."
+        " The replaced database keeps them.\n"
+    ) in out, out

@@ -78,6 +78,10 @@ def siblings(database: Path) -> list[Path]:
 def restore(backup: Path, database: Path, *, known_version: int, now: datetime) -> Restored:
     """Bring `backup` in as `database`, reconciled with the database it replaces."""
     staging = database.with_name(database.name + ".restoring")
+    try:
+        database.parent.mkdir(parents=True, exist_ok=True)  # a new disk: no folder yet
+    except OSError as exc:
+        raise DatabaseFileError(database, f"cannot create its folder ({exc.strerror})") from None
     for stale in [staging, *siblings(staging)]:
         stale.unlink(missing_ok=True)  # a restore that failed before
     report = Restored()
