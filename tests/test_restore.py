@@ -19,6 +19,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from bot.storage import Storage
+from bot.storage.wire import WireLog, wire_log_path
 from tests.conftest import CONTENT
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser
 from tests.support.run import run_env, start_run
@@ -251,3 +252,96 @@ async def test_restore_says_which_answers_and_users_the_backup_lacks(tmp_path: P
         " since; settings changed since (schedules, levels, languages) are as they were then."
         " The replaced database keeps them.\n"
     ) in out, out
+
+
+def _wire_file_with(database: Path, row_id: int, attempt: int) -> None:
+    """The wire file a bot killed with that request out leaves beside the database."""
+    log = WireLog(wire_log_path(database))
+    log.start()
+    log.written(row_id, attempt)
+    log.close()
+
+
+def _owe(db: sqlite3.Connection, key: str, status: str, attempts: int) -> None:
+    db.execute(
+        "INSERT INTO outbox (kind, dedup_key, chat_id, payload, status, attempts, created_at,"
+        " deadline) VALUES ('feedback', ?, 50001, '{\"messages\": [\"x\"]}', ?, ?, ?, ?)",
+        (key, status, attempts, datetime.now(UTC).isoformat(),
+         (datetime.now(UTC) + timedelta(hours=1)).isoformat()),
+    )  # fmt: skip
+
+
+async def test_restore_takes_each_messages_fate_from_the_replaced_database_and_wire_file(
+    tmp_path: Path,
+) -> None:
+    """Row by row: what the replaced database (and its wire file, for a request that was out
+    when it stopped) knows of a message the backup owes decides whether it is owed still."""
+    database = tmp_path / "bot.sqlite3"
+    backup = tmp_path / "backup.sqlite3"
+    await seed_due_subscribers(database, 1)
+    with sqlite3.connect(database) as db:
+        _owe(db, "in flight, then queued again", "sending", 1)
+        _owe(db, "in flight, then sent", "sending", 1)
+        _owe(db, "queued, then out but never written", "pending", 0)
+        _owe(db, "queued, then out and written", "pending", 0)
+        _owe(db, "queued, then refused", "pending", 0)
+    db.close()
+    code, _, err = await command(database, "backup", str(backup))
+    assert code == 0, err
+    with sqlite3.connect(database) as db:  # what happened after the backup
+        for key, status in [
+            ("in flight, then queued again", "pending"),
+            ("in flight, then sent", "sent"),
+            ("queued, then out but never written", "sending"),
+            ("queued, then out and written", "sending"),
+            ("queued, then refused", "failed"),
+        ]:
+            db.execute(
+                "UPDATE outbox SET status = ?, attempts = 1 WHERE dedup_key = ?", (status, key)
+            )
+        (written,) = db.execute(
+            "SELECT id FROM outbox WHERE dedup_key = 'queued, then out and written'"
+        ).fetchone()
+    db.close()
+    _wire_file_with(database, written, attempt=1)
+    code, _, err = await command(database, "restore", str(backup))
+    assert code == 0, err
+    with sqlite3.connect(database) as db:
+        fates = dict(db.execute("SELECT dedup_key, status FROM outbox").fetchall())
+    db.close()
+    assert fates == {
+        "in flight, then queued again": "pending",  # it never left: owed
+        "in flight, then sent": "sent",
+        "queued, then out but never written": "pending",  # the wire file: it never left
+        "queued, then out and written": "unknown",  # may have arrived: not sent again
+        "queued, then refused": "pending",  # did not arrive: the restored bot tries again
+    }
+
+
+async def test_an_update_the_replaced_database_handled_is_not_handled_again(
+    tmp_path: Path,
+) -> None:
+    """An update recorded but not handled when the backup was taken, handled since: the
+    restored bot must not answer it a second time."""
+    database = tmp_path / "bot.sqlite3"
+    backup = tmp_path / "backup.sqlite3"
+    await seed_due_subscribers(database, 1)
+    seen = datetime.now(UTC).isoformat()
+    with sqlite3.connect(database) as db:
+        db.executemany(
+            "INSERT INTO processed_updates (update_id, seen_at, state, body)"
+            " VALUES (?, ?, 'received', '{}')",
+            [(41, seen), (42, seen)],
+        )
+    db.close()
+    code, _, err = await command(database, "backup", str(backup))
+    assert code == 0, err
+    with sqlite3.connect(database) as db:  # 41 handled after the backup; 42 not yet
+        db.execute("UPDATE processed_updates SET state = 'done', body = NULL WHERE update_id = 41")
+    db.close()
+    code, _, err = await command(database, "restore", str(backup))
+    assert code == 0, err
+    with sqlite3.connect(database) as db:
+        states = db.execute("SELECT update_id, state FROM processed_updates ORDER BY 1").fetchall()
+    db.close()
+    assert states == [(41, "done"), (42, "received")]
