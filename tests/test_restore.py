@@ -18,6 +18,8 @@ from collections import Counter
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from bot.storage import Storage
 from bot.storage.wire import WireLog, wire_log_path
 from tests.conftest import CONTENT
@@ -78,11 +80,12 @@ async def _start(api: FakeBotAPI, database: Path) -> asyncio.subprocess.Process:
     return await start_run(run_env(api, database, **SETTINGS), database.parent)
 
 
+@pytest.mark.parametrize("stop", ["kill -9 with requests out", "SIGTERM"])
 async def test_a_backup_taken_mid_fan_out_restored_sends_each_prompt_once(
-    api: FakeBotAPI, tmp_path: Path
+    api: FakeBotAPI, tmp_path: Path, stop: str
 ) -> None:
     """Backup while the prompts go out; more go out; the bot is killed (-9) with requests in
-    flight; `restore`; a restart: every subscriber has the day's prompt exactly once."""
+    flight, or stopped; `restore`; a restart: every subscriber has the day's prompt once."""
     database = tmp_path / "bot.sqlite3"
     backup = tmp_path / "backups" / "bot-today.sqlite3"
     chats = await seed_due_subscribers(database, CHATS)
@@ -93,11 +96,15 @@ async def test_a_backup_taken_mid_fan_out_restored_sends_each_prompt_once(
         assert code == 0, err
         at_backup = len(_prompts(api))
         await until(lambda: len(_prompts(api)) >= CHATS * 3 // 5, WAIT, "more after the backup")
-        # Then every worker ends up with a request out and no answer, and the process dies.
-        api.hang()
-        await until(lambda: api.hanging == CONCURRENCY, WAIT, "every worker with a request out")
-        first.kill()
-        await first.wait()
+        if stop == "SIGTERM":
+            first.send_signal(signal.SIGTERM)
+            _, stderr = await asyncio.wait_for(first.communicate(), 30)
+            assert first.returncode == 0, stderr.decode()[-2000:]
+        else:  # every worker ends up with a request out and no answer; the process dies
+            api.hang()
+            await until(lambda: api.hanging == CONCURRENCY, WAIT, "every worker with one out")
+            first.kill()
+            await first.wait()
     finally:
         if first.returncode is None:
             first.kill()
