@@ -121,17 +121,20 @@ ADMIN_EN = FakeUser(8101, "Root", "en")
 ADMIN_ZH = FakeUser(8102, "管理员", "zh-hans")
 
 
-async def test_group_level_without_a_word_explains_in_the_admins_language(
+async def test_group_level_without_a_word_explains_in_the_groups_language(
     bot: BotHarness, api: FakeBotAPI
 ) -> None:
     api.admins[GROUP] = {ADMIN_EN.id, ADMIN_ZH.id}
     await bot.say(ADMIN_ZH, "/quiz", chat_id=GROUP)  # the group is first met in Chinese
+    # One language per group message: the English admin is answered in the group's.
     (reply,) = await bot.say(ADMIN_EN, "/level", chat_id=GROUP)
-    assert "This group's level is Beginner" in reply.visible
-    assert "e.g. /level advanced" in reply.visible and "“”" not in reply.visible
-    (reply,) = await bot.say(ADMIN_ZH, "/level", chat_id=GROUP)
     assert "本群当前难度：初级" in reply.visible and "例如：/level 高级" in reply.visible
-    (reply,) = await bot.say(ADMIN_EN, "/level expert-ish", chat_id=GROUP)
+    assert "“”" not in reply.visible
+    (reply,) = await bot.say(ADMIN_EN, "/lang en", chat_id=GROUP)
+    (reply,) = await bot.say(ADMIN_ZH, "/level", chat_id=GROUP)
+    assert "This group's level is Beginner" in reply.visible
+    assert "e.g. /level advanced" in reply.visible
+    (reply,) = await bot.say(ADMIN_ZH, "/level expert-ish", chat_id=GROUP)
     assert "“expert-ish”" in reply.visible and "Example: /level advanced" in reply.visible
     (reply,) = await bot.say(ADMIN_EN, "/level advanced", chat_id=GROUP)
     (reply,) = await bot.say(ADMIN_EN, "/level", chat_id=GROUP)
@@ -322,20 +325,22 @@ async def test_overrule_buttons_mark_the_choice_and_partly_differs_from_no(
 # -- one rule for the interface language -----------------------------------------------------
 
 
-async def test_a_chosen_language_is_used_everywhere_including_groups(
+async def test_a_chosen_language_is_used_in_private_and_the_group_keeps_its_own(
     bot: BotHarness, api: FakeBotAPI
 ) -> None:
     api.admins[GROUP] = {ADMIN_EN.id}
     await bot.say(ADMIN_EN, "/quiz", chat_id=GROUP)  # an English group
     (question,) = [m for m in api.to(GROUP) if "Round" in m.visible]
     await bot.say(ADA, "/lang zh")  # Ada's client is English, but she chose Chinese
+    (reply,) = await bot.say(ADA, "/help")
+    assert "练习" in reply.visible  # in private: hers
+    # In the group: the group's, for everyone (one language per group message).
     (note,) = await bot.say(ADA, "x", chat_id=GROUP, reply_to=question.message_id)
-    assert "这条回复太短" in note.visible
+    assert "too short" in note.visible
     (reply,) = await bot.say(ADA, "/stats", chat_id=GROUP)
-    assert "私聊" in reply.visible
-    # Li never chose: his Chinese client decides, in the group and in private.
+    assert "private chat" in reply.visible
     (note,) = await bot.say(LI, "x", chat_id=GROUP, reply_to=question.message_id)
-    assert "这条回复太短" in note.visible
+    assert "too short" in note.visible
     # The group's own messages (results) stay in the group's language.
     results = await bot.say(ADMIN_EN, "/reveal", chat_id=GROUP)
     assert "Round closed" in results[0].visible
@@ -436,8 +441,8 @@ async def test_posts_to_the_whole_group_use_the_groups_language(
     assert "本轮结束" in results.visible
     (question,) = await bot.say(ADMIN_EN, "/quiz", chat_id=GROUP)
     assert "❓ 本轮" in question.visible
-    (reply,) = await bot.say(ADMIN_EN, "/quiz", chat_id=GROUP)  # to him: in English
-    assert "A round is already open" in reply.visible
+    (reply,) = await bot.say(ADMIN_EN, "/quiz", chat_id=GROUP)  # to him too: the group's
+    assert "已经有一轮在进行中" in reply.visible
 
 
 async def test_a_reply_to_the_time_zone_prompt_sets_the_zone_and_is_not_scored(

@@ -108,7 +108,7 @@ async def answer(update: Update, context: BotContext) -> None:
         return
     user = context.user
     assert user is not None  # the update has a sender
-    lang = context.lang
+    lang = context.lang  # what is said in the group
     edited = update.edited_message is not None
     outcome = await answer_round(
         svc,
@@ -122,7 +122,7 @@ async def answer(update: Update, context: BotContext) -> None:
             text=message.text,
         ),
         user,
-        lang,
+        context.person_lang,  # the private feedback: in the member's own language
     )
     reply = {Answered.TOO_LATE: "round_closed_late", Answered.TOO_SHORT: "round_answer_too_short"}
     if outcome in reply:
