@@ -96,6 +96,7 @@ async def test_start_offers_the_daily_time_the_user_had_and_sets_it(bot: BotHarn
     await bot.say(LI, "/daily 8:30pm")
     (reply,) = await bot.say(LI, "/daily off")
     (welcome,) = await bot.say(LI, "/start")
+    (welcome,) = await bot.press(LI, welcome, "tz:start:Asia/Shanghai")  # the zone first
     labels = [label for label, _ in welcome.buttons if "⏰" in label]
     assert labels == ["⏰ 每天 20:30 推送一题"]
     data = next(d for label, d in welcome.buttons if "⏰" in label)
@@ -106,7 +107,8 @@ async def test_start_offers_the_daily_time_the_user_had_and_sets_it(bot: BotHarn
 
 
 async def test_the_daily_button_sets_the_time_on_its_label(bot: BotHarness) -> None:
-    (welcome,) = await bot.say(ADA, "/start")  # offers 09:00
+    (welcome,) = await bot.say(ADA, "/start")
+    (welcome,) = await bot.press(ADA, welcome, "tz:start:Europe/London")  # offers 09:00
     await bot.say(ADA, "/daily 07:15")
     await bot.say(ADA, "/daily off")
     data = next(d for label, d in welcome.buttons if "09:00" in label)
@@ -149,7 +151,8 @@ PRIVATE = [
 ]  # fmt: skip
 GROUPS = ["quiz", "reveal", "top", "help"]
 GROUP_ADMINS = [
-    *("quiz", "reveal", "top", "daily", "level", "roundlength", "timezone", "lang", "help"),
+    *("quiz", "reveal", "top", "settings", "daily", "level", "roundlength", "timezone", "lang"),
+    "help",
 ]
 
 
@@ -254,10 +257,17 @@ async def test_settings_screen_changes_each_setting_in_place(bot: BotHarness) ->
     user = await bot.storage.get_user(ADA.id)
     assert user is not None and not user.reminders
 
+    (picker,) = await bot.press(ADA, screen, "set:tz")  # the screen becomes a zone picker
+    assert picker.method == "editMessageText" and "Now: UTC+08:00" in picker.visible
+    (edit,) = await bot.press(ADA, screen, "tz:scr:Europe/Berlin")
+    assert edit.method == "editMessageText"
+    assert "Time zone: Europe/Berlin (local time 10:00)" in edit.visible
     (prompt,) = await bot.press(ADA, screen, "set:tz")
+    (prompt,) = await bot.press(ADA, screen, "tz:scr:?")  # another zone: typed
     assert "/timezone UTC+8" in prompt.visible
     # The phone opens a reply to the prompt; what is typed there is the zone, not an answer.
     assert prompt.params["reply_markup"]["force_reply"] is True
+    await bot.press(ADA, screen, "set:show")
 
     (edit,) = await bot.press(ADA, screen, "set:lang:zh")
     assert "⚙️ 设置" in edit.visible and "难度：高级" in edit.visible
@@ -450,7 +460,8 @@ async def test_a_reply_to_the_time_zone_prompt_sets_the_zone_and_is_not_scored(
 ) -> None:
     await bot.say(ADA, "/quiz")
     (screen,) = await bot.say(ADA, "/settings")
-    (prompt,) = await bot.press(ADA, screen, "set:tz")
+    await bot.press(ADA, screen, "set:tz")
+    (prompt,) = await bot.press(ADA, screen, "tz:scr:?")
     (done,) = await bot.say(ADA, "Europe/Berlin", reply_to=prompt.message_id)
     # 09:00 UTC on 2 March is 10:00 in Berlin (CET, UTC+1).
     assert done.visible == "✅ Time zone set to Europe/Berlin (local time 10:00)."
@@ -477,7 +488,8 @@ async def test_a_chinese_users_reply_to_the_time_zone_prompt_sets_the_zone(
     await bot.say(LI, "/quiz")
     (screen,) = await bot.say(LI, "/settings")
     assert "时区：UTC（当地时间 09:00）" in screen.visible
-    (prompt,) = await bot.press(LI, screen, "set:tz")
+    await bot.press(LI, screen, "set:tz")
+    (prompt,) = await bot.press(LI, screen, "tz:scr:?")
     assert prompt.visible.startswith("🌍 直接回复这条消息，告诉我你的时区")
     # The phone opens a reply to the prompt, and the zone is typed there.
     (done,) = await bot.say(LI, typed, reply_to=prompt.message_id)

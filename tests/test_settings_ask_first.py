@@ -9,6 +9,7 @@ Shanghai, 10:00 in Berlin).
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 
 from tests.conftest import BotHarness
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser, Sent
@@ -52,3 +53,147 @@ async def test_after_lang_en_a_group_hears_english_only(bot: BotHarness, api: Fa
     assert helped.visible.startswith("Study group commands")
     for message in (again, pointer, refused, admins, short, helped):
         assert _chinese_in(message) == [], message.visible
+
+
+# -- /start asks the time zone before offering a daily time ---------------------------------
+
+
+async def test_start_asks_a_chinese_user_her_zone_before_the_daily_time(bot: BotHarness) -> None:
+    (welcome,) = await bot.say(LI, "/start")
+    assert "先选一下你的时区" in welcome.visible
+    # Her phone is in Chinese: China's zone first, tappable; no daily time offered yet.
+    assert welcome.buttons[3] == ("Asia/Shanghai", "tz:start:Asia/Shanghai")
+    assert ("⌨️ 其他：输入城市", "tz:start:?") in welcome.buttons
+    assert not [label for label, _ in welcome.buttons if "⏰" in label]
+    (asked,) = await bot.press(LI, welcome, "tz:start:Asia/Shanghai")
+    assert asked.method == "editMessageText" and asked.message_id == welcome.message_id
+    assert "✅ 时区：Asia/Shanghai（当地时间 17:00）" in asked.visible
+    (data,) = [d for label, d in asked.buttons if label == "⏰ 每天 09:00 推送一题"]
+    (done,) = await bot.press(LI, asked, data)
+    assert "每天 09:00（Asia/Shanghai）" in done.visible
+    chat = await bot.storage.get_chat(LI.id)
+    # 09:00 in Shanghai is 01:00 UTC; it is 17:00 there now, so tomorrow's.
+    assert chat is not None and chat.next_due_at == datetime(2026, 3, 3, 1, 0, tzinfo=UTC)
+
+
+async def test_start_offers_an_english_user_a_few_zones_or_a_city_to_type(
+    bot: BotHarness,
+) -> None:
+    (welcome,) = await bot.say(ADA, "/start")
+    zones = [label for label, d in welcome.buttons if d.startswith("tz:start:") and "/" in d]
+    assert zones[:3] == ["America/New_York", "America/Los_Angeles", "Europe/London"]
+    (prompt,) = await bot.press(ADA, welcome, "tz:start:?")
+    assert prompt.params["reply_markup"]["force_reply"] is True
+    (asked,) = await bot.say(ADA, "Berlin", reply_to=prompt.message_id)
+    assert asked.visible.startswith("✅ Time zone: Europe/Berlin (local time 10:00).")
+    (data,) = [d for label, d in asked.buttons if "⏰" in label and "09:00" in label]
+    (done,) = await bot.press(ADA, asked, data)
+    assert "Daily question at 09:00 every day (Europe/Berlin)" in done.visible
+    chat = await bot.storage.get_chat(ADA.id)
+    assert chat is not None and chat.next_due_at == datetime(2026, 3, 3, 8, 0, tzinfo=UTC)
+
+
+# -- suggestions as buttons ------------------------------------------------------------------
+
+
+async def test_a_misspelt_zone_is_answered_with_the_zone_to_tap(bot: BotHarness) -> None:
+    (reply,) = await bot.say(LI, "/timezone Shanghia")
+    assert "我不认识时区“Shanghia”" in reply.visible
+    assert reply.buttons == [("Asia/Shanghai", "tz:set:Asia/Shanghai")]
+    (done,) = await bot.press(LI, reply, "tz:set:Asia/Shanghai")
+    assert done.visible == "✅ 时区已设为 Asia/Shanghai（当地时间 17:00）。"
+    user = await bot.storage.get_user(LI.id)
+    assert user is not None and user.timezone == "Asia/Shanghai"
+
+
+async def test_a_misspelt_group_zone_is_tapped_by_an_admin_only(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    api.admins[GROUP] = {ADMIN_ZH.id}
+    await bot.say(ADMIN_ZH, "/lang en", chat_id=GROUP)
+    (reply,) = await bot.say(ADMIN_ZH, "/timezone Shanghia", chat_id=GROUP)
+    assert reply.buttons == [("Asia/Shanghai", "tz:set:Asia/Shanghai")]
+    api.callback(MEMBER_ZH, "tz:set:Asia/Shanghai", reply)
+    await bot.sentinel(MEMBER_ZH, GROUP)
+    assert api.callback_answers[-1] == "Only group admins can change this."
+    chat = await bot.storage.get_chat(GROUP)
+    assert chat is not None and chat.timezone is None
+    (done,) = await bot.press(ADMIN_ZH, reply, "tz:set:Asia/Shanghai")
+    expected = "✅ This group's time zone is now Asia/Shanghai (local time 17:00)."
+    assert done.visible.startswith(expected)
+    chat = await bot.storage.get_chat(GROUP)
+    assert chat is not None and chat.timezone == "Asia/Shanghai"
+
+
+async def test_lang_without_a_word_shows_language_buttons(bot: BotHarness) -> None:
+    (reply,) = await bot.say(ADA, "/lang")
+    assert reply.buttons == [("✅ English", "lang:en"), ("中文", "lang:zh")]
+    (edit,) = await bot.press(ADA, reply, "lang:zh")
+    assert edit.message_id == reply.message_id
+    assert edit.visible == "界面语言：中文。点按钮切换："
+    assert edit.buttons == [("English", "lang:en"), ("✅ 中文", "lang:zh")]
+    user = await bot.storage.get_user(ADA.id)
+    assert user is not None and user.language == "zh"
+
+
+# -- /settings refreshes in place ------------------------------------------------------------
+
+
+async def test_settings_zone_is_picked_on_the_screen_itself(bot: BotHarness) -> None:
+    (screen,) = await bot.say(LI, "/settings")
+    (picker,) = await bot.press(LI, screen, "set:tz")
+    assert picker.method == "editMessageText" and picker.message_id == screen.message_id
+    assert ("Asia/Shanghai", "tz:scr:Asia/Shanghai") in picker.buttons
+    (redrawn,) = await bot.press(LI, screen, "tz:scr:Asia/Shanghai")
+    assert redrawn.method == "editMessageText" and redrawn.message_id == screen.message_id
+    assert "时区：Asia/Shanghai（当地时间 17:00）" in redrawn.visible
+    assert ("🌍 时区：Asia/Shanghai", "set:tz") in redrawn.buttons
+    sent = [m for m in await bot.sentinel(LI) if m.method == "sendMessage"]
+    assert [m.message_id for m in sent] == [screen.message_id]  # nothing sent besides
+
+
+# -- a group's settings on one screen --------------------------------------------------------
+
+
+async def test_a_group_admin_sees_and_changes_the_groups_settings_on_one_screen(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    api.admins[GROUP] = {ADMIN_ZH.id}
+    await bot.say(ADMIN_ZH, "/lang en", chat_id=GROUP)
+    (screen,) = await bot.say(ADMIN_ZH, "/settings", chat_id=GROUP)
+    assert screen.visible.startswith(
+        "⚙️ This group's settings\nLanguage: English\nTime zone: UTC (local time 09:00)\n"
+        "Daily round: off\nRound length: 10 minutes"
+    )
+    (edit,) = await bot.press(ADMIN_ZH, screen, "grp:len:15")
+    assert edit.message_id == screen.message_id and "Round length: 15 minutes" in edit.visible
+    assert ("✅ 15 min", "grp:len:15") in edit.buttons
+    (edit,) = await bot.press(ADMIN_ZH, screen, "grp:daily:on")
+    assert "Daily round: on at 09:00 every day" in edit.visible
+    (picker,) = await bot.press(ADMIN_ZH, screen, "grp:tz")
+    assert ("Asia/Shanghai", "tz:grp:Asia/Shanghai") in picker.buttons
+    (edit,) = await bot.press(ADMIN_ZH, screen, "tz:grp:Asia/Shanghai")
+    assert "Time zone: Asia/Shanghai (local time 17:00)" in edit.visible
+    (edit,) = await bot.press(ADMIN_ZH, screen, "grp:lang:zh")
+    assert edit.visible.startswith("⚙️ 本群设置\n语言：中文\n时区：Asia/Shanghai（当地时间 17:00）")
+    chat = await bot.storage.get_chat(GROUP)
+    assert chat is not None
+    assert (chat.language, chat.timezone, chat.round_minutes) == ("zh", "Asia/Shanghai", 15)
+    # 09:00 in Shanghai is 01:00 UTC: the daily round moved with the zone.
+    assert chat.daily_enabled and chat.next_due_at == datetime(2026, 3, 3, 1, 0, tzinfo=UTC)
+
+
+async def test_a_member_sees_the_groups_settings_but_cannot_change_them(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    api.admins[GROUP] = {ADMIN_ZH.id}
+    (admins,) = await bot.say(ADMIN_ZH, "/settings", chat_id=GROUP)
+    (screen,) = await bot.say(MEMBER_ZH, "/settings", chat_id=GROUP)
+    assert screen.visible.startswith("⚙️ 本群设置\n语言：中文")
+    assert screen.visible.endswith("只有群管理员可以修改这些设置。")
+    assert screen.buttons == []
+    api.callback(MEMBER_ZH, "grp:len:30", admins)  # a member taps the admin's screen
+    await bot.sentinel(MEMBER_ZH, GROUP)
+    assert api.callback_answers[-1] == "只有群管理员可以修改这个设置。"
+    chat = await bot.storage.get_chat(GROUP)
+    assert chat is not None and chat.round_minutes is None

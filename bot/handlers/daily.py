@@ -12,12 +12,13 @@ from bot.core.models import ChatRecord, UserProfile
 from bot.core.schedule import DailyCommand, parse_daily, parse_switch
 from bot.core.timezones import (
     resolve_timezone,
+    zone_choices,
     zone_label,
     zone_of,
 )
 from bot.handlers.common import BotContext, expired, is_admin, refuse_non_admin, send
 from bot.i18n import Html
-from bot.keyboards import parse_daily_tap
+from bot.keyboards import parse_daily_tap, zone_keyboard
 from bot.render import clock_time, unknown_zone
 from bot.services import Services
 from bot.services.preferences import set_reminders
@@ -123,8 +124,9 @@ async def group_timezone(update: Update, context: BotContext) -> None:
         await send(context, chat.id, [t(lang, key, zone=zone_label(zone), time=local)])
         return
     chosen = resolve_timezone(wanted)
-    if chosen is None:
-        await send(context, chat.id, [unknown_zone(t, lang, wanted)])
+    if chosen is None:  # the close matches as buttons (a tap is an admin's, as this is)
+        keyboard = zone_keyboard(t, lang, zone_choices(wanted[:60]), "set")
+        await send(context, chat.id, [unknown_zone(t, lang, wanted)], keyboard)
         return
     if not await is_admin(update, context):
         await refuse_non_admin(update, context, lang)
