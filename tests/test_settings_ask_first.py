@@ -197,3 +197,22 @@ async def test_a_member_sees_the_groups_settings_but_cannot_change_them(
     assert api.callback_answers[-1] == "只有群管理员可以修改这个设置。"
     chat = await bot.storage.get_chat(GROUP)
     assert chat is not None and chat.round_minutes is None
+
+
+async def test_a_groups_lang_buttons_change_it_for_admins_only(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    api.admins[GROUP] = {ADMIN_ZH.id}
+    (shown,) = await bot.say(MEMBER_ZH, "/lang", chat_id=GROUP)
+    assert shown.visible.startswith("本群语言：中文")
+    assert shown.buttons == [("English", "lang:en"), ("✅ 中文", "lang:zh")]
+    api.callback(MEMBER_ZH, "lang:en", shown)
+    await bot.sentinel(MEMBER_ZH, GROUP)
+    assert api.callback_answers[-1] == "只有群管理员可以修改这个设置。"
+    (edit,) = await bot.press(ADMIN_ZH, shown, "lang:en")
+    assert edit.message_id == shown.message_id
+    assert edit.visible.startswith("This group's language is English")
+    chat = await bot.storage.get_chat(GROUP)
+    assert chat is not None and chat.language == "en"
+    member = await bot.storage.get_user(ADMIN_ZH.id)
+    assert member is not None and member.language is None  # the admin's own is untouched
