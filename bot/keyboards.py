@@ -225,6 +225,7 @@ ZONE_PURPOSES = ("set", "start", "scr", "grp")
 ZONE_TYPED = "?"  # the "type a city" button in place of a zone
 LANGUAGE_NAMES = (("en", "English"), ("zh", "中文"))  # each named in itself
 GROUP_ROUND_MINUTES = (5, 10, 15, 30)
+GROUP_DAILY_TIMES = ("08:00", "09:00", "12:00", "20:00")  # offered; /daily sets any other
 
 
 def zone_keyboard(
@@ -291,7 +292,15 @@ def language_keyboard(current: str, prefix: str = "lang") -> InlineKeyboardMarku
 def group_settings_keyboard(
     t: Strings, lang: str, *, daily_on: bool, daily_time: str, minutes: int, zone: str
 ) -> InlineKeyboardMarkup:
-    """A group's settings screen (admins): language, zone, daily round, round length."""
+    """A group's settings screen (admins): language, zone, daily round (on/off, its time),
+    round length."""
+    times = [
+        InlineKeyboardButton(
+            ("✅ " if each == daily_time and daily_on else "") + each,
+            callback_data=f"grp:at:{each.replace(':', '')}",
+        )
+        for each in GROUP_DAILY_TIMES
+    ]
     daily_key = "button_group_daily_on" if daily_on else "button_group_daily_off"
     lengths = [
         InlineKeyboardButton(
@@ -314,6 +323,7 @@ def group_settings_keyboard(
                     callback_data=f"grp:daily:{'off' if daily_on else 'on'}",
                 )
             ],
+            times,
             lengths,
         ]
     )
@@ -451,7 +461,8 @@ def parse_settings(data: str | None) -> SettingsTap | None:
 
 
 def parse_group_settings(data: str | None) -> SettingsTap | None:
-    """grp:tz, grp:show, grp:lang:<code>, grp:daily:on|off, grp:len:<minutes offered>."""
+    """grp:tz, grp:show, grp:lang:<code>, grp:daily:on|off, grp:at:<HHMM offered>,
+    grp:len:<minutes offered>."""
     if data in ("grp:tz", "grp:show"):
         return SettingsTap(data.removeprefix("grp:"), "")
     fields = _fields(data, "grp", 2)
@@ -461,6 +472,7 @@ def parse_group_settings(data: str | None) -> SettingsTap | None:
     allowed = {
         "lang": set(LANGUAGES),
         "daily": {"on", "off"},
+        "at": {each.replace(":", "") for each in GROUP_DAILY_TIMES},
         "len": {str(each) for each in GROUP_ROUND_MINUTES},
     }
     return SettingsTap(what, value) if value in allowed.get(what, ()) else None

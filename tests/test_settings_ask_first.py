@@ -170,6 +170,9 @@ async def test_a_group_admin_sees_and_changes_the_groups_settings_on_one_screen(
     assert ("✅ 15 min", "grp:len:15") in edit.buttons
     (edit,) = await bot.press(ADMIN_ZH, screen, "grp:daily:on")
     assert "Daily round: on at 09:00 every day" in edit.visible
+    (edit,) = await bot.press(ADMIN_ZH, screen, "grp:at:0800")
+    assert "Daily round: on at 08:00 every day" in edit.visible
+    assert ("✅ 08:00", "grp:at:0800") in edit.buttons
     (picker,) = await bot.press(ADMIN_ZH, screen, "grp:tz")
     assert ("Asia/Shanghai", "tz:grp:Asia/Shanghai") in picker.buttons
     (edit,) = await bot.press(ADMIN_ZH, screen, "tz:grp:Asia/Shanghai")
@@ -179,8 +182,8 @@ async def test_a_group_admin_sees_and_changes_the_groups_settings_on_one_screen(
     chat = await bot.storage.get_chat(GROUP)
     assert chat is not None
     assert (chat.language, chat.timezone, chat.round_minutes) == ("zh", "Asia/Shanghai", 15)
-    # 09:00 in Shanghai is 01:00 UTC: the daily round moved with the zone.
-    assert chat.daily_enabled and chat.next_due_at == datetime(2026, 3, 3, 1, 0, tzinfo=UTC)
+    # 08:00 in Shanghai is 00:00 UTC: the daily round moved with the zone.
+    assert chat.daily_enabled and chat.next_due_at == datetime(2026, 3, 3, 0, 0, tzinfo=UTC)
 
 
 async def test_a_member_sees_the_groups_settings_but_cannot_change_them(

@@ -6,14 +6,14 @@ the Telegram app's language), and a mistyped one answered with the close matches
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, time
 from zoneinfo import ZoneInfo
 
 from telegram import ForceReply, InlineKeyboardMarkup, Message, Update
 from telegram.ext import filters
 
 from bot.core.levels import Level, parse_level
-from bot.core.schedule import DEFAULT_DAILY_TIME
+from bot.core.schedule import DEFAULT_DAILY_TIME, DailyCommand
 from bot.core.timezones import (
     likely_zones,
     resolve_timezone,
@@ -59,7 +59,7 @@ from bot.services.preferences import (
     set_reminders,
 )
 from bot.services.rounds import set_group_language, set_round_length
-from bot.services.schedules import move_zone, reschedule, switch_daily
+from bot.services.schedules import move_zone, reschedule, set_daily, switch_daily
 
 
 async def level(update: Update, context: BotContext) -> None:
@@ -529,6 +529,10 @@ async def group_settings_button(update: Update, context: BotContext) -> None:
         lang = value
     elif what == "daily":
         await switch_daily(svc, chat.id, chat.type, title, value == "on")
+    elif what == "at":  # a time tapped: the daily round at that time (on, if it was off)
+        record = await svc.chats.record(chat.id, chat.type, title)
+        at = time(int(value[:2]), int(value[2:]))
+        await set_daily(svc, record, DailyCommand(enabled=True, at=at))
     elif what == "len":
         await set_round_length(svc, chat.id, chat.type, title, int(value))
     await edit_text(context, query, *await _group_view(svc, chat.id, lang, admin=True))
