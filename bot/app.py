@@ -518,6 +518,7 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         CallbackQueryHandler(settings_handlers.language_button, pattern=r"^lang:"),
         CallbackQueryHandler(settings_handlers.zone_button, pattern=r"^tz:"),
         CallbackQueryHandler(daily.daily_button, pattern=r"^daily:"),
+        CallbackQueryHandler(daily.daily_zone_button, pattern=r"^tzd:"),
         CallbackQueryHandler(private.stale_button),  # anything else: an outdated button
         # 7. Private chats: edits are not re-scored; plain text answers the open question.
         MessageHandler(

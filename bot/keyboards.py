@@ -17,6 +17,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.core.content import ID_PATTERN
 from bot.core.levels import LEVEL_ORDER, Level
+from bot.core.schedule import Days
 from bot.core.timezones import resolve_timezone, zone_label
 from bot.i18n import LANGUAGES, Strings
 
@@ -256,6 +257,25 @@ def zone_keyboard(
     return InlineKeyboardMarkup(rows) if rows else None
 
 
+_DAYS_CODES = {Days.EVERY_DAY: "d", Days.WEEKDAYS: "w", None: "-"}
+
+
+def daily_zone_keyboard(
+    zones: tuple[str, ...], at: time, days: Days | None
+) -> InlineKeyboardMarkup | None:
+    """`/daily 08:30 Shanghia`: a button per zone it may mean, each setting the daily
+    question at that time in that zone (`tzd:<HHMM>:<d|w|->:<zone>`)."""
+    if not zones:
+        return None
+    code = _DAYS_CODES[days]
+    return InlineKeyboardMarkup(
+        [
+            [InlineKeyboardButton(zone_label(zone), callback_data=f"tzd:{at:%H%M}:{code}:{zone}")]
+            for zone in zones
+        ]
+    )
+
+
 def start_zone_keyboard(
     t: Strings,
     lang: str,
@@ -380,6 +400,12 @@ class ZoneTap(NamedTuple):
     zone: str | None  # None: the person will type it
 
 
+class DailyZoneTap(NamedTuple):
+    at: time
+    days: Days | None  # None: the days the chat had
+    zone: str
+
+
 class DailyTap(NamedTuple):
     at: time | None  # None: the older `daily:on`, the chat's stored time
 
@@ -487,6 +513,18 @@ def parse_zone_tap(data: str | None) -> ZoneTap | None:
     if zone == ZONE_TYPED:
         return ZoneTap(purpose, None)
     return ZoneTap(purpose, zone) if resolve_timezone(zone) == zone else None
+
+
+def parse_daily_zone_tap(data: str | None) -> DailyZoneTap | None:
+    fields = _fields(data, "tzd", 3)
+    if fields is None:
+        return None
+    clock, code, zone = fields
+    match = _CLOCK.fullmatch(f"{clock[:2]}:{clock[2:]}") if len(clock) == 4 else None
+    days = {c: d for d, c in _DAYS_CODES.items()}
+    if match is None or code not in days or resolve_timezone(zone) != zone:
+        return None
+    return DailyZoneTap(time(int(match[1]), int(match[2])), days[code], zone)
 
 
 def parse_language_tap(data: str | None) -> str | None:

@@ -125,6 +125,43 @@ async def test_a_misspelt_group_zone_is_tapped_by_an_admin_only(
     assert chat is not None and chat.timezone == "Asia/Shanghai"
 
 
+async def test_a_misspelt_zone_in_daily_is_a_button_setting_the_daily_question(
+    bot: BotHarness,
+) -> None:
+    (reply,) = await bot.say(LI, "/daily 08:30 Shanghia")
+    assert "我不认识时区“Shanghia”" in reply.visible
+    assert reply.buttons == [("Asia/Shanghai", "tzd:0830:-:Asia/Shanghai")]
+    (done,) = await bot.press(LI, reply, "tzd:0830:-:Asia/Shanghai")
+    assert "每天 08:30（Asia/Shanghai）" in done.visible
+    chat = await bot.storage.get_chat(LI.id)
+    # 08:30 in Shanghai is 00:30 UTC; it is 17:00 there now, so tomorrow's.
+    assert chat is not None and chat.next_due_at == datetime(2026, 3, 3, 0, 30, tzinfo=UTC)
+    user = await bot.storage.get_user(LI.id)
+    assert user is not None and user.timezone == "Asia/Shanghai"
+
+
+async def test_an_ambiguous_zone_in_a_groups_daily_is_tapped_by_an_admin_only(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    api.admins[GROUP] = {ADMIN_ZH.id}
+    (reply,) = await bot.say(ADMIN_ZH, "/daily weekdays 20:00 CST", chat_id=GROUP)
+    assert reply.buttons == [
+        ("Asia/Shanghai", "tzd:2000:w:Asia/Shanghai"),
+        ("America/Chicago", "tzd:2000:w:America/Chicago"),
+    ]
+    api.callback(MEMBER_ZH, "tzd:2000:w:Asia/Shanghai", reply)
+    await bot.sentinel(MEMBER_ZH, GROUP)
+    assert api.callback_answers[-1] == "只有群管理员可以修改这个设置。"
+    chat = await bot.storage.get_chat(GROUP)
+    assert chat is None or not chat.daily_enabled
+    (done,) = await bot.press(ADMIN_ZH, reply, "tzd:2000:w:Asia/Shanghai")
+    assert "工作日 20:00（Asia/Shanghai）" in done.visible
+    chat = await bot.storage.get_chat(GROUP)
+    assert chat is not None and chat.timezone == "Asia/Shanghai"
+    # Monday 20:00 in Shanghai is 12:00 UTC, still ahead today.
+    assert chat.next_due_at == datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
+
+
 async def test_lang_without_a_word_shows_language_buttons(bot: BotHarness) -> None:
     (reply,) = await bot.say(ADA, "/lang")
     assert reply.buttons == [("✅ English", "lang:en"), ("中文", "lang:zh")]
