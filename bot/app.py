@@ -483,6 +483,7 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         CommandHandler("roundlength", groups.round_length, in_group),
         CommandHandler("lang", groups.group_language, in_group),
         CommandHandler("timezone", daily.group_timezone, in_group),
+        CommandHandler("settings", settings_handlers.group_settings_command, in_group),
         CommandHandler(("help", "start"), groups.group_help, in_group),
         CommandHandler(
             (
@@ -493,7 +494,6 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
                 "forget",
                 "timezone",
                 "reminders",
-                "settings",
             ),
             groups.private_only,
             in_group,
@@ -514,7 +514,11 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         CallbackQueryHandler(settings_handlers.level_button, pattern=r"^level:"),
         CallbackQueryHandler(settings_handlers.forget_button, pattern=r"^forget:"),
         CallbackQueryHandler(settings_handlers.settings_button, pattern=r"^set:"),
+        CallbackQueryHandler(settings_handlers.group_settings_button, pattern=r"^grp:"),
+        CallbackQueryHandler(settings_handlers.language_button, pattern=r"^lang:"),
+        CallbackQueryHandler(settings_handlers.zone_button, pattern=r"^tz:"),
         CallbackQueryHandler(daily.daily_button, pattern=r"^daily:"),
+        CallbackQueryHandler(daily.daily_zone_button, pattern=r"^tzd:"),
         CallbackQueryHandler(private.stale_button),  # anything else: an outdated button
         # 7. Private chats: edits are not re-scored; plain text answers the open question.
         MessageHandler(

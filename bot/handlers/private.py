@@ -13,6 +13,7 @@ from bot.core.levels import Level, parse_quiz_args
 from bot.core.models import UserProfile
 from bot.core.practice import Asked, StillOpen
 from bot.core.schedule import DEFAULT_DAILY_TIME
+from bot.core.timezones import likely_zones
 from bot.export import learner_csv
 from bot.handlers.common import (
     BotContext,
@@ -22,6 +23,7 @@ from bot.handlers.common import (
     send_photo,
     set_keyboard,
 )
+from bot.i18n import Html
 from bot.keyboards import (
     QUESTION_LINK_PREFIX,
     StillOpenTap,
@@ -33,6 +35,7 @@ from bot.keyboards import (
     parse_still_open,
     question_keyboard,
     start_keyboard,
+    start_zone_keyboard,
     still_open_keyboard,
     with_rating_chosen,
 )
@@ -62,12 +65,7 @@ async def start(update: Update, context: BotContext) -> None:
     # Someone who has practised before and follows a shared question gets the question, not
     # the welcome and its level buttons again.
     if not (shared and user.has_practised):
-        text = svc.strings(lang, "welcome", name=user.first_name or "👋")
-        record = await svc.chats.find(chat.id)
-        # The time the user chose before (/daily 8:30pm, then /daily off) is offered back.
-        daily_time = clock_time(record.daily_time if record is not None else DEFAULT_DAILY_TIME)
-        keyboard = start_keyboard(svc.strings, lang, user.level, daily_time, context.bot.username)
-        await send(context, chat.id, [text], keyboard)
+        await _welcome(update, context, user, chat.id, lang)
     if shared:  # a shared question: open it right away
         question_id = payload.removeprefix(QUESTION_LINK_PREFIX)
         question = svc.library.offered_question(question_id)
@@ -79,6 +77,28 @@ async def start(update: Update, context: BotContext) -> None:
         asked = await svc.practice.ask_question(chat.id, user, question)
         assert asked is not None  # asked over any open question: it is never refused
         await send_asked(context, chat.id, lang, asked)
+
+
+async def _welcome(
+    update: Update, context: BotContext, user: UserProfile, chat_id: int, lang: str
+) -> None:
+    """The welcome and its buttons. Someone who never said their time zone is asked it first
+    (suggestions from their Telegram app's language, tappable): a daily time offered before
+    that would be the bot's clock, not theirs (09:00 UTC is 17:00 in Beijing)."""
+    svc = context.svc
+    text = svc.strings(lang, "welcome", name=user.first_name or "👋")
+    if user.timezone is None:
+        code = update.effective_user.language_code if update.effective_user else None
+        question = svc.strings(lang, "start_zone_question")
+        zones = likely_zones(code)
+        keyboard = start_zone_keyboard(svc.strings, lang, user.level, zones, context.bot.username)
+        await send(context, chat_id, [Html(f"{text}\n\n{question}")], keyboard)
+        return
+    record = await svc.chats.find(chat_id)
+    # The time the user chose before (/daily 8:30pm, then /daily off) is offered back.
+    daily_time = clock_time(record.daily_time if record is not None else DEFAULT_DAILY_TIME)
+    keyboard = start_keyboard(svc.strings, lang, user.level, daily_time, context.bot.username)
+    await send(context, chat_id, [text], keyboard)
 
 
 async def help_command(update: Update, context: BotContext) -> None:
