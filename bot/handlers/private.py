@@ -7,11 +7,18 @@ import asyncio
 from telegram import CallbackQuery, Message, MessageEntity, Update
 
 from bot.commands import GROUP_ONLY
-from bot.core.answers import is_one_word, is_substantive
-from bot.core.content import Question
 from bot.core.levels import LEVEL_ORDER, Level, parse_quiz_args
 from bot.core.models import UserProfile
-from bot.core.practice import Asked, StillOpen
+from bot.core.practice import (
+    Asked,
+    Feedback,
+    NothingOpen,
+    NotText,
+    OneWord,
+    ReplyToClosedQuestion,
+    StillOpen,
+    TooShort,
+)
 from bot.core.schedule import DEFAULT_DAILY_TIME
 from bot.export import answers_csv
 from bot.handlers.common import (
@@ -154,9 +161,8 @@ async def quiz(update: Update, context: BotContext) -> None:
 
 
 async def answer(update: Update, context: BotContext) -> None:
-    """A text message (or a caption) in a private chat: the answer to the open question."""
-    from bot.core.scoring import is_answerable  # loaded on the first answer (issue 13)
-
+    """A text message (or a caption) in a private chat: an answer. What becomes of it is the
+    service's to decide (`Practice.answer`); this renders the outcome."""
     svc = context.svc
     message = update.effective_message
     user = context.user
@@ -169,43 +175,54 @@ async def answer(update: Update, context: BotContext) -> None:
     lang = context.lang
     chat_id = message.chat_id
     captioned = message.text is None
-    if captioned and await svc.practice.open_question(chat_id) is None:
-        await send(context, chat_id, [svc.strings(lang, "not_text")])  # a photo, not an answer
-        return
-    if not (is_answerable(text) and is_substantive(text)):
-        # Too short to be an attempt: the question stays open and the day is not counted.
-        is_open = await svc.practice.open_question(chat_id) is not None
-        key = "answer_too_short" if is_open else "no_open_question"
-        await send(context, chat_id, [svc.strings(lang, "not_text" if captioned else key)])
-        return
-    if is_one_word(text) and await svc.practice.open_question(chat_id) is not None:
-        # `缓存`, `cache`, `idk`: one word says too little to score; the question stays open.
-        await send(context, chat_id, [svc.strings(lang, "answer_one_word")])
-        return
-    earlier = await _earlier_question(context, message)
-    if earlier is not None:
-        # A reply to a question closed since (a newer one replaced it): scored against the
-        # question it answers, for the user to see, and not recorded; the open one waits.
-        result, bare = svc.practice.score_only(earlier, text)
-        messages = feedback_messages(
-            svc.strings,
-            lang,
-            result=result,
-            reference=earlier.answer,
-            hints=0,
-            streak=None,
-            bare_list=bare,
-            rated=False,  # not recorded: nothing to rate
-        )
-        messages = prepend([svc.strings(lang, "answered_closed_question")], messages)
-        await send(context, chat_id, messages, reply_to=message.message_id)
-        return
-    feedback = await svc.practice.answer(chat_id, user, text, update.update_id)
-    if feedback is None:  # nothing open (or it was answered a moment ago by another message)
-        await send(context, chat_id, [svc.strings(lang, "no_open_question")])
-        return
+    outcome = await svc.practice.answer(
+        chat_id,
+        user,
+        text,
+        update.update_id,
+        caption=captioned,
+        replied_text=_replied_bot_text(context, message),
+    )
+    t = svc.strings
+    match outcome:
+        case NotText():
+            await send(context, chat_id, [t(lang, "not_text")])
+        case NothingOpen():
+            await send(context, chat_id, [t(lang, "no_open_question")])
+        case TooShort():  # the question stays open and the day is not counted
+            await send(context, chat_id, [t(lang, "answer_too_short")])
+        case OneWord():
+            await send(context, chat_id, [t(lang, "answer_one_word")])
+        case ReplyToClosedQuestion(question=earlier, result=result, bare_list=bare):
+            messages = feedback_messages(
+                t,
+                lang,
+                result=result,
+                reference=earlier.answer,
+                hints=0,
+                streak=None,
+                bare_list=bare,
+                rated=False,  # not recorded: nothing to rate
+            )
+            messages = prepend([t(lang, "answered_closed_question")], messages)
+            await send(context, chat_id, messages, reply_to=message.message_id)
+        case Feedback() as feedback:
+            await _send_feedback(context, chat_id, user, lang, feedback, message, captioned)
+            await follow_with_daily(context, chat_id, user, lang)
+
+
+async def _send_feedback(
+    context: BotContext,
+    chat_id: int,
+    user: UserProfile,
+    lang: str,
+    feedback: Feedback,
+    message: Message,
+    captioned: bool,
+) -> None:
+    t = context.svc.strings
     messages = feedback_messages(
-        svc.strings,
+        t,
         lang,
         result=feedback.result,
         reference=feedback.question.answer,
@@ -215,30 +232,22 @@ async def answer(update: Update, context: BotContext) -> None:
     )
     if feedback.level_up is not None:
         current = user.level or Level.BEGINNER
-        line = level_up_line(svc.strings, lang, current, feedback.level_up, feedback.level_average)
+        line = level_up_line(t, lang, current, feedback.level_up, feedback.level_average)
         messages = [*messages, line]
     if captioned:  # the picture itself is not read: say what was scored
-        messages = prepend([svc.strings(lang, "caption_answer")], messages)
+        messages = prepend([t(lang, "caption_answer")], messages)
     keyboard = feedback_keyboard(
-        svc.strings, lang, feedback.question.level, feedback.answer_id, feedback.level_up
+        t, lang, feedback.question.level, feedback.answer_id, feedback.level_up
     )
     await send(context, chat_id, messages, keyboard, reply_to=message.message_id)
-    await follow_with_daily(context, chat_id, user, lang)
 
 
-async def _earlier_question(context: BotContext, message: Message) -> Question | None:
-    """The question a reply answers when it is not the open one: the user replied to one of
-    the bot's question messages that has been closed since."""
+def _replied_bot_text(context: BotContext, message: Message) -> str | None:
+    """The text of the bot's message this one replies to (a question it asked), if any."""
     replied = message.reply_to_message
-    if replied is None or replied.text is None or replied.from_user is None:
+    if replied is None or replied.from_user is None or replied.from_user.id != context.bot.id:
         return None
-    if replied.from_user.id != context.bot.id:
-        return None
-    svc = context.svc
-    shown = svc.practice.question_shown_in(replied.text)
-    if shown is None or shown.id == await svc.practice.open_question_id(message.chat_id):
-        return None
-    return shown
+    return replied.text
 
 
 async def hint(update: Update, context: BotContext) -> None:

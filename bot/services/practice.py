@@ -15,11 +15,25 @@ from types import EllipsisType
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
+from bot.core.answers import attempt_of
 from bot.core.content import Concept, Library, Question
 from bot.core.levels import Level
 from bot.core.models import AnswerRecord, StoredAnswer, UserProfile
 from bot.core.outbox import Draft
-from bot.core.practice import Asked, Feedback, Progress, StillOpen
+from bot.core.practice import (
+    AnswerOutcome,
+    Asked,
+    Feedback,
+    NothingOpen,
+    NotText,
+    OneWord,
+    Progress,
+    ReplyToClosedQuestion,
+    Route,
+    StillOpen,
+    TooShort,
+    route_answer,
+)
 from bot.core.review import (
     LEVEL_UP_ANSWERS,
     OVERRIDES,
@@ -256,22 +270,64 @@ class Practice:
         return ordered[count - 1], count
 
     async def answer(
-        self, chat_id: int, user: UserProfile, text: str, update_id: int | None = None
-    ) -> Feedback | None:
-        """Score `text` against the open question, store it, count the day. None if none open.
+        self,
+        chat_id: int,
+        user: UserProfile,
+        text: str,
+        update_id: int | None = None,
+        *,
+        caption: bool = False,
+        replied_text: str | None = None,
+    ) -> AnswerOutcome:
+        """What becomes of `text` sent as an answer (`route_answer` decides): scored against
+        the open question, stored and the day counted (`Feedback`), or one of the outcomes
+        that leave the question open.
 
-        `update_id`: the update the answer came in. Handled again after a crash (the inbox,
-        bot/handlers/updates.py), an answer stored the first time is not scored again: its
-        feedback is given again, as it was (the scoring is pure), with the streak as it is.
+        `caption`: the text came with a photo or file; `replied_text`: the text of the bot's
+        message the answer replies to (an answer to a question closed since is scored against
+        that question, and not recorded). `update_id`: the update the answer came in. Handled
+        again after a crash (the inbox, bot/handlers/updates.py), an answer stored the first
+        time is not scored again: its feedback is given again, as it was (the scoring is
+        pure), with the streak as it is.
         """
         if update_id is not None:
             stored_before = await self.storage.answer_of_update(update_id)
             if stored_before is not None:
-                return await self._feedback_again(user, stored_before)
+                again = await self._feedback_again(user, stored_before)
+                return again if again is not None else NothingOpen()
         open_ = await self.open_question(chat_id)
-        if open_ is None:
-            return None
+        replied = self.question_shown_in(replied_text) if replied_text else None
+        route = route_answer(
+            attempt_of(text),
+            caption=caption,
+            open_id=open_[0].id if open_ is not None else None,
+            replied_id=replied.id if replied is not None else None,
+        )
+        if route is Route.CLOSED_QUESTION:
+            assert replied is not None
+            result, bare = self.score_only(replied, text)
+            return ReplyToClosedQuestion(replied, result, bare)
+        if route is Route.NOT_TEXT:
+            return NotText()
+        if route is Route.NOTHING_OPEN or open_ is None:
+            return NothingOpen()
         question, hints = open_
+        if route is Route.TOO_SHORT:
+            return TooShort(question)
+        if route is Route.ONE_WORD:
+            return OneWord(question)
+        return await self._score(chat_id, user, question, hints, text, update_id)
+
+    async def _score(
+        self,
+        chat_id: int,
+        user: UserProfile,
+        question: Question,
+        hints: int,
+        text: str,
+        update_id: int | None,
+    ) -> Feedback | NothingOpen:
+        """Score `text` against the open `question`, store it, count the day."""
         from bot.core.scoring import score_answer  # loaded on the first answer (issue 13)
 
         result = score_answer(question, text)
@@ -300,7 +356,7 @@ class Practice:
             update_id=update_id,
         )
         if stored is None:  # answered twice at once: the first one counted
-            return None
+            return NothingOpen()
         streak, answer_id, state = stored
         assert state is not None
         return await self._feedback(
