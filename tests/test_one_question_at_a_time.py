@@ -145,3 +145,46 @@ async def test_a_daily_question_left_waiting_lapses_with_its_day(
     await bot.sentinel(ADA)
     (daily,) = dailies(api, ADA.id)
     assert "closed" not in daily.visible
+
+
+async def test_a_shared_link_with_a_question_open_asks_before_switching(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    await bot.open_shared(ADA, "triton-q3")
+    await bot.say(ADA, Q3_ANSWER)  # she has practised: a link brings no welcome now
+    await bot.open_shared(ADA, "triton-q7")
+    # A friend's link to triton-q5 while she is on triton-q7: shown again, with a choice.
+    (again,) = await bot.say(ADA, "/start q_triton-q5")
+    assert again.visible.startswith("✋ You still have this question open")
+    assert "模型热更新有哪两种模式" in again.visible  # triton-q7's text
+    assert [label for label, _ in again.buttons] == [
+        "✍️ Keep answering",
+        "➡️ Switch to the shared question",
+    ]
+    state = await bot.storage.get_open_question(ADA.id)
+    assert state is not None and state.question_id == "triton-q7"
+
+    # Switching opens the shared question and says which one was closed.
+    switch = next(d for label, d in again.buttons if label.startswith("➡️"))
+    edit, new = await bot.press(ADA, again, switch, expect=2)
+    assert edit.method == "editMessageReplyMarkup"
+    assert "为什么 LLM 场景下 Triton 层的 dynamic batching 通常要关闭" in new.visible
+    assert "“模型热更新有哪两种模式？生产推荐哪种？”, is closed unanswered" in new.visible
+    assert question_id(new) == "triton-q5"
+    state = await bot.storage.get_open_question(ADA.id)
+    assert state is not None and state.question_id == "triton-q5"
+
+
+async def test_keep_answering_after_a_shared_link_keeps_the_open_question(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    await bot.open_shared(ADA, "triton-q3")
+    await bot.say(ADA, Q3_ANSWER)
+    await bot.open_shared(ADA, "triton-q7")
+    (again,) = await bot.say(ADA, "/start q_triton-q5")
+    keep = next(d for label, d in again.buttons if label == "✍️ Keep answering")
+    (edit,) = await bot.press(ADA, again, keep)
+    assert edit.method == "editMessageReplyMarkup"
+    assert api.callback_answers[-1] == "Go ahead: send your answer as a message."
+    state = await bot.storage.get_open_question(ADA.id)
+    assert state is not None and state.question_id == "triton-q7"

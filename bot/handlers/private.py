@@ -32,13 +32,17 @@ from bot.handlers.common import (
 from bot.keyboards import (
     QUESTION_LINK_PREFIX,
     StillOpenTap,
+    SwitchTap,
     feedback_keyboard,
     next_keyboard,
     parse_next,
     parse_practice,
     parse_rate,
     parse_still_open,
+    parse_switch,
     question_keyboard,
+    question_tag,
+    shared_still_open_keyboard,
     start_keyboard,
     still_open_keyboard,
     with_rating_chosen,
@@ -83,9 +87,15 @@ async def start(update: Update, context: BotContext) -> None:
             key = "shared_question_draft" if draft else "shared_question_gone"
             await send(context, chat.id, [svc.strings(lang, key)])
             return
-        asked = await svc.practice.ask_question(chat.id, user, question)
-        assert asked is not None  # asked over any open question: it is never refused
-        await send_asked(context, chat.id, lang, asked)
+        opened = await svc.practice.open_shared(chat.id, user, question)
+        if isinstance(opened, StillOpen):  # as /quiz does: the open one, with a choice
+            messages = still_open_messages(svc.strings, lang, opened, shared=True)
+            keyboard = shared_still_open_keyboard(
+                svc.strings, lang, opened.question.id, question.id
+            )
+            await send(context, chat.id, messages, keyboard)
+            return
+        await send_asked(context, chat.id, lang, opened)
 
 
 async def help_command(update: Update, context: BotContext) -> None:
@@ -359,6 +369,9 @@ async def practice_button(update: Update, context: BotContext) -> None:
     if (kept := parse_still_open(query.data)) is not None:
         await _still_open_button(context, query, chat_id, user, lang, kept)
         return
+    if (switch := parse_switch(query.data)) is not None:
+        await _switch_button(context, query, chat_id, user, lang, switch)
+        return
     tap = parse_practice(query.data)
     if tap is None:
         await expired(context, query)
@@ -396,6 +409,37 @@ async def _still_open_button(
     await query.answer()
     await set_keyboard(context, query, None)
     await _skip(context, chat_id, user, lang, tap.level, tap.question_id)
+
+
+async def _switch_button(
+    context: BotContext,
+    query: CallbackQuery,
+    chat_id: int,
+    user: UserProfile,
+    lang: str,
+    tap: SwitchTap,
+) -> None:
+    """Under an open question shown again for a shared link: close it and open the shared
+    one, only if it is still the open question."""
+    svc = context.svc
+    open_id = await _open_id(context, chat_id)
+    if open_id is None or question_tag(open_id) != tap.open_tag:
+        await query.answer(svc.strings(lang, "button_question_closed"))
+        await set_keyboard(context, query, None)
+        return
+    question = svc.library.offered_question(tap.question_id)
+    if question is None:  # removed or made a draft since the link was followed
+        await query.answer()
+        await send(context, chat_id, [svc.strings(lang, "shared_question_gone")])
+        return
+    asked = await svc.practice.ask_question(chat_id, user, question, replacing=open_id)
+    if asked is None:  # another question opened a moment ago: that one stays
+        await query.answer(svc.strings(lang, "button_question_closed"))
+        await set_keyboard(context, query, None)
+        return
+    await query.answer()
+    await set_keyboard(context, query, None)
+    await send_asked(context, chat_id, lang, asked)
 
 
 async def _still_open(

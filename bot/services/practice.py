@@ -188,6 +188,23 @@ class Practice:
             return None
         return await self.ask(chat_id, user, None, None, lang, replacing=None)
 
+    async def open_shared(
+        self, chat_id: int, user: UserProfile, question: Question
+    ) -> Asked | StillOpen:
+        """Open a shared question (a `/start q_<id>` link), unless another question is open:
+        that one stays open and is returned, to be shown with a choice (a new question
+        never silently replaces an open one). The same question open is shown again."""
+        while True:
+            kept = await self.still_open(chat_id)
+            if kept is not None and kept.question.id != question.id:
+                return kept
+            if kept is not None:
+                return Asked(kept.question, kept.pack_title, False, kept.pack_language)
+            asked = await self.ask_question(chat_id, user, question, replacing=None)
+            if asked is not None:
+                return asked
+            # A question was opened between the read and the write: look again.
+
     async def _due_review(self, user: UserProfile, pack: str | None) -> Question | None:
         for question_id in await self.storage.due_reviews(user.user_id, self.clock()):
             question = self.library.question(question_id)
