@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from tests.conftest import BotHarness
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser, Sent
+from tests.support.wait import until
 
 ADA = FakeUser(2901, "Ada", "en")
 LI = FakeUser(2902, "李雷", "zh-hans")
@@ -188,3 +189,61 @@ async def test_keep_answering_after_a_shared_link_keeps_the_open_question(
     assert api.callback_answers[-1] == "Go ahead: send your answer as a message."
     state = await bot.storage.get_open_question(ADA.id)
     assert state is not None and state.question_id == "triton-q7"
+
+
+async def test_a_waiting_daily_question_is_retried_until_it_arrives(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    await bot.say(ADA, "/daily 09:02")
+    await bot.open_shared(ADA, "triton-q3")
+    bot.clock.advance(minutes=2)
+    await bot.tick()  # the daily question waits for triton-q3
+    # Telegram fails the daily question more times than a reply is retried (a few
+    # seconds): owed, it is retried until it arrives.
+    api.fail("sendMessage", 502, chat_id=ADA.id, times=12, containing="Daily question")
+    feedback = await bot.say(ADA, Q3_ANSWER)
+    assert feedback[0].visible.startswith("Score: ")
+    await bot.sentinel(ADA)
+    (daily,) = dailies(api, ADA.id)
+    state = await bot.storage.get_open_question(ADA.id)
+    assert state is not None and state.question_id == question_id(daily) != "triton-q3"
+    # One daily question that day, however often it was tried.
+    await bot.tick()
+    await bot.sentinel(ADA)
+    assert len(dailies(api, ADA.id)) == 1
+
+
+async def test_a_waiting_daily_question_owed_when_the_bot_stops_comes_after_the_restart(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    await bot.say(ADA, "/daily 09:02")
+    await bot.open_shared(ADA, "triton-q3")
+    bot.clock.advance(minutes=2)
+    await bot.tick()  # the daily question waits for triton-q3
+    api.fail("sendMessage", 502, chat_id=ADA.id, times=10**6, containing="Daily question")
+    calls = api.calls["sendMessage"]
+    feedback = await bot.say(ADA, Q3_ANSWER)
+    assert feedback[0].visible.startswith("Score: ")
+    await until(lambda: api.calls["sendMessage"] >= calls + 2, 10)  # the daily one was tried
+    await bot.restart()  # stopped while Telegram refuses it
+    api.clear_faults()
+    await bot.sentinel(ADA)
+    (daily,) = dailies(api, ADA.id)  # owed across the restart: sent once
+    state = await bot.storage.get_open_question(ADA.id)
+    assert state is not None and state.question_id == question_id(daily) != "triton-q3"
+
+
+async def test_a_skip_handled_again_after_a_crash_still_brings_the_waiting_daily_question(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    await bot.say(ADA, "/daily 09:02")
+    await bot.open_shared(ADA, "triton-q3")
+    bot.clock.advance(minutes=2)
+    await bot.tick()  # the daily question waits for triton-q3
+    # Her /skip closed triton-q3, and the process died before the daily question was owed:
+    # the inbox hands that /skip over again.
+    await bot.storage.close_question(ADA.id, "triton-q3")
+    (daily,) = await bot.say(ADA, "/skip")
+    assert daily.visible.startswith("☀️ Daily question")
+    await bot.sentinel(ADA)
+    assert len(dailies(api, ADA.id)) == 1

@@ -61,6 +61,7 @@ from bot.render import (
     still_open_messages,
     with_reference,
 )
+from bot.services.schedules import ask_waiting_daily
 
 
 async def start(update: Update, context: BotContext) -> None:
@@ -143,13 +144,9 @@ async def send_asked(
 async def follow_with_daily(
     context: BotContext, chat_id: int, user: UserProfile, lang: str
 ) -> bool:
-    """The daily question that waited for the question just closed, asked now (True), if
-    one waits."""
-    asked = await context.svc.practice.take_waiting_daily(chat_id, user, lang)
-    if asked is None:
-        return False
-    await send_asked(context, chat_id, lang, asked, daily=True)
-    return True
+    """The daily question that waited for the question just closed, owed now (True), if one
+    waits: the outbox sends it, once, after what this update sent."""
+    return await ask_waiting_daily(context.svc, chat_id, user, lang, context.bot.username)
 
 
 async def quiz(update: Update, context: BotContext) -> None:
@@ -297,7 +294,7 @@ async def _skip(
     svc = context.svc
     closed = await svc.practice.close(chat_id, question_id)
     if closed is None:
-        await send(context, chat_id, [svc.strings(lang, "no_open_question")])
+        await _nothing_open(context, chat_id, user, lang)
         return
     await send(context, chat_id, [svc.strings(lang, "skipped")])
     if not await follow_with_daily(context, chat_id, user, lang):
@@ -313,11 +310,19 @@ async def _reveal(context: BotContext, chat_id: int, user: UserProfile, lang: st
     svc = context.svc
     closed = await svc.practice.close(chat_id)
     if closed is None:
-        await send(context, chat_id, [svc.strings(lang, "no_open_question")])
+        await _nothing_open(context, chat_id, user, lang)
         return
     messages = with_reference(svc.strings(lang, "revealed"), closed.answer)
     await send(context, chat_id, messages, next_keyboard(svc.strings, lang, closed.level))
     await follow_with_daily(context, chat_id, user, lang)
+
+
+async def _nothing_open(context: BotContext, chat_id: int, user: UserProfile, lang: str) -> None:
+    """/skip or /reveal with no question open: the daily question, if one still waits (its
+    question was closed by a /skip whose update stopped before it was owed: handled again
+    now), else say nothing is open."""
+    if not await follow_with_daily(context, chat_id, user, lang):
+        await send(context, chat_id, [context.svc.strings(lang, "no_open_question")])
 
 
 async def stats(update: Update, context: BotContext) -> None:

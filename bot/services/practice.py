@@ -102,24 +102,48 @@ class Practice:
         `replacing`: the question the caller saw open (None: none), opened over only if it
         is still the open one, else None is returned and nothing opened; `...`: any.
         """
-        question = None if level else await self._due_review(user, pack)
-        exhausted = False
-        if question is None:
-            wanted = level or user.level or Level.BEGINNER
-            question, exhausted = await self._fresh(chat_id, user, wanted, pack, lang)
-        if question is None:
+        chosen = await self.choose(chat_id, user, level, pack, lang)
+        if chosen is None:
             return None
+        question, exhausted = chosen
         asked = await self.ask_question(
             chat_id, user, question, exhausted=exhausted, replacing=replacing
         )
         if asked is None:
             return None
-        if exhausted:  # said once per user and level, not under every repeat after
-            told = await self.storage.claim_level_done_note(
-                user.user_id, question.level, self.clock()
-            )
-            asked = replace(asked, level_done_note=told)
-        return asked
+        return await self.level_done_note(user, asked)
+
+    async def choose(
+        self,
+        chat_id: int,
+        user: UserProfile,
+        level: Level | None,
+        pack: str | None,
+        lang: str | None = None,
+    ) -> tuple[Question, bool] | None:
+        """The question `ask` would open (nothing written), and whether every question at
+        its level was answered already; None if none fits."""
+        question = None if level else await self._due_review(user, pack)
+        exhausted = False
+        if question is None:
+            wanted = level or user.level or Level.BEGINNER
+            question, exhausted = await self._fresh(chat_id, user, wanted, pack, lang)
+        return None if question is None else (question, exhausted)
+
+    async def level_done_note(self, user: UserProfile, asked: Asked) -> Asked:
+        """`asked`, with the note that its level is all answered if the user was not told
+        yet: said once per user and level, not under every repeat after."""
+        if not asked.exhausted:
+            return asked
+        told = await self.storage.claim_level_done_note(
+            user.user_id, asked.question.level, self.clock()
+        )
+        return replace(asked, level_done_note=told)
+
+    def asked(self, question: Question, *, exhausted: bool = False) -> Asked:
+        """`question` as it is shown when asked (nothing written)."""
+        found = self.library.packs[self.library.pack_of[question.id]]
+        return Asked(question, found.title, False, found.language, exhausted)
 
     async def ask_unless_open(
         self,
@@ -176,17 +200,6 @@ class Practice:
             closed = self.library.question(replacing) if replacing is not None else None
         found = self.library.packs[self.library.pack_of[question.id]]
         return Asked(question, found.title, replaced, found.language, exhausted, closed=closed)
-
-    async def take_waiting_daily(
-        self, chat_id: int, user: UserProfile, lang: str | None
-    ) -> Asked | None:
-        """The day's daily question, if it waited for the question just closed (answered,
-        skipped or revealed): asked now, once. One that waited since an earlier day lapses."""
-        now = self.clock()
-        day = local_day(now, self.zone(user)).isoformat()
-        if not await self.storage.take_waiting_daily(chat_id, day, now):
-            return None
-        return await self.ask(chat_id, user, None, None, lang, replacing=None)
 
     async def open_shared(
         self, chat_id: int, user: UserProfile, question: Question
