@@ -508,7 +508,7 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         ),
         # 6. Buttons, by callback-data prefix.
         CallbackQueryHandler(
-            private.practice_button, pattern=r"^(hint|show|skip|next|keep|renew):"
+            private.practice_button, pattern=r"^(hint|show|skip|next|keep|renew|switch):"
         ),
         CallbackQueryHandler(private.rate_button, pattern=r"^rate:"),
         CallbackQueryHandler(settings_handlers.level_button, pattern=r"^level:"),

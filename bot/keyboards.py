@@ -9,6 +9,7 @@ Callback data comes from the client, so it can be anything.
 from __future__ import annotations
 
 import re
+import zlib
 from datetime import time
 from typing import NamedTuple
 from urllib.parse import quote
@@ -68,6 +69,30 @@ def still_open_keyboard(
             ],
         ]
     )
+
+
+def shared_still_open_keyboard(
+    t: Strings, lang: str, open_id: str, shared_id: str
+) -> InlineKeyboardMarkup:
+    """Under an open question shown again (a shared link to another one was followed):
+    keep answering it, or switch to the shared question."""
+    switch = f"switch:{shared_id}:{question_tag(open_id)}"
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton(
+                    t(lang, "button_keep_answering"), callback_data=f"keep:{open_id}"
+                )
+            ],
+            [InlineKeyboardButton(t(lang, "button_switch_shared"), callback_data=switch)],
+        ]
+    )
+
+
+def question_tag(question_id: str) -> str:
+    """A short stand-in for a question id, where two ids would not fit in 64 bytes: enough
+    to tell whether the question open now is the one the button was shown under."""
+    return f"{zlib.crc32(question_id.encode()):08x}"
 
 
 def chat_link_keyboard(t: Strings, lang: str, bot_username: str) -> InlineKeyboardMarkup:
@@ -376,6 +401,13 @@ class StillOpenTap(NamedTuple):
     level: Level | None
 
 
+class SwitchTap(NamedTuple):
+    """switch:<shared question>:<tag of the question open when the button was made>."""
+
+    question_id: str
+    open_tag: str
+
+
 class RateTap(NamedTuple):
     answer_id: int
     choice: str
@@ -441,6 +473,15 @@ def parse_still_open(data: str | None) -> StillOpenTap | None:
     if renew[1] != "-" and renew[1] not in levels:
         return None
     return StillOpenTap(True, renew[0], levels.get(renew[1]))
+
+
+def parse_switch(data: str | None) -> SwitchTap | None:
+    fields = _fields(data, "switch", 2)
+    if fields is None or not re.fullmatch(ID_PATTERN, fields[0]):
+        return None
+    if not re.fullmatch(r"[0-9a-f]{8}", fields[1]):
+        return None
+    return SwitchTap(fields[0], fields[1])
 
 
 def parse_next(data: str | None) -> Level | None:

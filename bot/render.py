@@ -367,13 +367,16 @@ def with_reference(
     return [*first, *pack_messages(opening, reference, wrap=(quote, "</blockquote>"))]
 
 
-def still_open_messages(t: Strings, lang: str, kept: StillOpen) -> list[Html]:
-    """The open question shown again (a new one was asked for): what to do, then it."""
+def still_open_messages(
+    t: Strings, lang: str, kept: StillOpen, *, shared: bool = False
+) -> list[Html]:
+    """The open question shown again (a new one was asked for, or `shared`: a link to
+    another one followed): what to do, then it."""
     q = kept.question
     messages = question_message(
         t, lang, level=q.level, pack_title=kept.pack_title, question=q.question
     )
-    return prepend([t(lang, "quiz_still_open")], messages)
+    return prepend([t(lang, "shared_still_open" if shared else "quiz_still_open")], messages)
 
 
 def feedback_messages(

@@ -124,7 +124,11 @@ async def answer(update: Update, context: BotContext) -> None:
         user,
         context.person_lang,  # the private feedback: in the member's own language
     )
-    reply = {Answered.TOO_LATE: "round_closed_late", Answered.TOO_SHORT: "round_answer_too_short"}
+    reply = {
+        Answered.TOO_LATE: "round_closed_late",
+        Answered.TOO_SHORT: "round_answer_too_short",
+        Answered.ONE_WORD: "round_answer_one_word",
+    }
     if outcome in reply:
         if not edited:  # an edit that changed nothing needs no reply (and gets no ✍ either)
             text = svc.strings(lang, reply[outcome])

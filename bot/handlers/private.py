@@ -7,11 +7,18 @@ import asyncio
 from telegram import CallbackQuery, Message, MessageEntity, Update
 
 from bot.commands import GROUP_ONLY
-from bot.core.answers import is_one_word, is_substantive
-from bot.core.content import Question
 from bot.core.levels import Level, parse_quiz_args
 from bot.core.models import UserProfile
-from bot.core.practice import Asked, StillOpen
+from bot.core.practice import (
+    Asked,
+    Feedback,
+    NothingOpen,
+    NotText,
+    OneWord,
+    ReplyToClosedQuestion,
+    StillOpen,
+    TooShort,
+)
 from bot.core.schedule import DEFAULT_DAILY_TIME
 from bot.core.timezones import likely_zones
 from bot.export import learner_csv
@@ -27,13 +34,17 @@ from bot.i18n import Html
 from bot.keyboards import (
     QUESTION_LINK_PREFIX,
     StillOpenTap,
+    SwitchTap,
     feedback_keyboard,
     next_keyboard,
     parse_next,
     parse_practice,
     parse_rate,
     parse_still_open,
+    parse_switch,
     question_keyboard,
+    question_tag,
+    shared_still_open_keyboard,
     start_keyboard,
     start_zone_keyboard,
     still_open_keyboard,
@@ -53,6 +64,7 @@ from bot.render import (
     still_open_messages,
     with_reference,
 )
+from bot.services.schedules import ask_waiting_daily
 
 
 async def start(update: Update, context: BotContext) -> None:
@@ -74,9 +86,15 @@ async def start(update: Update, context: BotContext) -> None:
             key = "shared_question_draft" if draft else "shared_question_gone"
             await send(context, chat.id, [svc.strings(lang, key)])
             return
-        asked = await svc.practice.ask_question(chat.id, user, question)
-        assert asked is not None  # asked over any open question: it is never refused
-        await send_asked(context, chat.id, lang, asked)
+        opened = await svc.practice.open_shared(chat.id, user, question)
+        if isinstance(opened, StillOpen):  # as /quiz does: the open one, with a choice
+            messages = still_open_messages(svc.strings, lang, opened, shared=True)
+            keyboard = shared_still_open_keyboard(
+                svc.strings, lang, opened.question.id, question.id
+            )
+            await send(context, chat.id, messages, keyboard)
+            return
+        await send_asked(context, chat.id, lang, opened)
 
 
 async def _welcome(
@@ -146,13 +164,9 @@ async def send_asked(
 async def follow_with_daily(
     context: BotContext, chat_id: int, user: UserProfile, lang: str
 ) -> bool:
-    """The daily question that waited for the question just closed, asked now (True), if
-    one waits."""
-    asked = await context.svc.practice.take_waiting_daily(chat_id, user, lang)
-    if asked is None:
-        return False
-    await send_asked(context, chat_id, lang, asked, daily=True)
-    return True
+    """The daily question that waited for the question just closed, owed now (True), if one
+    waits: the outbox sends it, once, after what this update sent."""
+    return await ask_waiting_daily(context.svc, chat_id, user, lang, context.bot.username)
 
 
 async def quiz(update: Update, context: BotContext) -> None:
@@ -174,9 +188,8 @@ async def quiz(update: Update, context: BotContext) -> None:
 
 
 async def answer(update: Update, context: BotContext) -> None:
-    """A text message (or a caption) in a private chat: the answer to the open question."""
-    from bot.core.scoring import is_answerable  # loaded on the first answer (issue 13)
-
+    """A text message (or a caption) in a private chat: an answer. What becomes of it is the
+    service's to decide (`Practice.answer`); this renders the outcome."""
     svc = context.svc
     message = update.effective_message
     user = context.user
@@ -189,43 +202,54 @@ async def answer(update: Update, context: BotContext) -> None:
     lang = context.lang
     chat_id = message.chat_id
     captioned = message.text is None
-    if captioned and await svc.practice.open_question(chat_id) is None:
-        await send(context, chat_id, [svc.strings(lang, "not_text")])  # a photo, not an answer
-        return
-    if not (is_answerable(text) and is_substantive(text)):
-        # Too short to be an attempt: the question stays open and the day is not counted.
-        is_open = await svc.practice.open_question(chat_id) is not None
-        key = "answer_too_short" if is_open else "no_open_question"
-        await send(context, chat_id, [svc.strings(lang, "not_text" if captioned else key)])
-        return
-    if is_one_word(text) and await svc.practice.open_question(chat_id) is not None:
-        # `缓存`, `cache`, `idk`: one word says too little to score; the question stays open.
-        await send(context, chat_id, [svc.strings(lang, "answer_one_word")])
-        return
-    earlier = await _earlier_question(context, message)
-    if earlier is not None:
-        # A reply to a question closed since (a newer one replaced it): scored against the
-        # question it answers, for the user to see, and not recorded; the open one waits.
-        result, bare = svc.practice.score_only(earlier, text)
-        messages = feedback_messages(
-            svc.strings,
-            lang,
-            result=result,
-            reference=earlier.answer,
-            hints=0,
-            streak=None,
-            bare_list=bare,
-            rated=False,  # not recorded: nothing to rate
-        )
-        messages = prepend([svc.strings(lang, "answered_closed_question")], messages)
-        await send(context, chat_id, messages, reply_to=message.message_id)
-        return
-    feedback = await svc.practice.answer(chat_id, user, text, update.update_id)
-    if feedback is None:  # nothing open (or it was answered a moment ago by another message)
-        await send(context, chat_id, [svc.strings(lang, "no_open_question")])
-        return
+    outcome = await svc.practice.answer(
+        chat_id,
+        user,
+        text,
+        update.update_id,
+        caption=captioned,
+        replied_text=_replied_bot_text(context, message),
+    )
+    t = svc.strings
+    match outcome:
+        case NotText():
+            await send(context, chat_id, [t(lang, "not_text")])
+        case NothingOpen():
+            await send(context, chat_id, [t(lang, "no_open_question")])
+        case TooShort():  # the question stays open and the day is not counted
+            await send(context, chat_id, [t(lang, "answer_too_short")])
+        case OneWord():
+            await send(context, chat_id, [t(lang, "answer_one_word")])
+        case ReplyToClosedQuestion(question=earlier, result=result, bare_list=bare):
+            messages = feedback_messages(
+                t,
+                lang,
+                result=result,
+                reference=earlier.answer,
+                hints=0,
+                streak=None,
+                bare_list=bare,
+                rated=False,  # not recorded: nothing to rate
+            )
+            messages = prepend([t(lang, "answered_closed_question")], messages)
+            await send(context, chat_id, messages, reply_to=message.message_id)
+        case Feedback() as feedback:
+            await _send_feedback(context, chat_id, user, lang, feedback, message, captioned)
+            await follow_with_daily(context, chat_id, user, lang)
+
+
+async def _send_feedback(
+    context: BotContext,
+    chat_id: int,
+    user: UserProfile,
+    lang: str,
+    feedback: Feedback,
+    message: Message,
+    captioned: bool,
+) -> None:
+    t = context.svc.strings
     messages = feedback_messages(
-        svc.strings,
+        t,
         lang,
         result=feedback.result,
         reference=feedback.question.answer,
@@ -235,30 +259,22 @@ async def answer(update: Update, context: BotContext) -> None:
     )
     if feedback.level_up is not None:
         current = user.level or Level.BEGINNER
-        line = level_up_line(svc.strings, lang, current, feedback.level_up, feedback.level_average)
+        line = level_up_line(t, lang, current, feedback.level_up, feedback.level_average)
         messages = [*messages, line]
     if captioned:  # the picture itself is not read: say what was scored
-        messages = prepend([svc.strings(lang, "caption_answer")], messages)
+        messages = prepend([t(lang, "caption_answer")], messages)
     keyboard = feedback_keyboard(
-        svc.strings, lang, feedback.question.level, feedback.answer_id, feedback.level_up
+        t, lang, feedback.question.level, feedback.answer_id, feedback.level_up
     )
     await send(context, chat_id, messages, keyboard, reply_to=message.message_id)
-    await follow_with_daily(context, chat_id, user, lang)
 
 
-async def _earlier_question(context: BotContext, message: Message) -> Question | None:
-    """The question a reply answers when it is not the open one: the user replied to one of
-    the bot's question messages that has been closed since."""
+def _replied_bot_text(context: BotContext, message: Message) -> str | None:
+    """The text of the bot's message this one replies to (a question it asked), if any."""
     replied = message.reply_to_message
-    if replied is None or replied.text is None or replied.from_user is None:
+    if replied is None or replied.from_user is None or replied.from_user.id != context.bot.id:
         return None
-    if replied.from_user.id != context.bot.id:
-        return None
-    svc = context.svc
-    shown = svc.practice.question_shown_in(replied.text)
-    if shown is None or shown.id == await svc.practice.open_question_id(message.chat_id):
-        return None
-    return shown
+    return replied.text
 
 
 async def hint(update: Update, context: BotContext) -> None:
@@ -298,7 +314,7 @@ async def _skip(
     svc = context.svc
     closed = await svc.practice.close(chat_id, question_id)
     if closed is None:
-        await send(context, chat_id, [svc.strings(lang, "no_open_question")])
+        await _nothing_open(context, chat_id, user, lang)
         return
     await send(context, chat_id, [svc.strings(lang, "skipped")])
     if not await follow_with_daily(context, chat_id, user, lang):
@@ -314,11 +330,19 @@ async def _reveal(context: BotContext, chat_id: int, user: UserProfile, lang: st
     svc = context.svc
     closed = await svc.practice.close(chat_id)
     if closed is None:
-        await send(context, chat_id, [svc.strings(lang, "no_open_question")])
+        await _nothing_open(context, chat_id, user, lang)
         return
     messages = with_reference(svc.strings(lang, "revealed"), closed.answer)
     await send(context, chat_id, messages, next_keyboard(svc.strings, lang, closed.level))
     await follow_with_daily(context, chat_id, user, lang)
+
+
+async def _nothing_open(context: BotContext, chat_id: int, user: UserProfile, lang: str) -> None:
+    """/skip or /reveal with no question open: the daily question, if one still waits (its
+    question was closed by a /skip whose update stopped before it was owed: handled again
+    now), else say nothing is open."""
+    if not await follow_with_daily(context, chat_id, user, lang):
+        await send(context, chat_id, [context.svc.strings(lang, "no_open_question")])
 
 
 async def stats(update: Update, context: BotContext) -> None:
@@ -374,6 +398,9 @@ async def practice_button(update: Update, context: BotContext) -> None:
     if (kept := parse_still_open(query.data)) is not None:
         await _still_open_button(context, query, chat_id, user, lang, kept)
         return
+    if (switch := parse_switch(query.data)) is not None:
+        await _switch_button(context, query, chat_id, user, lang, switch)
+        return
     tap = parse_practice(query.data)
     if tap is None:
         await expired(context, query)
@@ -411,6 +438,37 @@ async def _still_open_button(
     await query.answer()
     await set_keyboard(context, query, None)
     await _skip(context, chat_id, user, lang, tap.level, tap.question_id)
+
+
+async def _switch_button(
+    context: BotContext,
+    query: CallbackQuery,
+    chat_id: int,
+    user: UserProfile,
+    lang: str,
+    tap: SwitchTap,
+) -> None:
+    """Under an open question shown again for a shared link: close it and open the shared
+    one, only if it is still the open question."""
+    svc = context.svc
+    open_id = await _open_id(context, chat_id)
+    if open_id is None or question_tag(open_id) != tap.open_tag:
+        await query.answer(svc.strings(lang, "button_question_closed"))
+        await set_keyboard(context, query, None)
+        return
+    question = svc.library.offered_question(tap.question_id)
+    if question is None:  # removed or made a draft since the link was followed
+        await query.answer()
+        await send(context, chat_id, [svc.strings(lang, "shared_question_gone")])
+        return
+    asked = await svc.practice.ask_question(chat_id, user, question, replacing=open_id)
+    if asked is None:  # another question opened a moment ago: that one stays
+        await query.answer(svc.strings(lang, "button_question_closed"))
+        await set_keyboard(context, query, None)
+        return
+    await query.answer()
+    await set_keyboard(context, query, None)
+    await send_asked(context, chat_id, lang, asked)
 
 
 async def _still_open(
