@@ -41,6 +41,7 @@ from bot.handlers import settings as settings_handlers
 from bot.handlers.common import SERVICES_KEY, BotContext, load_context
 from bot.i18n import Strings
 from bot.incoming import TolerantBot, quiet_raw_batches
+from bot.jobs.clock import SteadyClock
 from bot.jobs.daily import DailySender
 from bot.jobs.lease import Lease
 from bot.jobs.outbox import OutboxSender
@@ -49,7 +50,7 @@ from bot.lifecycle import INBOX_KEY, STOP_KEY, shut_down
 from bot.logs import configure_logging
 from bot.ratelimit import REPLIES_IN_FLIGHT, CappedRequest, PerChatRetryRateLimiter, strict_window
 from bot.services import Services
-from bot.services.practice import Clock, Practice, utc_now
+from bot.services.practice import Clock, Practice
 from bot.storage import Storage, is_full
 from bot.storage.outbox import release_lease_file
 
@@ -181,7 +182,7 @@ def build_application(
     settings: Settings,
     library: Library,
     *,
-    clock: Clock = utc_now,
+    clock: Clock | None = None,
     max_retries: int = 3,
     scheduler: bool = True,
     rng: random.Random | None = None,
@@ -200,6 +201,8 @@ def build_application(
     """
     if settings.telegram_bot_token is None:
         raise ValueError("TELEGRAM_BOT_TOKEN is required to build the bot")
+    if clock is None:
+        clock = SteadyClock()  # the wall clock, with its steps noticed (bot/jobs/clock.py)
     strings = Strings.load(settings.content_dir / "strings", cache)
     if cache is not None:
         cache.save()
