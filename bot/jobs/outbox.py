@@ -47,6 +47,7 @@ from bot.delivery import (
 from bot.jobs.clock import epoch_of, shift_since, steady_lock
 from bot.ratelimit import bulk_lane
 from bot.storage import Storage
+from bot.storage.files import is_damage
 from bot.storage.wire import WireLog, wire_log_path
 
 log = logging.getLogger(__name__)
@@ -194,6 +195,17 @@ class OutboxSender:
             released.requeued + released.unsent,
             len(released.unknown),
         )
+
+    async def abandon(self) -> None:
+        """Stop without writing to the database (it was found damaged): the tasks end, and
+        what they held is settled by the next start on a sound file, from the wire log, as
+        after a crash."""
+        self._stopping = True
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks = []
+        self.wire.close()
 
     # -- feeding -------------------------------------------------------------------------------
 
@@ -504,6 +516,8 @@ class OutboxSender:
             try:
                 return await write()
             except sqlite3.Error as exc:
+                if is_damage(exc):
+                    raise  # no waiting makes a damaged file whole: the run stops (bot/app.py)
                 log.warning("could not record %s (%s); trying again in %.1f s", what, exc, delay)
             await asyncio.sleep(delay)
             delay = min(delay * 2, 5.0)
