@@ -87,11 +87,11 @@ class SteadyClock:
             else:
                 self.pending = True
                 log.warning(
-                    "the wall clock jumped %s (%s, going by the time passed, reads %s);"
-                    " what was already due keeps the time it had left",
+                    "the wall clock jumped %s (it reads %s, the time passed says %s): what"
+                    " was already due keeps the time it had left",
                     step_words(step),
-                    expected.strftime("%H:%M:%S UTC"),
                     wall.strftime("%H:%M:%S UTC"),
+                    expected.strftime("%H:%M:%S UTC"),
                 )
         self._at, self._at_mono = expected, mono
         return expected
