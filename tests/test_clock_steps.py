@@ -17,17 +17,23 @@ from pathlib import Path
 
 import pytest
 
+from bot.config import Settings
 from bot.core.clock import clock_step, step_words
+from bot.core.content import Library
+from bot.jobs.clock import SteadyClock
 from bot.storage import Storage
+from tests.conftest import BotHarness, FakeClock
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser
 from tests.support.run import run_env, start_run
 from tests.support.seed import seed_due_subscribers
 from tests.support.wait import until
+from tests.test_daily_flow import dailies, subscribe
 
 CHATS = 1000
 CONCURRENCY = 16
 WAIT = 120.0  # seconds a step of a fan-out may take on a busy machine
 WATCHER = FakeUser(999_999, "Sentinel")
+ADA = FakeUser(2001, "Ada", "en")
 FAST = {
     "LOG_LEVEL": "INFO",
     "RATE_LIMIT_PER_SECOND": "300",
@@ -128,3 +134,25 @@ def test_a_correction_under_a_minute_is_no_step() -> None:
     at = datetime(2026, 12, 7, 9, 0, tzinfo=UTC)
     assert clock_step(at, at + timedelta(seconds=59)) is None
     assert clock_step(at, at - timedelta(seconds=61)) == timedelta(seconds=-61)
+
+
+async def test_a_chat_due_when_the_clock_jumps_forward_gets_its_prompt_not_a_skip(
+    api: FakeBotAPI, bot_settings: Settings, flow_library: Library
+) -> None:
+    # The bot's clock over a wall clock and a monotonic clock the test moves. A chat due at
+    # 09:00 (grace 2 h); at 09:00:05 the wall clock jumps 3 h forward, and a user's message
+    # reads the clock before the next tick does: that tick must not find the chat 3 h late.
+    wall = FakeClock(datetime(2026, 3, 2, 8, 59, 50, tzinfo=UTC))
+    passed = [0.0]
+    steady = SteadyClock(wall=wall, monotonic=lambda: passed[0])
+    harness = BotHarness(api, bot_settings, flow_library, steady)  # type: ignore[arg-type]
+    await harness.start()
+    try:
+        await subscribe(harness, 3001, "09:00")
+        passed[0] += 15
+        wall.advance(seconds=15 + 3 * 3600)
+        await harness.say(ADA, "/help")  # handling it reads the clock: the step is noticed
+        await harness.tick()
+        assert len(dailies(api, 3001)) == 1
+    finally:
+        await harness.stop()
