@@ -98,7 +98,7 @@ EXIT_STATUSES: dict[str, dict[int, str]] = {
         0: "stopped by SIGTERM or Ctrl-C",
         EXIT_CONFIG: SETTING_OR_PACK,
         EXIT_USAGE: "no TELEGRAM_BOT_TOKEN, or a usage error",
-        EXIT_DATABASE: UNUSABLE_DATABASE,
+        EXIT_DATABASE: f"{UNUSABLE_DATABASE}, at the start or found damaged while running",
         EXIT_TOKEN: "Telegram rejected the token",
         EXIT_RUNNING: "another bot already serves this database",
         EXIT_LEASE_LOST: "the database was taken over, or its file deleted or replaced,"

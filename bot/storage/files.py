@@ -43,6 +43,11 @@ def is_full(exc: BaseException) -> bool:
     return primary_code(exc) == sqlite3.SQLITE_FULL
 
 
+def is_damage(exc: BaseException) -> bool:
+    """The file turned out damaged or not a database (SQLITE_CORRUPT, SQLITE_NOTADB)."""
+    return isinstance(exc, sqlite3.DatabaseError) and primary_code(exc) in _CORRUPT
+
+
 def is_busy(exc: BaseException) -> bool:
     """The write lock stayed taken for longer than the busy timeout."""
     return primary_code(exc) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
