@@ -9,7 +9,7 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from bot.i18n import Strings
-from bot.picture import LevelBar, render_stats_picture
+from bot.picture import LevelBar, WeakBar, render_stats_picture
 
 CONTENT = Path(__file__).resolve().parent.parent / "content"
 ROUNDS = 30
@@ -18,11 +18,13 @@ ROUNDS = 30
 def _render(strings: Strings, lang: str) -> bytes:
     today = date(2026, 3, 4)
     per_day = {today - timedelta(days=i): i % 4 for i in range(84)}
-    levels = [LevelBar(strings(lang, f"level_{n}"), a) for n, a in
-              (("beginner", 0.82), ("intermediate", 0.41), ("advanced", None))]  # fmt: skip
+    levels = [LevelBar(strings(lang, f"level_{n}"), a, t) for n, a, t in
+              (("beginner", 3, 4), ("intermediate", 1, 4), ("advanced", 0, 5))]  # fmt: skip
+    weeks = [None, None, 0.2, 0.35, None, 0.5, 0.41, 0.6, 0.58, 0.7, None, 0.82]
+    weak = [WeakBar("preferred_batch_size（期望的 batch 大小）", 4), WeakBar("KV cache", 3)]
     return render_stats_picture(
         strings=strings, lang=lang, fonts=CONTENT / "fonts", today=today, per_day=per_day,
-        current=5, best=12, levels=levels,
+        current=5, best=12, weeks=weeks, levels=levels, weak=weak,
     )  # fmt: skip
 
 

@@ -7,6 +7,7 @@ import gc
 import logging
 import random
 import signal
+import sqlite3
 import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -41,6 +42,7 @@ from bot.handlers import settings as settings_handlers
 from bot.handlers.common import SERVICES_KEY, BotContext, load_context
 from bot.i18n import Strings
 from bot.incoming import TolerantBot, quiet_raw_batches
+from bot.jobs.clock import SteadyClock
 from bot.jobs.daily import DailySender
 from bot.jobs.lease import Lease
 from bot.jobs.outbox import OutboxSender
@@ -49,8 +51,9 @@ from bot.lifecycle import INBOX_KEY, STOP_KEY, shut_down
 from bot.logs import configure_logging
 from bot.ratelimit import REPLIES_IN_FLIGHT, CappedRequest, PerChatRetryRateLimiter, strict_window
 from bot.services import Services
-from bot.services.practice import Clock, Practice, utc_now
-from bot.storage import Storage, is_full
+from bot.services.practice import Clock, Practice
+from bot.storage import DatabaseFileError, Storage, is_full
+from bot.storage.files import describe
 from bot.storage.outbox import release_lease_file
 
 log = logging.getLogger(__name__)
@@ -175,13 +178,14 @@ LEASE_KEY = "lease"
 # The task that moves replies to their client and registers the menus (tests wait for it).
 MENUS_KEY = "menus"
 REJECTED_KEY = "token_rejected"  # set when Telegram rejects the token while running
+DAMAGED_KEY = "damaged"  # the DatabaseFileError of a database found damaged while running
 
 
 def build_application(
     settings: Settings,
     library: Library,
     *,
-    clock: Clock = utc_now,
+    clock: Clock | None = None,
     max_retries: int = 3,
     scheduler: bool = True,
     rng: random.Random | None = None,
@@ -200,6 +204,8 @@ def build_application(
     """
     if settings.telegram_bot_token is None:
         raise ValueError("TELEGRAM_BOT_TOKEN is required to build the bot")
+    if clock is None:
+        clock = SteadyClock()  # the wall clock, with its steps noticed (bot/jobs/clock.py)
     strings = Strings.load(settings.content_dir / "strings", cache)
     if cache is not None:
         cache.save()
@@ -254,13 +260,18 @@ def build_application(
             task.cancel()
         await asyncio.gather(*background, return_exceptions=True)
         background.clear()
-        await app.bot_data[OUTBOX_KEY].stop(settings.stop_grace_seconds)
+        if storage.damage is None:
+            await app.bot_data[OUTBOX_KEY].stop(settings.stop_grace_seconds)
+        else:  # nothing can be handed back in a damaged file: its tasks end, that is all
+            await app.bot_data[OUTBOX_KEY].abandon()
 
     async def post_shutdown(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         for task in background:
             task.cancel()
         await asyncio.gather(*background, return_exceptions=True)
-        if storage._db is not None:
+        if storage._db is not None and storage.damage is not None:
+            await storage.close()  # nothing more is written to a damaged file
+        elif storage._db is not None:
             await marks.drain()  # updates handled whole are done, not handled again
             await lease.release()
             await storage.close()
@@ -358,6 +369,7 @@ def build_application(
     outbox.on_taken_over = lambda: _lost_lease(app)
     outbox.may_send = lease.surely_held  # a request leaves only while the database is ours
     outbox.on_token_rejected = lambda: _token_rejected(app)
+    storage.on_damage = lambda exc: _database_damaged(app, exc)
     svc.notify_outbox = outbox.wake
     app.bot_data[OUTBOX_KEY] = outbox
     app.bot_data[LEASE_KEY] = lease
@@ -393,6 +405,23 @@ def _token_rejected(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
             polling.cancel()
         if getattr(updater, "_Updater__polling_cleanup_cb", None) is not None:
             updater._Updater__polling_cleanup_cb = _nothing  # type: ignore[attr-defined]
+    stopper = app.bot_data.get(STOP_KEY)
+    if stopper is not None:
+        stopper()
+
+
+def _database_damaged(app: Application[Any, Any, Any, Any, Any, Any], exc: Exception) -> None:
+    """The database turned out damaged while running (bot/storage/database.py noticed it):
+    nothing more is sent (its outcome could not be recorded) and the run stops; `run_bot`
+    raises the DatabaseFileError afterwards, and `interview-bot run` exits with status 3 and
+    that one line, as a damaged file at start does. Tracebacks of the same damage are not
+    logged (bot/logs.py): the line says it."""
+    if DAMAGED_KEY in app.bot_data:
+        return
+    storage: Storage = app.bot_data[SERVICES_KEY].storage
+    assert isinstance(exc, sqlite3.Error)
+    app.bot_data[DAMAGED_KEY] = DatabaseFileError(storage.path, describe(exc))
+    app.bot_data[OUTBOX_KEY]._stopping = True
     stopper = app.bot_data.get(STOP_KEY)
     if stopper is not None:
         stopper()
@@ -483,6 +512,7 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         CommandHandler("roundlength", groups.round_length, in_group),
         CommandHandler("lang", groups.group_language, in_group),
         CommandHandler("timezone", daily.group_timezone, in_group),
+        CommandHandler("settings", settings_handlers.group_settings_command, in_group),
         CommandHandler(("help", "start"), groups.group_help, in_group),
         CommandHandler(
             (
@@ -493,7 +523,6 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
                 "forget",
                 "timezone",
                 "reminders",
-                "settings",
             ),
             groups.private_only,
             in_group,
@@ -508,13 +537,17 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         ),
         # 6. Buttons, by callback-data prefix.
         CallbackQueryHandler(
-            private.practice_button, pattern=r"^(hint|show|skip|next|keep|renew):"
+            private.practice_button, pattern=r"^(hint|show|skip|next|keep|renew|switch):"
         ),
         CallbackQueryHandler(private.rate_button, pattern=r"^rate:"),
         CallbackQueryHandler(settings_handlers.level_button, pattern=r"^level:"),
         CallbackQueryHandler(settings_handlers.forget_button, pattern=r"^forget:"),
         CallbackQueryHandler(settings_handlers.settings_button, pattern=r"^set:"),
+        CallbackQueryHandler(settings_handlers.group_settings_button, pattern=r"^grp:"),
+        CallbackQueryHandler(settings_handlers.language_button, pattern=r"^lang:"),
+        CallbackQueryHandler(settings_handlers.zone_button, pattern=r"^tz:"),
         CallbackQueryHandler(daily.daily_button, pattern=r"^daily:"),
+        CallbackQueryHandler(daily.daily_zone_button, pattern=r"^tzd:"),
         CallbackQueryHandler(private.stale_button),  # anything else: an outdated button
         # 7. Private chats: edits are not re-scored; plain text answers the open question.
         MessageHandler(
@@ -623,6 +656,9 @@ def run_bot(
         app.bot_data[STOP_KEY] = lambda: _stop_polling(app)
         # Started while Telegram is away: wait for it (a signal still stops it at once).
         app.run_polling(allowed_updates=Update.ALL_TYPES, bootstrap_retries=-1, stop_signals=None)
+    damaged = app.bot_data.get(DAMAGED_KEY)
+    if damaged is not None:
+        raise damaged
     lost = app.bot_data[LEASE_KEY].lost
     if lost is not None:
         raise lost

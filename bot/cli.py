@@ -62,6 +62,14 @@ READS: dict[str, tuple[str, ...]] = {
     ),
     "export": (f"{SETTINGS} DATABASE_PATH", DATABASE_READ),
     "backup": (f"{SETTINGS} DATABASE_PATH", f"{DATABASE_READ}: the live database it copies"),
+    "restore": (
+        f"{SETTINGS} DATABASE_PATH",
+        "the backup file given (read only, never changed)",
+        f"{DATABASE_READ} and its -wire file: the database it replaces, read to mark what was"
+        " sent since the backup",
+        "writes DATABASE_PATH (the backup, reconciled); moves the replaced database and every"
+        " file beside it (-wal, -shm, -wire, …) into replaced-<date-time>/ in its folder",
+    ),
     "health": (
         f"{SETTINGS} DATABASE_PATH, LEASE_SECONDS, TELEGRAM_WEBHOOK_URL, WEBHOOK_LISTEN,"
         " WEBHOOK_PORT (webhook mode: asks the listener's GET /healthz)",
@@ -90,7 +98,7 @@ EXIT_STATUSES: dict[str, dict[int, str]] = {
         0: "stopped by SIGTERM or Ctrl-C",
         EXIT_CONFIG: SETTING_OR_PACK,
         EXIT_USAGE: "no TELEGRAM_BOT_TOKEN, or a usage error",
-        EXIT_DATABASE: UNUSABLE_DATABASE,
+        EXIT_DATABASE: f"{UNUSABLE_DATABASE}, at the start or found damaged while running",
         EXIT_TOKEN: "Telegram rejected the token",
         EXIT_RUNNING: "another bot already serves this database",
         EXIT_LEASE_LOST: "the database was taken over, or its file deleted or replaced,"
@@ -123,8 +131,15 @@ EXIT_STATUSES: dict[str, dict[int, str]] = {
         EXIT_DATABASE: UNUSABLE_DATABASE,
         EXIT_OUTPUT_CLOSED: OUTPUT_CLOSED,
     },
+    "restore": {
+        0: "restored (the output says where the replaced files are, and what the backup lacks)",
+        EXIT_CONFIG: "no such backup file, or a setting that does not fit; nothing changed",
+        EXIT_USAGE: f"the backup given is the database itself, or {USAGE}",
+        EXIT_DATABASE: f"{UNUSABLE_DATABASE}: the backup, or the copy being made; nothing changed",
+        EXIT_RUNNING: "a bot is running on the database: stop it first; nothing changed",
+    },
     "health": {
-        0: "the bot can serve (or no bot is running and the database answers)",
+        0: "the bot can serve, or it is stopped (no bot is running) and the database answers",
         EXIT_CONFIG: "unhealthy (stuck, no database, listener not answering),"
         " or a setting that does not fit",
         EXIT_USAGE: USAGE,
@@ -591,6 +606,83 @@ def cmd_backup(args: argparse.Namespace) -> int:
     return 0
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def cmd_restore(args: argparse.Namespace) -> int:
+    settings = _settings()
+    from datetime import UTC, datetime
+
+    from bot.storage import schema_version
+    from bot.storage.restore import restore, running_holder
+
+    backup, database = Path(args.backup), settings.database_path
+    if not backup.is_file():
+        print(f"No backup at {backup}", file=sys.stderr)
+        return EXIT_CONFIG
+    if database.exists() and backup.resolve() == database.resolve():
+        print(f"{backup} is the database itself (DATABASE_PATH); give a backup", file=sys.stderr)
+        return EXIT_USAGE
+    holder = running_holder(database)
+    if holder is not None:
+        import socket
+
+        # On another host (another container) only the lease can tell: a bot killed there
+        # lets it go when it runs out.
+        until = (
+            ""
+            if holder.host == socket.gethostname()
+            else f", its lease running until {holder.expires_at:%H:%M:%S} UTC"
+        )
+        print(
+            f"A bot is running on {database} (pid {holder.pid} on {holder.host}{until}): stop"
+            " it first (docker stop interview-bot, or stop `interview-bot run`), then restore"
+            " again. Nothing was changed.",
+            file=sys.stderr,
+        )
+        return EXIT_RUNNING
+    now = datetime.now(UTC)
+    done = restore(backup, database, known_version=schema_version(), now=now)
+    print(f"Restored {backup} to {database}.")
+    if done.aside is not None:
+        print(f"The replaced files ({', '.join(done.moved)}) are in {done.aside}/.")
+    if done.compared:
+        print(
+            "Sent after the backup, so marked and not sent again:"
+            f" {_count(done.marked_sent, 'message')}, and {done.marked_unknown:,} that may"
+            " have arrived (in flight when the bot stopped)."
+        )
+        lost = []
+        if done.answers_lost:
+            since = done.first_lost.strftime("%Y-%m-%d %H:%M UTC") if done.first_lost else "?"
+            lost.append(f"{_count(done.answers_lost, 'answer')} given from {since}")
+        if done.users_lost:
+            lost.append(f"{_count(done.users_lost, 'user')} who started since")
+        print(
+            f"Not in the backup: {', '.join(lost) or 'no answers given since'}; settings"
+            " changed since (schedules, levels, languages) are as they were then. The"
+            " replaced database keeps them."
+        )
+    else:
+        why = (
+            f"{database} could not be read ({done.unreadable})"
+            if done.unreadable
+            else f"there was no database at {database}"
+        )
+        print(
+            f"Nothing to compare with ({why}): {done.assumed:,} messages and daily prompts"
+            " the backup owed whose time had come count as possibly sent by the lost"
+            " database and are not sent."
+        )
+    print(
+        f"Still owed, sent once the bot starts: {_count(done.still_owed, 'message')} recorded"
+        " in the backup; daily prompts not served yet go out on their schedule. No bot holds"
+        " the database: start it."
+    )
+    return 0
+
+
 HEARTBEAT_LEASES = 3  # a heartbeat older than this many lease periods: the bot is stuck
 
 
@@ -642,11 +734,11 @@ def cmd_health(args: argparse.Namespace) -> int:
         print(f"unhealthy: database {database} does not answer", file=sys.stderr)
         return 1
     if holder is None:
-        print(f"ok: database {database} answers; no bot is running on it")
+        print(f"ok: stopped: database {database} answers; no bot is running on it")
         return 0
     if gone(holder):  # it stopped without giving its lease back (kill -9, a crash)
         print(
-            f"ok: database {database} answers; no bot is running on it"
+            f"ok: stopped: database {database} answers; no bot is running on it"
             f" (pid {holder.pid}, which held it, is gone)"
         )
         return 0
@@ -706,6 +798,15 @@ def build_parser() -> argparse.ArgumentParser:
     backup.add_argument("file", help="the copy to write, e.g. backups/bot-2026-03-02.sqlite3")
     backup.add_argument("--force", action="store_true", help="overwrite an existing file")
     backup.set_defaults(func=cmd_backup)
+
+    restore = _command(
+        sub,
+        "restore",
+        "restore",
+        help="bring a backup in place of the database; nothing sent since is sent again",
+    )
+    restore.add_argument("backup", help="a file `interview-bot backup` wrote")
+    restore.set_defaults(func=cmd_restore)
 
     health = _command(sub, "health", "health", help="exit 0 if the bot can serve (for HEALTHCHECK)")
     health.set_defaults(func=cmd_health)

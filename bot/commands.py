@@ -32,6 +32,7 @@ GROUP_MENU: tuple[tuple[str, str], ...] = (
 )
 GROUP_ADMIN_MENU: tuple[tuple[str, str], ...] = (
     *GROUP_MENU[:-1],
+    ("settings", "cmd_group_settings"),
     ("daily", "cmd_group_daily"),
     ("level", "cmd_group_level"),
     ("roundlength", "cmd_roundlength"),

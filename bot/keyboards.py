@@ -9,6 +9,7 @@ Callback data comes from the client, so it can be anything.
 from __future__ import annotations
 
 import re
+import zlib
 from datetime import time
 from typing import NamedTuple
 from urllib.parse import quote
@@ -17,6 +18,8 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.core.content import ID_PATTERN
 from bot.core.levels import LEVEL_ORDER, Level
+from bot.core.schedule import Days
+from bot.core.timezones import resolve_timezone, zone_label
 from bot.i18n import LANGUAGES, Strings
 
 QUESTION_LINK_PREFIX = "q_"  # t.me/<bot>?start=q_<question id> opens that question
@@ -66,6 +69,30 @@ def still_open_keyboard(
             ],
         ]
     )
+
+
+def shared_still_open_keyboard(
+    t: Strings, lang: str, open_id: str, shared_id: str
+) -> InlineKeyboardMarkup:
+    """Under an open question shown again (a shared link to another one was followed):
+    keep answering it, or switch to the shared question."""
+    switch = f"switch:{shared_id}:{question_tag(open_id)}"
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton(
+                    t(lang, "button_keep_answering"), callback_data=f"keep:{open_id}"
+                )
+            ],
+            [InlineKeyboardButton(t(lang, "button_switch_shared"), callback_data=switch)],
+        ]
+    )
+
+
+def question_tag(question_id: str) -> str:
+    """A short stand-in for a question id, where two ids would not fit in 64 bytes: enough
+    to tell whether the question open now is the one the button was shown under."""
+    return f"{zlib.crc32(question_id.encode()):08x}"
 
 
 def chat_link_keyboard(t: Strings, lang: str, bot_username: str) -> InlineKeyboardMarkup:
@@ -189,7 +216,7 @@ def settings_keyboard(
         InlineKeyboardButton(
             ("✅ " if code == lang else "") + name, callback_data=f"set:lang:{code}"
         )
-        for code, name in (("en", "English"), ("zh", "中文"))
+        for code, name in LANGUAGE_NAMES
     ]
     daily_key = "button_settings_daily_on" if daily_on else "button_settings_daily_off"
     reminders_key = "button_settings_reminders_on" if reminders else "button_settings_reminders_off"
@@ -213,6 +240,136 @@ def settings_keyboard(
                     t(lang, reminders_key), callback_data=f"set:rem:{'off' if reminders else 'on'}"
                 )
             ],
+        ]
+    )
+
+
+# Where a tapped zone leads: `set` (a suggestion for a mistyped zone: set it, say so),
+# `start` (/start's question: then offer the daily time), `scr` (the /settings screen,
+# redrawn), `grp` (a group's settings screen, redrawn; admins only).
+ZONE_PURPOSES = ("set", "start", "scr", "grp")
+ZONE_TYPED = "?"  # the "type a city" button in place of a zone
+LANGUAGE_NAMES = (("en", "English"), ("zh", "中文"))  # each named in itself
+GROUP_ROUND_MINUTES = (5, 10, 15, 30)
+GROUP_DAILY_TIMES = ("08:00", "09:00", "12:00", "20:00")  # offered; /daily sets any other
+
+
+def zone_keyboard(
+    t: Strings,
+    lang: str,
+    zones: tuple[str, ...],
+    purpose: str,
+    *,
+    typing: bool = False,
+    back: str | None = None,
+) -> InlineKeyboardMarkup | None:
+    """A button per zone (`tz:<purpose>:<zone>`), then "type a city" and "back" if asked for;
+    None when there is nothing to tap."""
+    rows = [
+        [InlineKeyboardButton(zone_label(zone), callback_data=f"tz:{purpose}:{zone}")]
+        for zone in zones
+    ]
+    if typing:
+        rows.append(
+            [
+                InlineKeyboardButton(
+                    t(lang, "button_zone_type"), callback_data=f"tz:{purpose}:{ZONE_TYPED}"
+                )
+            ]
+        )
+    if back is not None:
+        rows.append([InlineKeyboardButton(t(lang, "button_zone_back"), callback_data=back)])
+    return InlineKeyboardMarkup(rows) if rows else None
+
+
+_DAYS_CODES = {Days.EVERY_DAY: "d", Days.WEEKDAYS: "w", None: "-"}
+
+
+def daily_zone_keyboard(
+    zones: tuple[str, ...], at: time, days: Days | None
+) -> InlineKeyboardMarkup | None:
+    """`/daily 08:30 Shanghia`: a button per zone it may mean, each setting the daily
+    question at that time in that zone (`tzd:<HHMM>:<d|w|->:<zone>`)."""
+    if not zones:
+        return None
+    code = _DAYS_CODES[days]
+    return InlineKeyboardMarkup(
+        [
+            [InlineKeyboardButton(zone_label(zone), callback_data=f"tzd:{at:%H%M}:{code}:{zone}")]
+            for zone in zones
+        ]
+    )
+
+
+def start_zone_keyboard(
+    t: Strings,
+    lang: str,
+    current: Level | None,
+    zones: tuple[str, ...],
+    bot_username: str | None = None,
+) -> InlineKeyboardMarkup:
+    """/start for someone who never said their zone: levels, the zone question's buttons,
+    and the add-to-group link; the daily button comes once the zone is known."""
+    levels = level_keyboard(t, lang, current).inline_keyboard[0]
+    picker = zone_keyboard(t, lang, zones, "start", typing=True)
+    assert picker is not None  # "type a city" at least
+    rows = [list(levels), *(list(row) for row in picker.inline_keyboard)]
+    if bot_username:
+        add = f"https://t.me/{bot_username}?startgroup=start"
+        rows.append([InlineKeyboardButton(t(lang, "button_add_to_group"), url=add)])
+    return InlineKeyboardMarkup(rows)
+
+
+def language_keyboard(current: str, prefix: str = "lang") -> InlineKeyboardMarkup:
+    """One button per interface language (`<prefix>:<code>`), the current one ticked."""
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton(
+                    ("✅ " if code == current else "") + name, callback_data=f"{prefix}:{code}"
+                )
+                for code, name in LANGUAGE_NAMES
+            ]
+        ]
+    )
+
+
+def group_settings_keyboard(
+    t: Strings, lang: str, *, daily_on: bool, daily_time: str, minutes: int, zone: str
+) -> InlineKeyboardMarkup:
+    """A group's settings screen (admins): language, zone, daily round (on/off, its time),
+    round length."""
+    times = [
+        InlineKeyboardButton(
+            ("✅ " if each == daily_time and daily_on else "") + each,
+            callback_data=f"grp:at:{each.replace(':', '')}",
+        )
+        for each in GROUP_DAILY_TIMES
+    ]
+    daily_key = "button_group_daily_on" if daily_on else "button_group_daily_off"
+    lengths = [
+        InlineKeyboardButton(
+            ("✅ " if each == minutes else "") + t(lang, "button_round_minutes", minutes=each),
+            callback_data=f"grp:len:{each}",
+        )
+        for each in GROUP_ROUND_MINUTES
+    ]
+    return InlineKeyboardMarkup(
+        [
+            list(language_keyboard(lang, "grp:lang").inline_keyboard[0]),
+            [
+                InlineKeyboardButton(
+                    t(lang, "button_settings_zone", zone=zone), callback_data="grp:tz"
+                )
+            ],
+            [
+                InlineKeyboardButton(
+                    t(lang, daily_key, time=daily_time),
+                    callback_data=f"grp:daily:{'off' if daily_on else 'on'}",
+                )
+            ],
+            times,
+            lengths,
         ]
     )
 
@@ -244,6 +401,13 @@ class StillOpenTap(NamedTuple):
     level: Level | None
 
 
+class SwitchTap(NamedTuple):
+    """switch:<shared question>:<tag of the question open when the button was made>."""
+
+    question_id: str
+    open_tag: str
+
+
 class RateTap(NamedTuple):
     answer_id: int
     choice: str
@@ -259,6 +423,19 @@ class SettingsTap(NamedTuple):
 
     what: str
     value: str
+
+
+class ZoneTap(NamedTuple):
+    """tz:<purpose>:<zone> (a zone tapped) or tz:<purpose>:? (type a city instead)."""
+
+    purpose: str
+    zone: str | None  # None: the person will type it
+
+
+class DailyZoneTap(NamedTuple):
+    at: time
+    days: Days | None  # None: the days the chat had
+    zone: str
 
 
 class DailyTap(NamedTuple):
@@ -298,6 +475,15 @@ def parse_still_open(data: str | None) -> StillOpenTap | None:
     return StillOpenTap(True, renew[0], levels.get(renew[1]))
 
 
+def parse_switch(data: str | None) -> SwitchTap | None:
+    fields = _fields(data, "switch", 2)
+    if fields is None or not re.fullmatch(ID_PATTERN, fields[0]):
+        return None
+    if not re.fullmatch(r"[0-9a-f]{8}", fields[1]):
+        return None
+    return SwitchTap(fields[0], fields[1])
+
+
 def parse_next(data: str | None) -> Level | None:
     fields = _fields(data, "next", 1)
     return None if fields is None else _level(fields[0])
@@ -326,8 +512,8 @@ def parse_forget(data: str | None) -> ForgetTap | None:
 
 
 def parse_settings(data: str | None) -> SettingsTap | None:
-    if data == "set:tz":
-        return SettingsTap("tz", "")
+    if data in ("set:tz", "set:show"):
+        return SettingsTap(data.removeprefix("set:"), "")
     fields = _fields(data, "set", 2)
     if fields is None:
         return None
@@ -339,6 +525,52 @@ def parse_settings(data: str | None) -> SettingsTap | None:
         "daily": {"on", "off"},
     }
     return SettingsTap(what, value) if value in allowed.get(what, ()) else None
+
+
+def parse_group_settings(data: str | None) -> SettingsTap | None:
+    """grp:tz, grp:show, grp:lang:<code>, grp:daily:on|off, grp:at:<HHMM offered>,
+    grp:len:<minutes offered>."""
+    if data in ("grp:tz", "grp:show"):
+        return SettingsTap(data.removeprefix("grp:"), "")
+    fields = _fields(data, "grp", 2)
+    if fields is None:
+        return None
+    what, value = fields
+    allowed = {
+        "lang": set(LANGUAGES),
+        "daily": {"on", "off"},
+        "at": {each.replace(":", "") for each in GROUP_DAILY_TIMES},
+        "len": {str(each) for each in GROUP_ROUND_MINUTES},
+    }
+    return SettingsTap(what, value) if value in allowed.get(what, ()) else None
+
+
+def parse_zone_tap(data: str | None) -> ZoneTap | None:
+    """A zone button's tap; only a zone as the bot writes it (canonical IANA) counts."""
+    fields = _fields(data, "tz", 2)
+    if fields is None or fields[0] not in ZONE_PURPOSES:
+        return None
+    purpose, zone = fields
+    if zone == ZONE_TYPED:
+        return ZoneTap(purpose, None)
+    return ZoneTap(purpose, zone) if resolve_timezone(zone) == zone else None
+
+
+def parse_daily_zone_tap(data: str | None) -> DailyZoneTap | None:
+    fields = _fields(data, "tzd", 3)
+    if fields is None:
+        return None
+    clock, code, zone = fields
+    match = _CLOCK.fullmatch(f"{clock[:2]}:{clock[2:]}") if len(clock) == 4 else None
+    days = {c: d for d, c in _DAYS_CODES.items()}
+    if match is None or code not in days or resolve_timezone(zone) != zone:
+        return None
+    return DailyZoneTap(time(int(match[1]), int(match[2])), days[code], zone)
+
+
+def parse_language_tap(data: str | None) -> str | None:
+    fields = _fields(data, "lang", 1)
+    return fields[0] if fields is not None and fields[0] in LANGUAGES else None
 
 
 def parse_daily_tap(data: str | None) -> DailyTap | None:

@@ -81,6 +81,7 @@ def configure_logging(
     formatter = RedactingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
     for handler in logging.getLogger().handlers:
         handler.setFormatter(formatter)
+        handler.addFilter(_drop_database_damage)  # before the redaction drops exc_info
         handler.addFilter(RedactingFilter())
     for noisy in ("httpx", "httpcore"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
@@ -93,6 +94,18 @@ def _drop_rejected_token(record: logging.LogRecord) -> bool:
     in one line (cli.py). Kept at DEBUG."""
     error = record.exc_info[1] if record.exc_info else None
     return not (error is not None and type(error).__name__ == "InvalidToken")
+
+
+def _drop_database_damage(record: logging.LogRecord) -> bool:
+    """A failure because the database file is damaged stops the run, and `run` says so in
+    one line (bot/app.py, cli.py): the tracebacks of every task it reached on the way are
+    not logged. Kept at DEBUG."""
+    error = record.exc_info[1] if record.exc_info else None
+    if error is None or logging.getLogger().getEffectiveLevel() <= logging.DEBUG:
+        return True
+    from bot.storage.files import is_damage
+
+    return not is_damage(error)
 
 
 def _print_redacted(

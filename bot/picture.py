@@ -1,8 +1,12 @@
-"""The /stats picture: a 12-week calendar heat map, streaks and coverage per level (PNG).
+"""The /stats picture (PNG): a 12-week calendar heat map and streaks, the average score of
+each of those weeks under their columns (the trend), the question bank answered per level,
+and the three weakest concepts.
 
 Drawn with Pillow and the bundled CJK font subset (`content/fonts/`), so it renders the same
-in English and Chinese everywhere, with no system fonts. Only interface strings and numbers
-are drawn, never user text: every glyph is in the subset. Pure: data in, PNG bytes out.
+in English and Chinese everywhere, with no system fonts. Interface strings and numbers are
+drawn, and the weak spots' labels (pack text, never what a user wrote) as far as the subset
+has their glyphs: a label it cannot draw is shortened or elided (`drawable`), and the
+text message under the picture names each spot in full. Pure: data in, PNG bytes out.
 """
 
 from __future__ import annotations
@@ -18,22 +22,38 @@ from PIL import Image, ImageDraw, ImageFont
 
 from bot.i18n import Strings
 
-WIDTH, HEIGHT = 1080, 1100
+WIDTH, HEIGHT = 1080, 1780
 WEEKS = 12
 CELL, GAP = 60, 10
-LEFT, TOP = 150, 150  # the heat map's top-left corner
+LEFT, TOP = 150, 200  # the heat map's top-left corner
+TREND_TOP, TREND_HEIGHT = 920, 200  # the trend chart: 100% at the top, 0% at the bottom
+BANK_TOP = 1260  # the first level's bar of the bank progress
+BANK_ROW = 62
+BAR_X, BAR_W = LEFT + 130, 540  # the bank progress bars
+WEAK_TOP = 1540  # the first weak spot's row
+WEAK_ROW = 60
 BACKGROUND = (255, 255, 255)
 INK = (36, 41, 47)
 MUTED = (110, 119, 129)
 EMPTY = (235, 237, 240)
 SHADES = ((155, 233, 168), (64, 196, 99), (33, 110, 57))  # 1, 2, 3+ answers a day
 BAR = (64, 196, 99)
+MISS = (207, 34, 46)  # the weak spots' marks
 
 
 @dataclass(frozen=True, slots=True)
 class LevelBar:
+    """A level's row of the bank progress."""
+
     name: str
-    average: float | None  # None: no answers at this level yet
+    answered: int  # questions answered at least once
+    total: int  # questions at the level in the bank
+
+
+@dataclass(frozen=True, slots=True)
+class WeakBar:
+    label: str
+    missed: int
 
 
 @cache
@@ -60,6 +80,50 @@ def shade(count: int) -> tuple[int, int, int]:
     return EMPTY if count <= 0 else SHADES[min(count, len(SHADES)) - 1]
 
 
+def trend_column(week: int) -> tuple[int, int]:
+    """Left and right x of a week's trend bar: under that week's heat-map column."""
+    x = LEFT + week * (CELL + GAP)
+    return x, x + CELL
+
+
+def trend_y(average: float) -> int:
+    """The y of a weekly average on the trend chart (0% at the bottom)."""
+    return TREND_TOP + TREND_HEIGHT - round(TREND_HEIGHT * max(0.0, min(1.0, average)))
+
+
+def bank_bar(row: int) -> tuple[int, int, int, int]:
+    """The box of a level's bank progress bar (its full length: the level's whole bank)."""
+    y = BANK_TOP + row * BANK_ROW
+    return BAR_X, y, BAR_X + BAR_W, y + 32
+
+
+def drawable(font: ImageFont.FreeTypeFont, label: str) -> str:
+    """`label` if the font draws every character of it; else its part before a bracket if
+    that part is drawable (`max_batch_size（…）`); else an ellipsis. Never a label cut in
+    the middle of a word (the subset draws a missing glyph as nothing)."""
+
+    def has(ch: str) -> bool:
+        _, top, _, bottom = font.getbbox(ch)
+        return ch.isspace() or bottom > top
+
+    if all(has(ch) for ch in label):
+        return label
+    for bracket in ("（", "("):
+        head = label.split(bracket, 1)[0].strip()
+        if head and head != label and all(has(ch) for ch in head):
+            return head
+    return "…"
+
+
+def _fit(draw: ImageDraw.ImageDraw, text: str, font: ImageFont.FreeTypeFont, width: int) -> str:
+    """`text` cut with an ellipsis to fit in `width` pixels."""
+    if draw.textlength(text, font=font) <= width:
+        return text
+    while text and draw.textlength(text + "…", font=font) > width:
+        text = text[:-1]
+    return text + "…"
+
+
 def render_stats_picture(
     *,
     strings: Strings,
@@ -69,17 +133,26 @@ def render_stats_picture(
     per_day: dict[date, int],
     current: int,
     best: int,
+    weeks: list[float | None],
     levels: list[LevelBar],
+    weak: list[WeakBar],
 ) -> bytes:
-    def text(key: str) -> str:
-        return html.unescape(strings(lang, key))
+    """`weeks`: the average score of each of the 12 weeks shown (None: no answers), oldest
+    first; `levels`: the bank answered per level; `weak`: the weakest concepts."""
+
+    def text(key: str, **values: object) -> str:
+        return html.unescape(strings(lang, key, **values))
 
     folder = str(fonts)
     image = Image.new("RGB", (WIDTH, HEIGHT), BACKGROUND)
     draw = ImageDraw.Draw(image)
-    draw.text((LEFT - 100, 50), text("pic_title"), font=_font(folder, 46), fill=INK)
+    x0 = LEFT - 100
+    big, small, tiny = _font(folder, 40), _font(folder, 28), _font(folder, 26)
+    body = _font(folder, 32)  # the rows a learner reads on a phone: levels, weak spots
+    draw.text((x0, 40), text("pic_title"), font=_font(folder, 46), fill=INK)
+    draw.text((x0, 115), text("pic_streak_line", count=current), font=big, fill=INK)
+    draw.text((LEFT + 480, 115), text("pic_best_line", count=best), font=big, fill=INK)
 
-    small = _font(folder, 28)
     for row, label in enumerate(text("pic_weekdays").split(",")):
         if label:
             y = TOP + row * (CELL + GAP) + CELL // 2
@@ -94,7 +167,6 @@ def render_stats_picture(
     draw.text((LEFT, bottom + 10), start.isoformat(), font=small, fill=MUTED)
     right = LEFT + WEEKS * (CELL + GAP) - GAP
     draw.text((right, bottom + 10), today.isoformat(), font=small, fill=MUTED, anchor="ra")
-
     legend_y = bottom + 60
     x = right - 4 * 40 - 70
     draw.text((x - 10, legend_y + 15), text("pic_less"), font=small, fill=MUTED, anchor="rm")
@@ -104,28 +176,47 @@ def render_stats_picture(
         (x + 4 * 40 + 5, legend_y + 15), text("pic_more"), font=small, fill=MUTED, anchor="lm"
     )
 
-    big = _font(folder, 40)
-    y = legend_y + 70
-    streak = html.unescape(strings(lang, "pic_streak_line", count=current))
-    draw.text((LEFT - 100, y), streak, font=big, fill=INK)
-    best_line = html.unescape(strings(lang, "pic_best_line", count=best))
-    draw.text((LEFT + 480, y), best_line, font=big, fill=INK)
+    # The trend: each week's average under its column of the heat map.
+    draw.text((x0, TREND_TOP - 90), text("pic_trend"), font=big, fill=INK)
+    for share in (0.0, 0.5, 1.0):
+        y = trend_y(share)
+        draw.line((LEFT, y, right, y), fill=EMPTY, width=2)
+        draw.text((LEFT - 20, y), f"{round(share * 100)}%", font=tiny, fill=MUTED, anchor="rm")
+    for week, average in enumerate(weeks[:WEEKS]):
+        if average is None:
+            continue
+        left, right_x = trend_column(week)
+        top = min(trend_y(average), TREND_TOP + TREND_HEIGHT - 4)  # 0% still shows a sliver
+        draw.rectangle((left, top, right_x, TREND_TOP + TREND_HEIGHT), fill=BAR)
+        label = str(round(max(0.0, min(1.0, average)) * 100))
+        draw.text(((left + right_x) // 2, top - 6), label, font=tiny, fill=INK, anchor="mb")
 
-    y += 80
-    draw.text((LEFT - 100, y), text("pic_levels"), font=big, fill=INK)
-    for level in levels:
-        y += 56
-        draw.text((LEFT - 100, y + 22), level.name, font=small, fill=INK, anchor="lm")
-        bar_x, bar_w = LEFT + 110, 560
-        draw.rounded_rectangle((bar_x, y + 6, bar_x + bar_w, y + 38), 10, EMPTY)
-        if level.average is None:
-            label = text("pic_no_answers")
-        else:
-            filled = round(bar_w * max(0.0, min(1.0, level.average)))
-            if filled:
-                draw.rounded_rectangle((bar_x, y + 6, bar_x + filled, y + 38), 10, BAR)
-            label = f"{round(level.average * 100)}%"
-        draw.text((bar_x + bar_w + 20, y + 22), label, font=small, fill=INK, anchor="lm")
+    # The bank: questions answered at least once, per level.
+    draw.text((x0, BANK_TOP - 80), text("pic_bank"), font=big, fill=INK)
+    for row, level in enumerate(levels):
+        box = bank_bar(row)
+        middle = (box[1] + box[3]) // 2
+        draw.text((x0, middle), level.name, font=body, fill=INK, anchor="lm")
+        draw.rounded_rectangle(box, 10, EMPTY)
+        share = level.answered / level.total if level.total else 0.0
+        filled = round(BAR_W * max(0.0, min(1.0, share)))
+        if filled:
+            draw.rounded_rectangle((box[0], box[1], box[0] + filled, box[3]), 10, BAR)
+        label = f"{level.answered} / {level.total}"
+        draw.text((box[2] + 20, middle), label, font=body, fill=INK, anchor="lm")
+
+    # The weak spots: most missed first.
+    draw.text((x0, WEAK_TOP - 80), text("pic_weak"), font=big, fill=INK)
+    if not weak:
+        draw.text((x0, WEAK_TOP), text("pic_no_weak"), font=body, fill=MUTED)
+    for row, spot in enumerate(weak):
+        y = WEAK_TOP + row * WEAK_ROW
+        draw.rounded_rectangle((x0, y, x0 + 14, y + 36), 4, MISS)
+        missed = text("pic_missed", count=spot.missed)
+        draw.text((WIDTH - 50, y + 18), missed, font=body, fill=MISS, anchor="rm")
+        room = WIDTH - 50 - round(draw.textlength(missed, font=body)) - 30 - (x0 + 30)
+        name = _fit(draw, f"{row + 1}. {drawable(body, spot.label)}", body, room)
+        draw.text((x0 + 30, y + 18), name, font=body, fill=INK, anchor="lm")
 
     out = io.BytesIO()
     image.save(out, format="PNG")
@@ -134,10 +225,13 @@ def render_stats_picture(
 
 def drawn_text(strings: Strings, lang: str) -> str:
     """Every interface string the picture can draw (for the glyph-coverage test)."""
-    keys = ["pic_title", "pic_weekdays", "pic_less", "pic_more", "pic_levels", "pic_no_answers",
-            "level_beginner", "level_intermediate", "level_advanced"]  # fmt: skip
+    keys = ["pic_title", "pic_weekdays", "pic_less", "pic_more", "pic_trend", "pic_bank",
+            "pic_weak", "pic_no_weak", "level_beginner", "level_intermediate",
+            "level_advanced"]  # fmt: skip
     counted = [
-        strings(lang, k, count=n) for k in ("pic_streak_line", "pic_best_line") for n in (1, 2)
+        strings(lang, k, count=n)
+        for k in ("pic_streak_line", "pic_best_line", "pic_missed")
+        for n in (1, 2)
     ]
     drawn = [*(strings(lang, k) for k in keys), *counted]
-    return "".join(html.unescape(s) for s in drawn) + "0123456789-:% "
+    return "".join(html.unescape(s) for s in drawn) + "0123456789-:%/.… "

@@ -24,6 +24,7 @@ from bot.i18n import LANGUAGES, Html, Strings
 
 if TYPE_CHECKING:
     from bot.core.practice import Asked, Progress, StillOpen
+    from bot.core.progress import Trend
     from bot.core.scoring import ConceptHit, ScoreResult
 
 MESSAGE_LIMIT = 4096  # Telegram: characters per message (we count UTF-16 units of the HTML)
@@ -366,13 +367,16 @@ def with_reference(
     return [*first, *pack_messages(opening, reference, wrap=(quote, "</blockquote>"))]
 
 
-def still_open_messages(t: Strings, lang: str, kept: StillOpen) -> list[Html]:
-    """The open question shown again (a new one was asked for): what to do, then it."""
+def still_open_messages(
+    t: Strings, lang: str, kept: StillOpen, *, shared: bool = False
+) -> list[Html]:
+    """The open question shown again (a new one was asked for, or `shared`: a link to
+    another one followed): what to do, then it."""
     q = kept.question
     messages = question_message(
         t, lang, level=q.level, pack_title=kept.pack_title, question=q.question
     )
-    return prepend([t(lang, "quiz_still_open")], messages)
+    return prepend([t(lang, "shared_still_open" if shared else "quiz_still_open")], messages)
 
 
 def feedback_messages(
@@ -502,7 +506,9 @@ def level_up_line(t: Strings, lang: str, current: Level, up: Level, average: flo
 
 
 def stats_messages(t: Strings, lang: str, p: Progress) -> list[Html]:
-    """/stats as text: streak, freezes, answers and averages per level, weak spots, advice."""
+    """/stats as text: streak, freezes, the bank answered per level with averages, the three
+    weakest concepts, the weekly trend, advice. (Someone with no answers gets
+    `stats_welcome` instead.)"""
     summary, streak = p.summary, p.streak
     lines = [
         t(lang, "stats_title"),
@@ -510,28 +516,51 @@ def stats_messages(t: Strings, lang: str, p: Progress) -> list[Html]:
     ]
     if streak.freezes:
         lines.append(t(lang, "freeze_line", count=streak.freezes))
-    if summary.answers == 0:
-        lines.append(t(lang, "stats_empty"))
-    else:
-        lines.append(t(lang, "stats_answers", answers=summary.answers, questions=summary.questions))
-        for row in summary.by_level:
+    lines.append(t(lang, "stats_answers", answers=summary.answers, questions=summary.questions))
+    if p.bank:
+        answered = sum(row.answered for row in p.bank)
+        total = sum(row.total for row in p.bank)
+        lines.append(t(lang, "stats_bank", answered=answered, total=total))
+    averages = {row.level: row for row in summary.by_level}
+    banks = {row.level: row for row in p.bank}
+    for level in LEVEL_ORDER:
+        stats, bank = averages.get(level), banks.get(level)
+        done, total = (bank.answered, bank.total) if bank else (0, 0)
+        name = level_name(t, lang, level)
+        if stats is not None:
             lines.append(
-                t(
-                    lang,
-                    "stats_level",
-                    level=level_name(t, lang, row.level),
-                    count=row.answers,
-                    percent=percent(row.average),
-                    bar=bar(row.average),
-                )
-            )
-    if p.weak:
-        lines.append(t(lang, "stats_weak", concepts=t(lang, "weak_separator").join(p.weak)))
+                t(lang, "stats_level", level=name, count=stats.answers,
+                  percent=percent(stats.average), bar=bar(stats.average),
+                  answered=done, total=total)
+            )  # fmt: skip
+        elif total:
+            lines.append(t(lang, "stats_level_unstarted", level=name, total=total))
+    if p.weak_spots:
+        lines.append(t(lang, "stats_weak"))
+        lines.extend(
+            t(lang, "stats_weak_item", n=n, label=spot.label, missed=spot.missed)
+            for n, spot in enumerate(p.weak_spots, 1)
+        )
+    lines.append(trend_line(t, lang, p.trend))
     if p.level_up is not None:
         lines.append(level_up_line(t, lang, p.level, p.level_up, p.level_average))
     if p.at_risk:
         lines.append(t(lang, "stats_at_risk"))
     return split_head("\n".join(lines))
+
+
+def trend_line(t: Strings, lang: str, trend: Trend | None) -> Html:
+    """The weekly trend in words: up, down or steady, with the two weeks compared."""
+    if trend is None:
+        return t(lang, "stats_trend_none")
+    return t(
+        lang,
+        f"stats_trend_{trend.direction.value}",
+        before=percent(trend.before.total / trend.before.answers),
+        latest=percent(trend.latest.total / trend.latest.answers),
+        before_week=trend.before.start.isoformat(),
+        latest_week=trend.latest.start.isoformat(),
+    )
 
 
 def stats_caption(t: Strings, lang: str, p: Progress) -> Html:

@@ -14,13 +14,11 @@ import sys
 from typing import TextIO
 
 from bot.config import Settings
-from bot.core.answers import is_substantive
 from bot.core.content import Library
 from bot.core.levels import Level
 from bot.core.models import UserProfile
-from bot.core.practice import Asked
+from bot.core.practice import Asked, Feedback, NotText, OneWord, TooShort
 from bot.core.reminders import ReminderRule
-from bot.core.scoring import is_answerable
 from bot.i18n import LANGUAGES, Strings, language_for
 from bot.render import hint_message, level_name, percent, score_summary
 from bot.services.practice import Practice
@@ -193,11 +191,14 @@ class _Session:
             if text.startswith("/") and "\n" not in text:
                 self.say("term_unknown_command", command=text.split()[0])
                 continue
-            if not (is_answerable(text) and is_substantive(text)):
+            feedback = await self.practice.answer(chat, user, text)
+            if isinstance(feedback, TooShort | NotText):
                 self.say("answer_too_short")  # the question stays open, the day uncounted
                 continue
-            feedback = await self.practice.answer(chat, user, text)
-            if feedback is None:
+            if isinstance(feedback, OneWord):
+                self.say("answer_one_word")  # the question stays open too
+                continue
+            if not isinstance(feedback, Feedback):
                 return True
             self.answered += 1
             self.streak = feedback.streak.current

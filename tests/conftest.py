@@ -184,6 +184,8 @@ class BotHarness:
         """Open a question by its share link (no chance involved); the question message.
 
         A user who never answered gets the welcome first, anyone else the question alone.
+        With another question open, the link shows that one with a choice: the user taps
+        to switch to the shared one.
         """
         before = len(self.api.to(user.id))
         self.api.message(user, f"/start q_{question_id}")
@@ -192,6 +194,11 @@ class BotHarness:
             asked = [m for m in sent if any(d.startswith("hint:") for _, d in m.buttons)]
             if asked:
                 return asked[-1]
+            switch = [d for m in sent for _, d in m.buttons if d.startswith("switch:")]
+            if switch:
+                choice = next(m for m in sent if any(d == switch[0] for _, d in m.buttons))
+                sent = await self.press(user, choice, switch[0], expect=2)
+                return sent[-1]
         raise AssertionError(f"question {question_id} was not opened: {[m.visible for m in sent]}")
 
     async def sentinel(self, user: FakeUser, chat_id: int | None = None) -> list[Sent]:

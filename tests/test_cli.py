@@ -266,6 +266,7 @@ def test_run_help_names_what_it_reads_and_its_exit_statuses(tmp_path: Path) -> N
         ["score"],
         ["export"],
         ["backup"],
+        ["restore"],
         ["health"],
         ["content", "check"],
         ["content", "import"],

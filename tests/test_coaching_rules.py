@@ -14,7 +14,13 @@ from bot.core.levels import Level
 from bot.core.schedule import daily_waits
 from bot.core.scoring import score_answer
 from bot.i18n import Strings
-from bot.keyboards import parse_still_open, still_open_keyboard
+from bot.keyboards import (
+    parse_still_open,
+    parse_switch,
+    question_tag,
+    shared_still_open_keyboard,
+    still_open_keyboard,
+)
 from tests.conftest import CONTENT
 
 
@@ -82,3 +88,24 @@ def test_the_still_open_buttons_read_back_and_fit_telegram(level: Level | None) 
 )
 def test_only_the_still_open_data_the_bot_makes_is_read(data: str | None) -> None:
     assert parse_still_open(data) is None
+
+
+def test_the_shared_link_choice_reads_back_and_fits_telegram() -> None:
+    strings = Strings.load(CONTENT / "strings")
+    open_id, shared_id = "o" * 48, "s" * 48  # the longest question ids a pack may have
+    keyboard = shared_still_open_keyboard(strings, "en", open_id, shared_id)
+    keep, switch = (row[0].callback_data for row in keyboard.inline_keyboard)
+    assert isinstance(keep, str) and isinstance(switch, str)
+    assert len(keep.encode()) <= 64 and len(switch.encode()) <= 64
+    assert parse_still_open(keep) == (False, open_id, None)
+    tap = parse_switch(switch)
+    assert tap is not None and tap.question_id == shared_id
+    # The button names the question it was shown under: another one open since is not it.
+    assert tap.open_tag == question_tag(open_id) != question_tag("o" * 47)
+
+
+@pytest.mark.parametrize(
+    "data", ["switch:", "switch:q1", "switch:q1:xyz", "switch:Q1:0000abcd", "switch:q1:0000abcd:0"]
+)
+def test_only_the_switch_data_the_bot_makes_is_read(data: str) -> None:
+    assert parse_switch(data) is None

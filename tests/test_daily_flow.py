@@ -100,9 +100,10 @@ async def test_bad_daily_arguments_get_examples(bot: BotHarness) -> None:
 
 async def test_start_button_turns_the_daily_question_on(bot: BotHarness) -> None:
     (welcome,) = await bot.say(ADA, "/start")
+    (welcome,) = await bot.press(ADA, welcome, "tz:start:Europe/London")  # asked first
     data = next(d for label, d in welcome.buttons if "09:00" in label)
     (reply,) = await bot.press(ADA, welcome, data)
-    assert "Daily question at 09:00 every day (UTC)" in reply.visible
+    assert "Daily question at 09:00 every day (Europe/London)" in reply.visible
 
 
 async def test_one_prompt_per_day_at_the_local_time(bot: BotHarness, api: FakeBotAPI) -> None:

@@ -60,12 +60,13 @@ async def test_chinese_group_then_admin_sets_the_zone(bot: BotHarness, api: Fake
     assert HINT_ZH in question.visible
     await bot.say(CAI, "/reveal", chat_id=GROUP)
 
+    # English phones are answered in the group's language, Chinese (one language a group).
     (refused,) = await bot.say(ANA, "/timezone 东八区", chat_id=GROUP)
-    assert "Only group admins" in refused.visible
+    assert "只有群管理员" in refused.visible
     (bad,) = await bot.say(ADMIN, "/timezone Shangai", chat_id=GROUP)
-    assert "I don't know the time zone “Shangai”" in bad.visible
+    assert "我不认识时区“Shangai”" in bad.visible
     (done,) = await bot.say(ADMIN, "/timezone 东八区", chat_id=GROUP)
-    assert done.visible.startswith("✅ This group's time zone is now UTC+08:00 (local time 17:25).")
+    assert done.visible.startswith("✅ 本群时区已设为 UTC+08:00（当地时间 17:25）。")
     (status,) = await bot.say(CAI, "/timezone", chat_id=GROUP)
     assert status.visible.startswith("本群时区：UTC+08:00（当地时间 17:25）。")
 

@@ -236,11 +236,11 @@ async def test_private_feedback_for_members_who_started_the_bot(
     assert api.to(BEN.id) == []  # Ben never started the bot: nothing private
 
 
-async def test_a_member_hears_one_language_in_the_group_and_in_private(
+async def test_private_feedback_is_in_the_members_language_the_group_hears_its_own(
     bot: BotHarness, api: FakeBotAPI
 ) -> None:
-    """/lang first, then the client's language: the "too late" reply in the group and the
-    private feedback to the same member come in the same language."""
+    """Private feedback: /lang first, then the client's language. In the group every reply is
+    in the group's language (one language per group message), whoever it is for."""
     await bot.say(CAI, "/start")  # a Chinese client, English chosen
     await bot.say(CAI, "/lang en")
     await bot.say(DEE, "/start")  # an English client, Chinese chosen
@@ -255,8 +255,9 @@ async def test_a_member_hears_one_language_in_the_group_and_in_private(
     await bot.say(ANA, "/reveal", chat_id=GROUP)
     (cai_late,) = await bot.say(CAI, STRONG, chat_id=GROUP, reply_to=question.message_id)
     (dee_late,) = await bot.say(DEE, STRONG, chat_id=GROUP, reply_to=question.message_id)
+    # The group was met in English (Ana's /quiz): both late replies are in English.
     assert "This round has closed" in cai_late.visible
-    assert "本轮已经结束" in dee_late.visible
+    assert "This round has closed" in dee_late.visible
 
 
 async def test_members_chatting_in_a_group_are_not_stored(bot: BotHarness, api: FakeBotAPI) -> None:
@@ -335,19 +336,21 @@ async def test_forget_removes_group_answers_too(bot: BotHarness, api: FakeBotAPI
 async def test_an_admin_changes_the_groups_language(bot: BotHarness, api: FakeBotAPI) -> None:
     # An English phone added the bot: the group is English until an admin says otherwise.
     api.admins[GROUP] = {ADMIN.id}
+    api.my_chat_member(ANA, GROUP, "left", "member")
+    await api.wait_for(GROUP, 1)  # the bot introduces itself
     (reply,) = await bot.say(ANA, "/lang", chat_id=GROUP)
     assert reply.visible.startswith("This group's language is English")
-    (reply,) = await bot.say(CAI, "/lang zh", chat_id=GROUP)  # a refusal in Cai's language
-    assert reply.visible == "只有群管理员可以修改这个设置。"
+    (reply,) = await bot.say(CAI, "/lang zh", chat_id=GROUP)  # in the group's language
+    assert reply.visible == "Only group admins can change this."
     (reply,) = await bot.say(ADMIN, "/lang 中文", chat_id=GROUP)
     assert reply.visible == "✅ 本群语言已设为中文。"
-    # Asked by an English member, the group's language (not the member's) is named.
+    # From now on everything in the group is Chinese, whoever it answers.
     (reply,) = await bot.say(ANA, "/lang", chat_id=GROUP)
-    assert reply.visible.startswith("This group's language is Chinese")
+    assert reply.visible.startswith("本群语言：中文")
     (question,) = await bot.say(ANA, "/quiz", chat_id=GROUP)  # an English member opens it
     assert question.visible.startswith("❓ 本轮")
     (reply,) = await bot.say(ADMIN, "/lang klingon", chat_id=GROUP)
-    assert reply.visible == "Choose en or zh, e.g. /lang zh."  # the admin's own language
+    assert reply.visible == "请选择 en 或 zh，例如 /lang zh。"
 
 
 async def test_personal_commands_in_a_group_point_to_the_private_chat(bot: BotHarness) -> None:

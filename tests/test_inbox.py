@@ -17,6 +17,7 @@ import pytest
 from telegram import Update
 
 from bot.app import PerChatUpdateProcessor
+from bot.core.practice import NothingOpen
 from bot.delivery import reachability
 from bot.handlers.updates import MAX_TRIES, DoneMarks
 from bot.services.practice import Practice
@@ -123,7 +124,7 @@ async def test_an_answer_handled_again_is_scored_once_and_its_feedback_given_aga
     )  # fmt: skip
     assert len(await practice.storage.answers_for(501)) == 1
     # Another message with the same text is a new answer: nothing is open any more.
-    assert await practice.answer(501, ada, text, update_id=78) is None
+    assert isinstance(await practice.answer(501, ada, text, update_id=78), NothingOpen)
 
 
 async def test_a_stop_handles_updates_for_the_grace_then_leaves_the_rest() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import csv
 import io
 import os
 import subprocess
@@ -121,7 +122,7 @@ def test_picture_is_a_png_of_the_expected_size_whose_cells_show_answered_days() 
     answered = {today: 1, today - timedelta(days=1): 3, today - timedelta(days=20): 2}
     png = render_stats_picture(
         strings=STRINGS, lang="zh", fonts=CONTENT / "fonts", today=today, per_day=answered,
-        current=2, best=9, levels=[LevelBar("初级", 0.8), LevelBar("中级", None)],
+        current=2, best=9, weeks=[None] * 12, levels=[LevelBar("初级", 1, 3)], weak=[],
     )  # fmt: skip
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     image = Image.open(io.BytesIO(png)).convert("RGB")
@@ -154,19 +155,16 @@ async def test_stats_sends_the_picture_and_weak_spots(bot: BotHarness, api: Fake
     assert "Weak spots" in text.visible
 
 
-async def test_export_round_trips(bot: BotHarness, api: FakeBotAPI, tmp_path: Path) -> None:
+async def test_the_command_line_export_round_trips_every_answer(
+    bot: BotHarness, api: FakeBotAPI, tmp_path: Path
+) -> None:
     (empty,) = await bot.say(ADA, "/export")
     assert "No answers" in empty.visible
     await answer_at(bot, 'max_batch_size, <b>粗体</b> & "quotes", 逗号，\nnew line')
-    await answer_at(bot, "preserve ordering")
-    (document,) = await bot.say(ADA, "/export")
-    assert document.method == "sendDocument"
-    rows = read_answers_csv(document.params["document"].decode("utf-8-sig"))
+    await answer_at(bot, "=1+1 preserve ordering")  # a spreadsheet would run it as a formula
+    await answer_at(bot, "'quoted' preserve ordering")
     stored = await bot.storage.answers_for(ADA.id)
-    assert [r["answer"] for r in rows] == [s.answer for s in stored]
-    assert [r["question_id"] for r in rows] == [s.question_id for s in stored]
-    assert [float(r["score"]) for r in rows] == pytest.approx([s.score for s in stored], abs=1e-4)
-    # The command line writes the same file.
+    # The operator's format (ids, UTC instants, raw scores) for tools: read back, nothing lost.
     out = tmp_path / "answers.csv"
     env = {**os.environ, "DATABASE_PATH": str(bot.settings.database_path)}
     done = await asyncio.to_thread(
@@ -175,7 +173,12 @@ async def test_export_round_trips(bot: BotHarness, api: FakeBotAPI, tmp_path: Pa
         env=env, cwd=tmp_path, capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert read_answers_csv(out.read_text(encoding="utf-8-sig")) == rows
+    written = out.read_text(encoding="utf-8-sig")
+    rows = read_answers_csv(written)
+    assert [r["answer"] for r in rows] == [s.answer for s in stored]
+    assert [r["question_id"] for r in rows] == [s.question_id for s in stored]
+    assert [float(r["score"]) for r in rows] == pytest.approx([s.score for s in stored], abs=1e-4)
+    assert ",'=1+1 preserve ordering\n" in written  # shown in a spreadsheet, never run
 
 
 def test_weak_spots_are_found_across_questions_by_topic(library: Library) -> None:
@@ -217,15 +220,16 @@ async def test_export_tells_partly_credited_concepts_from_missed_ones(bot: BotHa
         await bot.open_shared(ADA, "triton-q3")
         await bot.say(ADA, PARTLY_ANSWER)
     (document,) = await bot.say(ADA, "/export")
-    rows = read_answers_csv(document.params["document"].decode("utf-8-sig"))
+    text = document.params["document"].decode("utf-8-sig")
+    rows = list(csv.DictReader(io.StringIO(text, newline="")))
     assert len(rows) == 2
     for row in rows:
-        assert row["covered"] == "max_batch_size（单次最大 batch）"
-        assert set(row["partly"].split(" | ")) == {
+        assert row["Covered"] == "max_batch_size（单次最大 batch）"
+        assert set(row["Partly covered"].split("; ")) == {
             "max_queue_delay_microseconds（最大排队等待）",
             "preserve_ordering（保证返回顺序）",
         }
-        assert row["missed"] == "preferred_batch_size（期望的 batch 大小）"
+        assert row["Missed"] == "preferred_batch_size（期望的 batch 大小）"
     # Not known in full twice: a weak spot, as the one never mentioned is (a partly credited
     # concept is not known); the one explained is not.
     _, stats = await bot.say(ADA, "/stats", expect=2)
@@ -264,3 +268,24 @@ async def test_upgrading_reads_older_answers_as_nothing_partly_credited(tmp_path
     assert (old.covered, old.partly, old.missed) == (["a"], [], ["b", "c"])
     (row,) = read_answers_csv(answers_csv([old]))
     assert (row["covered"], row["partly"], row["missed"]) == ("a", "", "b | c")
+
+
+def test_a_weak_spot_label_is_drawn_whole_or_cut_at_its_bracket_never_mid_word(
+    library: Library,
+) -> None:
+    from bot.picture import _font, drawable
+
+    cmap = TTFont(CONTENT / "fonts" / "NotoSansSC-subset.otf").getBestCmap()
+
+    def in_font(text: str) -> bool:
+        return all(ord(ch) in cmap or ch.isspace() for ch in text)
+
+    font = _font(str(CONTENT / "fonts"), 28)
+    labels = {c.label for q in library.questions.values() for c in q.concepts}
+    outcomes = set()
+    for label in sorted(labels):
+        head = label.split("（", 1)[0].split("(", 1)[0].strip()
+        expected = label if in_font(label) else head if head and in_font(head) else "…"
+        assert drawable(font, label) == expected, label
+        outcomes.add("whole" if expected == label else "head" if expected == head else "…")
+    assert outcomes == {"whole", "head", "…"}  # the bundled packs hold all three cases

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from tests.conftest import BotHarness
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser, Sent
+from tests.support.wait import until
 
 ADA = FakeUser(2901, "Ada", "en")
 LI = FakeUser(2902, "李雷", "zh-hans")
@@ -145,3 +146,104 @@ async def test_a_daily_question_left_waiting_lapses_with_its_day(
     await bot.sentinel(ADA)
     (daily,) = dailies(api, ADA.id)
     assert "closed" not in daily.visible
+
+
+async def test_a_shared_link_with_a_question_open_asks_before_switching(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    await bot.open_shared(ADA, "triton-q3")
+    await bot.say(ADA, Q3_ANSWER)  # she has practised: a link brings no welcome now
+    await bot.open_shared(ADA, "triton-q7")
+    # A friend's link to triton-q5 while she is on triton-q7: shown again, with a choice.
+    (again,) = await bot.say(ADA, "/start q_triton-q5")
+    assert again.visible.startswith("✋ You still have this question open")
+    assert "模型热更新有哪两种模式" in again.visible  # triton-q7's text
+    assert [label for label, _ in again.buttons] == [
+        "✍️ Keep answering",
+        "➡️ Switch to the shared question",
+    ]
+    state = await bot.storage.get_open_question(ADA.id)
+    assert state is not None and state.question_id == "triton-q7"
+
+    # Switching opens the shared question and says which one was closed.
+    switch = next(d for label, d in again.buttons if label.startswith("➡️"))
+    edit, new = await bot.press(ADA, again, switch, expect=2)
+    assert edit.method == "editMessageReplyMarkup"
+    assert "为什么 LLM 场景下 Triton 层的 dynamic batching 通常要关闭" in new.visible
+    assert "“模型热更新有哪两种模式？生产推荐哪种？”, is closed unanswered" in new.visible
+    assert question_id(new) == "triton-q5"
+    state = await bot.storage.get_open_question(ADA.id)
+    assert state is not None and state.question_id == "triton-q5"
+
+
+async def test_keep_answering_after_a_shared_link_keeps_the_open_question(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    await bot.open_shared(ADA, "triton-q3")
+    await bot.say(ADA, Q3_ANSWER)
+    await bot.open_shared(ADA, "triton-q7")
+    (again,) = await bot.say(ADA, "/start q_triton-q5")
+    keep = next(d for label, d in again.buttons if label == "✍️ Keep answering")
+    (edit,) = await bot.press(ADA, again, keep)
+    assert edit.method == "editMessageReplyMarkup"
+    assert api.callback_answers[-1] == "Go ahead: send your answer as a message."
+    state = await bot.storage.get_open_question(ADA.id)
+    assert state is not None and state.question_id == "triton-q7"
+
+
+async def test_a_waiting_daily_question_is_retried_until_it_arrives(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    await bot.say(ADA, "/daily 09:02")
+    await bot.open_shared(ADA, "triton-q3")
+    bot.clock.advance(minutes=2)
+    await bot.tick()  # the daily question waits for triton-q3
+    # Telegram fails the daily question more times than a reply is retried (a few
+    # seconds): owed, it is retried until it arrives.
+    api.fail("sendMessage", 502, chat_id=ADA.id, times=12, containing="Daily question")
+    feedback = await bot.say(ADA, Q3_ANSWER)
+    assert feedback[0].visible.startswith("Score: ")
+    await bot.sentinel(ADA)
+    (daily,) = dailies(api, ADA.id)
+    state = await bot.storage.get_open_question(ADA.id)
+    assert state is not None and state.question_id == question_id(daily) != "triton-q3"
+    # One daily question that day, however often it was tried.
+    await bot.tick()
+    await bot.sentinel(ADA)
+    assert len(dailies(api, ADA.id)) == 1
+
+
+async def test_a_waiting_daily_question_owed_when_the_bot_stops_comes_after_the_restart(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    await bot.say(ADA, "/daily 09:02")
+    await bot.open_shared(ADA, "triton-q3")
+    bot.clock.advance(minutes=2)
+    await bot.tick()  # the daily question waits for triton-q3
+    api.fail("sendMessage", 502, chat_id=ADA.id, times=10**6, containing="Daily question")
+    calls = api.calls["sendMessage"]
+    feedback = await bot.say(ADA, Q3_ANSWER)
+    assert feedback[0].visible.startswith("Score: ")
+    await until(lambda: api.calls["sendMessage"] >= calls + 2, 10)  # the daily one was tried
+    await bot.restart()  # stopped while Telegram refuses it
+    api.clear_faults()
+    await bot.sentinel(ADA)
+    (daily,) = dailies(api, ADA.id)  # owed across the restart: sent once
+    state = await bot.storage.get_open_question(ADA.id)
+    assert state is not None and state.question_id == question_id(daily) != "triton-q3"
+
+
+async def test_a_skip_handled_again_after_a_crash_still_brings_the_waiting_daily_question(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    await bot.say(ADA, "/daily 09:02")
+    await bot.open_shared(ADA, "triton-q3")
+    bot.clock.advance(minutes=2)
+    await bot.tick()  # the daily question waits for triton-q3
+    # Her /skip closed triton-q3, and the process died before the daily question was owed:
+    # the inbox hands that /skip over again.
+    await bot.storage.close_question(ADA.id, "triton-q3")
+    (daily,) = await bot.say(ADA, "/skip")
+    assert daily.visible.startswith("☀️ Daily question")
+    await bot.sentinel(ADA)
+    assert len(dailies(api, ADA.id)) == 1

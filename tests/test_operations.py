@@ -102,16 +102,21 @@ def test_backup_refuses_to_overwrite_without_force(tmp_path: Path) -> None:
     assert itself.returncode == 2 and "live database itself" in itself.stderr
 
 
-def test_restore_is_a_copy_back_while_the_bot_is_stopped(tmp_path: Path) -> None:
+def test_restore_of_a_backup_over_a_lost_database(tmp_path: Path) -> None:
+    """The live file is garbage: `restore` cannot read it, says so, moves it aside with the
+    files beside it, and the backup is the database; health says it is stopped."""
     database = tmp_path / "bot.sqlite3"
     make_database(database, users=7)
     backup = tmp_path / "backup.sqlite3"
     assert cli("backup", str(backup), database=database).returncode == 0
     database.write_bytes(b"\0" * 4096)  # the live file is lost
-    for leftover in (Path(f"{database}-wal"), Path(f"{database}-shm")):
-        leftover.unlink(missing_ok=True)
-    database.write_bytes(backup.read_bytes())  # the restore step in docs/operations.md
-    assert cli("health", database=database).returncode == 0
+    restored = cli("restore", str(backup), database=database)
+    assert restored.returncode == 0, restored.stderr
+    assert f"Nothing to compare with ({database} could not be read (" in restored.stdout
+    (aside,) = tmp_path.glob("replaced-*")
+    assert (aside / "bot.sqlite3").read_bytes() == b"\0" * 4096
+    health = cli("health", database=database)
+    assert health.returncode == 0 and health.stdout.startswith("ok: stopped:"), health.stderr
     assert count_users(database) == 7
 
 
@@ -134,7 +139,7 @@ def test_health_in_polling_mode_reads_the_database(tmp_path: Path) -> None:
     assert cli("health", database=database).returncode == 1  # not created yet: not serving
     make_database(database, users=1)
     ok = cli("health", database=database)
-    assert ok.returncode == 0 and ok.stdout.startswith("ok: database")
+    assert ok.returncode == 0 and ok.stdout.startswith("ok: stopped: database")
     with sqlite3.connect(database) as db:
         db.execute("PRAGMA user_version = 99")
     db.close()
@@ -305,7 +310,7 @@ async def test_a_bot_stopped_before_telegram_answered_leaves_no_lease(tmp_path: 
     assert bot.returncode == 0, (seen + rest).decode()[-2000:]
     code, text = await _health(database)
     assert code == 0, text
-    assert text == f"ok: database {database} answers; no bot is running on it\n"
+    assert text == f"ok: stopped: database {database} answers; no bot is running on it\n"
     with sqlite3.connect(database) as db:
         assert db.execute("SELECT count(*) FROM instance_lease").fetchone() == (0,)
     db.close()
@@ -327,6 +332,6 @@ def test_health_says_a_bot_whose_pid_is_gone_is_stopped(tmp_path: Path) -> None:
     result = cli("health", database=database)
     assert result.returncode == 0, result.stderr
     assert result.stdout == (
-        f"ok: database {database} answers; no bot is running on it"
+        f"ok: stopped: database {database} answers; no bot is running on it"
         f" (pid {int(gone.stdout)}, which held it, is gone)\n"
     )

@@ -176,7 +176,9 @@ async def _group_with_an_answer(bot: BotHarness, api: FakeBotAPI) -> Sent:
     await bot.storage.ensure_chat(GROUP, "group", "Study group")
     (question,) = await bot.say(ANA, "/quiz beginner", chat_id=GROUP)
     before = len([s for s in api.to(GROUP) if s.method == "setMessageReaction"])
-    api.message(ANA, "max_batch_size", chat_id=GROUP, reply_to=question.message_id)
+    api.message(
+        ANA, "max_batch_size 和 preferred batch size", chat_id=GROUP, reply_to=question.message_id
+    )
     for _ in range(250):
         if len([s for s in api.to(GROUP) if s.method == "setMessageReaction"]) > before:
             break

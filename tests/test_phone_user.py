@@ -96,6 +96,7 @@ async def test_start_offers_the_daily_time_the_user_had_and_sets_it(bot: BotHarn
     await bot.say(LI, "/daily 8:30pm")
     (reply,) = await bot.say(LI, "/daily off")
     (welcome,) = await bot.say(LI, "/start")
+    (welcome,) = await bot.press(LI, welcome, "tz:start:Asia/Shanghai")  # the zone first
     labels = [label for label, _ in welcome.buttons if "⏰" in label]
     assert labels == ["⏰ 每天 20:30 推送一题"]
     data = next(d for label, d in welcome.buttons if "⏰" in label)
@@ -106,7 +107,8 @@ async def test_start_offers_the_daily_time_the_user_had_and_sets_it(bot: BotHarn
 
 
 async def test_the_daily_button_sets_the_time_on_its_label(bot: BotHarness) -> None:
-    (welcome,) = await bot.say(ADA, "/start")  # offers 09:00
+    (welcome,) = await bot.say(ADA, "/start")
+    (welcome,) = await bot.press(ADA, welcome, "tz:start:Europe/London")  # offers 09:00
     await bot.say(ADA, "/daily 07:15")
     await bot.say(ADA, "/daily off")
     data = next(d for label, d in welcome.buttons if "09:00" in label)
@@ -121,17 +123,20 @@ ADMIN_EN = FakeUser(8101, "Root", "en")
 ADMIN_ZH = FakeUser(8102, "管理员", "zh-hans")
 
 
-async def test_group_level_without_a_word_explains_in_the_admins_language(
+async def test_group_level_without_a_word_explains_in_the_groups_language(
     bot: BotHarness, api: FakeBotAPI
 ) -> None:
     api.admins[GROUP] = {ADMIN_EN.id, ADMIN_ZH.id}
     await bot.say(ADMIN_ZH, "/quiz", chat_id=GROUP)  # the group is first met in Chinese
+    # One language per group message: the English admin is answered in the group's.
     (reply,) = await bot.say(ADMIN_EN, "/level", chat_id=GROUP)
-    assert "This group's level is Beginner" in reply.visible
-    assert "e.g. /level advanced" in reply.visible and "“”" not in reply.visible
-    (reply,) = await bot.say(ADMIN_ZH, "/level", chat_id=GROUP)
     assert "本群当前难度：初级" in reply.visible and "例如：/level 高级" in reply.visible
-    (reply,) = await bot.say(ADMIN_EN, "/level expert-ish", chat_id=GROUP)
+    assert "“”" not in reply.visible
+    (reply,) = await bot.say(ADMIN_EN, "/lang en", chat_id=GROUP)
+    (reply,) = await bot.say(ADMIN_ZH, "/level", chat_id=GROUP)
+    assert "This group's level is Beginner" in reply.visible
+    assert "e.g. /level advanced" in reply.visible
+    (reply,) = await bot.say(ADMIN_ZH, "/level expert-ish", chat_id=GROUP)
     assert "“expert-ish”" in reply.visible and "Example: /level advanced" in reply.visible
     (reply,) = await bot.say(ADMIN_EN, "/level advanced", chat_id=GROUP)
     (reply,) = await bot.say(ADMIN_EN, "/level", chat_id=GROUP)
@@ -146,7 +151,8 @@ PRIVATE = [
 ]  # fmt: skip
 GROUPS = ["quiz", "reveal", "top", "help"]
 GROUP_ADMINS = [
-    *("quiz", "reveal", "top", "daily", "level", "roundlength", "timezone", "lang", "help"),
+    *("quiz", "reveal", "top", "settings", "daily", "level", "roundlength", "timezone", "lang"),
+    "help",
 ]
 
 
@@ -251,10 +257,17 @@ async def test_settings_screen_changes_each_setting_in_place(bot: BotHarness) ->
     user = await bot.storage.get_user(ADA.id)
     assert user is not None and not user.reminders
 
+    (picker,) = await bot.press(ADA, screen, "set:tz")  # the screen becomes a zone picker
+    assert picker.method == "editMessageText" and "Now: UTC+08:00" in picker.visible
+    (edit,) = await bot.press(ADA, screen, "tz:scr:Europe/Berlin")
+    assert edit.method == "editMessageText"
+    assert "Time zone: Europe/Berlin (local time 10:00)" in edit.visible
     (prompt,) = await bot.press(ADA, screen, "set:tz")
+    (prompt,) = await bot.press(ADA, screen, "tz:scr:?")  # another zone: typed
     assert "/timezone UTC+8" in prompt.visible
     # The phone opens a reply to the prompt; what is typed there is the zone, not an answer.
     assert prompt.params["reply_markup"]["force_reply"] is True
+    await bot.press(ADA, screen, "set:show")
 
     (edit,) = await bot.press(ADA, screen, "set:lang:zh")
     assert "⚙️ 设置" in edit.visible and "难度：高级" in edit.visible
@@ -322,20 +335,22 @@ async def test_overrule_buttons_mark_the_choice_and_partly_differs_from_no(
 # -- one rule for the interface language -----------------------------------------------------
 
 
-async def test_a_chosen_language_is_used_everywhere_including_groups(
+async def test_a_chosen_language_is_used_in_private_and_the_group_keeps_its_own(
     bot: BotHarness, api: FakeBotAPI
 ) -> None:
     api.admins[GROUP] = {ADMIN_EN.id}
     await bot.say(ADMIN_EN, "/quiz", chat_id=GROUP)  # an English group
     (question,) = [m for m in api.to(GROUP) if "Round" in m.visible]
     await bot.say(ADA, "/lang zh")  # Ada's client is English, but she chose Chinese
+    (reply,) = await bot.say(ADA, "/help")
+    assert "练习" in reply.visible  # in private: hers
+    # In the group: the group's, for everyone (one language per group message).
     (note,) = await bot.say(ADA, "x", chat_id=GROUP, reply_to=question.message_id)
-    assert "这条回复太短" in note.visible
+    assert "too short" in note.visible
     (reply,) = await bot.say(ADA, "/stats", chat_id=GROUP)
-    assert "私聊" in reply.visible
-    # Li never chose: his Chinese client decides, in the group and in private.
+    assert "private chat" in reply.visible
     (note,) = await bot.say(LI, "x", chat_id=GROUP, reply_to=question.message_id)
-    assert "这条回复太短" in note.visible
+    assert "too short" in note.visible
     # The group's own messages (results) stay in the group's language.
     results = await bot.say(ADMIN_EN, "/reveal", chat_id=GROUP)
     assert "Round closed" in results[0].visible
@@ -436,8 +451,8 @@ async def test_posts_to_the_whole_group_use_the_groups_language(
     assert "本轮结束" in results.visible
     (question,) = await bot.say(ADMIN_EN, "/quiz", chat_id=GROUP)
     assert "❓ 本轮" in question.visible
-    (reply,) = await bot.say(ADMIN_EN, "/quiz", chat_id=GROUP)  # to him: in English
-    assert "A round is already open" in reply.visible
+    (reply,) = await bot.say(ADMIN_EN, "/quiz", chat_id=GROUP)  # to him too: the group's
+    assert "已经有一轮在进行中" in reply.visible
 
 
 async def test_a_reply_to_the_time_zone_prompt_sets_the_zone_and_is_not_scored(
@@ -445,7 +460,8 @@ async def test_a_reply_to_the_time_zone_prompt_sets_the_zone_and_is_not_scored(
 ) -> None:
     await bot.say(ADA, "/quiz")
     (screen,) = await bot.say(ADA, "/settings")
-    (prompt,) = await bot.press(ADA, screen, "set:tz")
+    await bot.press(ADA, screen, "set:tz")
+    (prompt,) = await bot.press(ADA, screen, "tz:scr:?")
     (done,) = await bot.say(ADA, "Europe/Berlin", reply_to=prompt.message_id)
     # 09:00 UTC on 2 March is 10:00 in Berlin (CET, UTC+1).
     assert done.visible == "✅ Time zone set to Europe/Berlin (local time 10:00)."
@@ -472,7 +488,8 @@ async def test_a_chinese_users_reply_to_the_time_zone_prompt_sets_the_zone(
     await bot.say(LI, "/quiz")
     (screen,) = await bot.say(LI, "/settings")
     assert "时区：UTC（当地时间 09:00）" in screen.visible
-    (prompt,) = await bot.press(LI, screen, "set:tz")
+    await bot.press(LI, screen, "set:tz")
+    (prompt,) = await bot.press(LI, screen, "tz:scr:?")
     assert prompt.visible.startswith("🌍 直接回复这条消息，告诉我你的时区")
     # The phone opens a reply to the prompt, and the zone is typed there.
     (done,) = await bot.say(LI, typed, reply_to=prompt.message_id)

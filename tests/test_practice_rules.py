@@ -52,7 +52,7 @@ async def test_an_answer_reviewed_again_since_cannot_be_overruled(practice: Prac
     ada = await _user(practice, ADA)
     first = await _answer(practice, ada, "triton-q3", "不知道这个")
     practice.clock.advance(days=2)  # type: ignore[attr-defined]
-    await _answer(practice, ada, "triton-q3", "max_batch_size")
+    await _answer(practice, ada, "triton-q3", "max_batch_size 和 preferred batch size")
     assert await practice.overrule(ADA, first, "good") is None
 
 

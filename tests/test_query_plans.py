@@ -95,7 +95,12 @@ async def user_session(bot: BotHarness, api: FakeBotAPI) -> None:
     await settle(bot, ADMIN, GROUP)
     round_question = (await bot.say(ADA, "/quiz beginner", chat_id=GROUP))[0]
     mine = api.message(ADA, STRONG, chat_id=GROUP, reply_to=round_question.message_id)
-    api.message(BEN, "max_batch_size", chat_id=GROUP, reply_to=round_question.message_id)
+    api.message(
+        BEN,
+        "max_batch_size 和 preferred batch size",
+        chat_id=GROUP,
+        reply_to=round_question.message_id,
+    )
     api.message(ADA, STRONG, chat_id=GROUP, reply_to=round_question.message_id, edited_from=mine)
     for text in ("/top", "/level advanced", "/roundlength 5", "/reveal", "/top", "/stats"):
         api.message(ADMIN if text.startswith(("/level", "/round")) else ADA, text, chat_id=GROUP)

@@ -7,7 +7,13 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.core.timezones import resolve_timezone, suggest_timezones, zone_label
+from bot.core.timezones import (
+    likely_zones,
+    resolve_timezone,
+    suggest_timezones,
+    zone_choices,
+    zone_label,
+)
 
 NOON_UTC = datetime(2026, 7, 1, 12, 0, tzinfo=UTC)
 
@@ -107,3 +113,30 @@ def test_suggestions_for_common_typos(typed: str, suggested: set[str]) -> None:
 )  # fmt: skip
 def test_short_names_and_cities_alone(written: str, zone: str) -> None:
     assert resolve_timezone(written) == zone
+
+
+@pytest.mark.parametrize(
+    ("code", "first"),
+    [("zh-hans", "Asia/Shanghai"), ("zh", "Asia/Shanghai"), ("zh-CN", "Asia/Shanghai"),
+     ("zh-hant", "Asia/Taipei"), ("zh-HK", "Asia/Hong_Kong"), ("ja", "Asia/Tokyo"),
+     ("de-AT", "Europe/Berlin"), ("en", "America/New_York"), ("en-GB", "America/New_York"),
+     (None, "America/New_York"), ("", "America/New_York"), ("xx-YY", "America/New_York")],
+)  # fmt: skip
+def test_zones_suggested_from_the_telegram_language_start_with_the_likeliest(
+    code: str | None, first: str
+) -> None:
+    zones = likely_zones(code)
+    assert zones[0] == first
+    assert 3 <= len(zones) <= 4 and len(set(zones)) == len(zones)
+    assert all(resolve_timezone(zone) == zone for zone in zones)  # each one a tap can set
+
+
+@pytest.mark.parametrize(
+    ("written", "offered"),
+    [("Shanghia", ("Asia/Shanghai",)), ("CST", ("Asia/Shanghai", "America/Chicago")),
+     ("qqqq", ())],
+)  # fmt: skip
+def test_a_zone_that_names_none_offers_its_matches_to_tap(
+    written: str, offered: tuple[str, ...]
+) -> None:
+    assert zone_choices(written) == offered

@@ -61,7 +61,7 @@ def test_answered_days_are_drawn_darker_than_empty_days() -> None:
     per_day = {today: 1, today - timedelta(days=1): 4}
     png = render_stats_picture(
         strings=Strings.load(CONTENT / "strings"), lang="en", fonts=CONTENT / "fonts",
-        today=today, per_day=per_day, current=2, best=2, levels=[],
+        today=today, per_day=per_day, current=2, best=2, weeks=[None] * 12, levels=[], weak=[],
     )  # fmt: skip
     image = Image.open(io.BytesIO(png)).convert("RGB")
 

@@ -2,12 +2,38 @@
 
 `x`, `ok`, `??`, `12`, `好` or `aaaa` close nothing and count toward no streak: an answer
 needs a few letters of at least two different kinds. A Chinese character carries about as
-much as two Latin letters, so `缓存` passes where `ok` does not.
+much as two Latin letters, so `缓存` passes where `ok` does not. One word (`缓存`, `cache`)
+is an attempt, but says too little to score: it is refused too, the question kept open.
+`attempt_of` puts the three rules together, for private answers and group rounds alike.
 """
 
 from __future__ import annotations
 
 import unicodedata
+from enum import StrEnum
+
+
+class Attempt(StrEnum):
+    """What a message is, as an answer, before it is scored."""
+
+    NO_WORDS = "no-words"  # nothing to score: emoji, punctuation, markup
+    TOO_SHORT = "too-short"  # `x`, `ok`, `12`: not an attempt (`is_substantive`)
+    ONE_WORD = "one-word"  # `缓存`, `cache`: an attempt, too little to score (`is_one_word`)
+    ANSWER = "answer"  # worth scoring
+
+
+def attempt_of(text: str) -> Attempt:
+    """Which of `Attempt` a message is."""
+    from bot.core.scoring import is_answerable  # the tokenizer loads on the first answer
+
+    if not is_answerable(text):
+        return Attempt.NO_WORDS
+    if not is_substantive(text):
+        return Attempt.TOO_SHORT
+    if is_one_word(text):
+        return Attempt.ONE_WORD
+    return Attempt.ANSWER
+
 
 MIN_WEIGHT = 3  # Latin letters count 1, CJK characters 2
 MIN_DISTINCT = 2  # different letters or characters

@@ -69,6 +69,7 @@ class Row:
     current: bool = False  # the row its chat is being served (later ones wait behind it)
     flood: bool = False  # waits out a 429 (its chat's limit), not a network failure
     settled: bool = False  # its outcome is recorded: whatever fails after, it is not sent again
+    epoch: int = 0  # the clock's steps adopted when it was claimed (bot/jobs/clock.py)
 
 
 def backoff(attempt: int, base: float, cap: float, rng: random.Random) -> float:

@@ -74,11 +74,19 @@ def _review_card(previous: str | None, rating: Rating, at: datetime) -> Card:
     return updated
 
 
-def weak_concepts(
+@dataclass(frozen=True, slots=True)
+class WeakSpot:
+    """A concept (or topic) missed more often than covered in the latest answers."""
+
+    label: str  # the label of its most recent miss
+    missed: int  # in the latest answers, counted by topic
+
+
+def weak_spots(
     answers: Iterable[tuple[Sequence[str], Sequence[str]]],
     topic_of: Mapping[str, str] | None = None,
     limit: int = 3,
-) -> list[str]:
+) -> list[WeakSpot]:
     """Concepts missed at least twice and more often than covered, most missed first.
 
     `answers` are (covered labels, missed labels) pairs, newest first. Concepts that share a
@@ -96,9 +104,20 @@ def weak_concepts(
             missed[key] += 1
             shown.setdefault(key, label)
     weak = [
-        shown[key] for key, n in missed.most_common() if n >= WEAK_MIN_MISSES and n > covered[key]
+        WeakSpot(shown[key], n)
+        for key, n in missed.most_common()
+        if n >= WEAK_MIN_MISSES and n > covered[key]
     ]
     return weak[:limit]
+
+
+def weak_concepts(
+    answers: Iterable[tuple[Sequence[str], Sequence[str]]],
+    topic_of: Mapping[str, str] | None = None,
+    limit: int = 3,
+) -> list[str]:
+    """The labels of `weak_spots`, most missed first."""
+    return [spot.label for spot in weak_spots(answers, topic_of, limit)]
 
 
 def level_up(current: Level, recent_scores: Sequence[float]) -> Level | None:

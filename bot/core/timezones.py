@@ -211,6 +211,38 @@ def suggest_timezones(name: str, limit: int = 3) -> list[str]:
     return found[:limit]
 
 
+def zone_choices(name: str) -> tuple[str, ...]:
+    """The zones to offer as buttons for a name that names none: an abbreviation's choices
+    (`CST`), else close matches (`Shanghia` -> Asia/Shanghai)."""
+    return ambiguous_timezone(name) or tuple(suggest_timezones(name))
+
+
+# The zones offered first when nobody has said theirs, by the Telegram app's language: a
+# guess to tap and confirm, never applied unasked (a Chinese phone may be in Berlin).
+_LIKELY_ZONES = {
+    "zh-hant": ("Asia/Taipei", "Asia/Hong_Kong", "Asia/Shanghai"),
+    "zh-tw": ("Asia/Taipei", "Asia/Hong_Kong", "Asia/Shanghai"),
+    "zh-hk": ("Asia/Hong_Kong", "Asia/Taipei", "Asia/Shanghai"),
+    "zh": ("Asia/Shanghai", "Asia/Hong_Kong", "Asia/Singapore"),
+    "ja": ("Asia/Tokyo", "Asia/Shanghai", "America/Los_Angeles"),
+    "ko": ("Asia/Seoul", "Asia/Tokyo", "America/Los_Angeles"),
+    "de": ("Europe/Berlin", "Europe/Vienna", "Europe/Zurich"),
+    "fr": ("Europe/Paris", "America/Toronto", "Africa/Casablanca"),
+    "ru": ("Europe/Moscow", "Asia/Almaty", "Europe/Berlin"),
+}
+_LIKELY_ELSEWHERE = ("America/New_York", "America/Los_Angeles", "Europe/London", "Asia/Kolkata")
+
+
+def likely_zones(language_code: str | None) -> tuple[str, ...]:
+    """The zones to suggest to someone whose Telegram app speaks `language_code` (`zh-hans`,
+    `en-US`): most likely first; English and unknown codes get a spread across the world."""
+    code = (language_code or "").casefold().replace("_", "-")
+    for prefix in (code[:7], code[:5], code.split("-", 1)[0]):
+        if prefix in _LIKELY_ZONES:
+            return _LIKELY_ZONES[prefix]
+    return _LIKELY_ELSEWHERE
+
+
 def zone_of(
     default: str, chat: ZonedChat | None = None, user: ZonedUser | str | None = None
 ) -> str:

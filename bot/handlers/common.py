@@ -1,7 +1,9 @@
 """What every handler needs: the per-update context (services, user, chat, language), sending.
 
 `BotContext` is the context of every update; `load_context` (group -1, before any handler)
-fills it once: the sender as a stored user and the language of every reply to them. Handlers
+fills it once: the sender as a stored user, the language of every message in the chat (the
+sender's in private, the group's in a group: one language per group message) and the
+sender's own (for what goes to their private chat). Handlers
 read it and never look the user up themselves. Sending goes through `bot.delivery` (one
 meaning per Telegram error, one rule for a chat that cannot be reached); these are the
 handler-side shortcuts taking a context.
@@ -29,7 +31,7 @@ from telegram.ext import Application, CallbackContext, ExtBot
 
 from bot import delivery
 from bot.core.models import UserProfile
-from bot.i18n import DEFAULT_LANGUAGE, Html, language_for, user_language
+from bot.i18n import DEFAULT_LANGUAGE, Html, language_for, parse_language, user_language
 from bot.services import Services
 
 SERVICES_KEY = "services"
@@ -51,7 +53,8 @@ class BotContext(CallbackContext[ExtBot[None], dict[Any, Any], dict[Any, Any], d
     ) -> None:
         super().__init__(application, chat_id, user_id)
         self.user: UserProfile | None = None  # the sender, as stored (None: no sender)
-        self.lang: str = DEFAULT_LANGUAGE  # of every reply to the sender, in any chat
+        self.lang: str = DEFAULT_LANGUAGE  # of every message into this update's chat
+        self.person_lang: str = DEFAULT_LANGUAGE  # of what goes to the sender's private chat
 
     @property
     def svc(self) -> Services:
@@ -77,7 +80,21 @@ async def load_context(update: Update, context: BotContext) -> None:
     if not _addressed(update, context.bot.id):
         return
     context.user = await current_user(update, context.svc)
-    context.lang = ui_language(context.user, update)
+    context.person_lang = ui_language(context.user, update)
+    context.lang = await group_language(update, context.svc) or context.person_lang
+
+
+async def group_language(update: Update, svc: Services) -> str | None:
+    """The language of a group the update comes from (None in private, or a group not met).
+
+    Everything posted into a group is in its language, replies to one member included: a
+    group that set `/lang en` reads English only, whoever's phone is in Chinese.
+    """
+    chat = update.effective_chat
+    if chat is None or chat.type == chat.PRIVATE:
+        return None
+    record = await svc.chats.find(chat.id)
+    return parse_language(record.language or "") if record is not None else None
 
 
 def _addressed(update: Update, bot_id: int) -> bool:

@@ -12,12 +12,25 @@ from bot.core.models import ChatRecord, UserProfile
 from bot.core.schedule import DailyCommand, parse_daily, parse_switch
 from bot.core.timezones import (
     resolve_timezone,
+    zone_choices,
     zone_label,
     zone_of,
 )
-from bot.handlers.common import BotContext, expired, is_admin, refuse_non_admin, send
+from bot.handlers.common import (
+    BotContext,
+    edit_text,
+    expired,
+    is_admin,
+    refuse_non_admin,
+    send,
+)
 from bot.i18n import Html
-from bot.keyboards import parse_daily_tap
+from bot.keyboards import (
+    daily_zone_keyboard,
+    parse_daily_tap,
+    parse_daily_zone_tap,
+    zone_keyboard,
+)
 from bot.render import clock_time, unknown_zone
 from bot.services import Services
 from bot.services.preferences import set_reminders
@@ -48,14 +61,21 @@ async def daily(update: Update, context: BotContext) -> None:
     t = svc.strings
     command = parse_daily(list(context.args or []))
     if command.problem is not None:
+        # A zone nobody knows: the zones it may mean, each a button setting the rest.
+        keyboard = None
+        if command.problem in ("zone", "ambiguous_zone"):
+            rest = parse_daily([a for a in context.args or [] if a != command.bad_value])
+            if rest.at is not None:
+                choices = zone_choices(command.bad_value[:60])
+                keyboard = daily_zone_keyboard(choices, rest.at, rest.days)
         if command.problem == "ambiguous_zone":
-            await send(context, chat.id, [unknown_zone(t, lang, command.bad_value)])
+            await send(context, chat.id, [unknown_zone(t, lang, command.bad_value)], keyboard)
             return
         key = {"time": "daily_bad_time", "zone": "daily_bad_zone"}.get(
             command.problem, "daily_bad_words"
         )
         text = f"{t(lang, key, value=command.bad_value[:40])}\n{t(lang, 'daily_examples')}"
-        await send(context, chat.id, [Html(text)])
+        await send(context, chat.id, [Html(text)], keyboard)
         return
     if not command.show and not await is_admin(update, context):
         await refuse_non_admin(update, context, lang)
@@ -123,8 +143,9 @@ async def group_timezone(update: Update, context: BotContext) -> None:
         await send(context, chat.id, [t(lang, key, zone=zone_label(zone), time=local)])
         return
     chosen = resolve_timezone(wanted)
-    if chosen is None:
-        await send(context, chat.id, [unknown_zone(t, lang, wanted)])
+    if chosen is None:  # the close matches as buttons (a tap is an admin's, as this is)
+        keyboard = zone_keyboard(t, lang, zone_choices(wanted[:60]), "set")
+        await send(context, chat.id, [unknown_zone(t, lang, wanted)], keyboard)
         return
     if not await is_admin(update, context):
         await refuse_non_admin(update, context, lang)
@@ -158,6 +179,32 @@ async def daily_button(update: Update, context: BotContext) -> None:
     record = await _chat_record(svc, chat)
     updated = await set_daily(svc, record, DailyCommand(enabled=True, at=tap.at))
     await send(context, chat.id, [_confirmation(svc, updated, user, lang)])
+
+
+async def daily_zone_button(update: Update, context: BotContext) -> None:
+    """A zone tapped under `/daily 08:30 Shanghia`: the daily question at that time in that
+    zone, as `/daily 08:30 Asia/Shanghai` would set it (in a group, an admin's tap only)."""
+    query = update.callback_query
+    chat = update.effective_chat
+    svc = context.svc
+    if query is None or chat is None:
+        return
+    tap = parse_daily_zone_tap(query.data)
+    if tap is None:
+        await expired(context, query)
+        return
+    lang = context.lang
+    if not await is_admin(update, context):
+        await query.answer(svc.strings(lang, "admins_only"))
+        return
+    await query.answer()
+    record = await _chat_record(svc, chat)
+    command = DailyCommand(enabled=True, at=tap.at, zone=tap.zone, days=tap.days)
+    updated = await set_daily(svc, record, command)
+    user = context.user
+    if user is not None:  # a private chat's zone became the user's: read it back
+        user = await svc.chats.user(user.user_id) or user
+    await edit_text(context, query, _confirmation(svc, updated, user, lang))
 
 
 async def reminders(update: Update, context: BotContext) -> None:

@@ -20,7 +20,7 @@ from bot import delivery
 from bot.core.levels import Level, parse_level, parse_quiz_args
 from bot.handlers.common import BotContext, is_admin, refuse_non_admin, send
 from bot.i18n import parse_language
-from bot.keyboards import chat_link_keyboard
+from bot.keyboards import chat_link_keyboard, language_keyboard
 from bot.render import language_name, leaderboard_messages, level_name, pack_list
 from bot.services import Services
 from bot.services.rounds import (
@@ -108,7 +108,7 @@ async def answer(update: Update, context: BotContext) -> None:
         return
     user = context.user
     assert user is not None  # the update has a sender
-    lang = context.lang
+    lang = context.lang  # what is said in the group
     edited = update.edited_message is not None
     outcome = await answer_round(
         svc,
@@ -122,9 +122,13 @@ async def answer(update: Update, context: BotContext) -> None:
             text=message.text,
         ),
         user,
-        lang,
+        context.person_lang,  # the private feedback: in the member's own language
     )
-    reply = {Answered.TOO_LATE: "round_closed_late", Answered.TOO_SHORT: "round_answer_too_short"}
+    reply = {
+        Answered.TOO_LATE: "round_closed_late",
+        Answered.TOO_SHORT: "round_answer_too_short",
+        Answered.ONE_WORD: "round_answer_one_word",
+    }
     if outcome in reply:
         if not edited:  # an edit that changed nothing needs no reply (and gets no ✍ either)
             text = svc.strings(lang, reply[outcome])
@@ -220,7 +224,8 @@ async def group_language(update: Update, context: BotContext) -> None:
         record = await svc.chats.find(chat.id)
         current = parse_language((record.language if record else None) or "") or lang
         name = language_name(svc.strings, lang, current)
-        await send(context, chat.id, [svc.strings(lang, "group_lang_current", language=name)])
+        text = svc.strings(lang, "group_lang_current", language=name)
+        await send(context, chat.id, [text], language_keyboard(current))  # taps: admins only
         return
     wanted = parse_language(args[0])
     if wanted is None:

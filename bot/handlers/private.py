@@ -7,13 +7,21 @@ import asyncio
 from telegram import CallbackQuery, Message, MessageEntity, Update
 
 from bot.commands import GROUP_ONLY
-from bot.core.answers import is_one_word, is_substantive
-from bot.core.content import Question
-from bot.core.levels import LEVEL_ORDER, Level, parse_quiz_args
+from bot.core.levels import Level, parse_quiz_args
 from bot.core.models import UserProfile
-from bot.core.practice import Asked, StillOpen
+from bot.core.practice import (
+    Asked,
+    Feedback,
+    NothingOpen,
+    NotText,
+    OneWord,
+    ReplyToClosedQuestion,
+    StillOpen,
+    TooShort,
+)
 from bot.core.schedule import DEFAULT_DAILY_TIME
-from bot.export import answers_csv
+from bot.core.timezones import likely_zones
+from bot.export import learner_csv
 from bot.handlers.common import (
     BotContext,
     expired,
@@ -22,17 +30,23 @@ from bot.handlers.common import (
     send_photo,
     set_keyboard,
 )
+from bot.i18n import Html
 from bot.keyboards import (
     QUESTION_LINK_PREFIX,
     StillOpenTap,
+    SwitchTap,
     feedback_keyboard,
     next_keyboard,
     parse_next,
     parse_practice,
     parse_rate,
     parse_still_open,
+    parse_switch,
     question_keyboard,
+    question_tag,
+    shared_still_open_keyboard,
     start_keyboard,
+    start_zone_keyboard,
     still_open_keyboard,
     with_rating_chosen,
 )
@@ -50,6 +64,7 @@ from bot.render import (
     still_open_messages,
     with_reference,
 )
+from bot.services.schedules import ask_waiting_daily
 
 
 async def start(update: Update, context: BotContext) -> None:
@@ -62,12 +77,7 @@ async def start(update: Update, context: BotContext) -> None:
     # Someone who has practised before and follows a shared question gets the question, not
     # the welcome and its level buttons again.
     if not (shared and user.has_practised):
-        text = svc.strings(lang, "welcome", name=user.first_name or "👋")
-        record = await svc.chats.find(chat.id)
-        # The time the user chose before (/daily 8:30pm, then /daily off) is offered back.
-        daily_time = clock_time(record.daily_time if record is not None else DEFAULT_DAILY_TIME)
-        keyboard = start_keyboard(svc.strings, lang, user.level, daily_time, context.bot.username)
-        await send(context, chat.id, [text], keyboard)
+        await _welcome(update, context, user, chat.id, lang)
     if shared:  # a shared question: open it right away
         question_id = payload.removeprefix(QUESTION_LINK_PREFIX)
         question = svc.library.offered_question(question_id)
@@ -76,9 +86,37 @@ async def start(update: Update, context: BotContext) -> None:
             key = "shared_question_draft" if draft else "shared_question_gone"
             await send(context, chat.id, [svc.strings(lang, key)])
             return
-        asked = await svc.practice.ask_question(chat.id, user, question)
-        assert asked is not None  # asked over any open question: it is never refused
-        await send_asked(context, chat.id, lang, asked)
+        opened = await svc.practice.open_shared(chat.id, user, question)
+        if isinstance(opened, StillOpen):  # as /quiz does: the open one, with a choice
+            messages = still_open_messages(svc.strings, lang, opened, shared=True)
+            keyboard = shared_still_open_keyboard(
+                svc.strings, lang, opened.question.id, question.id
+            )
+            await send(context, chat.id, messages, keyboard)
+            return
+        await send_asked(context, chat.id, lang, opened)
+
+
+async def _welcome(
+    update: Update, context: BotContext, user: UserProfile, chat_id: int, lang: str
+) -> None:
+    """The welcome and its buttons. Someone who never said their time zone is asked it first
+    (suggestions from their Telegram app's language, tappable): a daily time offered before
+    that would be the bot's clock, not theirs (09:00 UTC is 17:00 in Beijing)."""
+    svc = context.svc
+    text = svc.strings(lang, "welcome", name=user.first_name or "👋")
+    if user.timezone is None:
+        code = update.effective_user.language_code if update.effective_user else None
+        question = svc.strings(lang, "start_zone_question")
+        zones = likely_zones(code)
+        keyboard = start_zone_keyboard(svc.strings, lang, user.level, zones, context.bot.username)
+        await send(context, chat_id, [Html(f"{text}\n\n{question}")], keyboard)
+        return
+    record = await svc.chats.find(chat_id)
+    # The time the user chose before (/daily 8:30pm, then /daily off) is offered back.
+    daily_time = clock_time(record.daily_time if record is not None else DEFAULT_DAILY_TIME)
+    keyboard = start_keyboard(svc.strings, lang, user.level, daily_time, context.bot.username)
+    await send(context, chat_id, [text], keyboard)
 
 
 async def help_command(update: Update, context: BotContext) -> None:
@@ -126,13 +164,9 @@ async def send_asked(
 async def follow_with_daily(
     context: BotContext, chat_id: int, user: UserProfile, lang: str
 ) -> bool:
-    """The daily question that waited for the question just closed, asked now (True), if
-    one waits."""
-    asked = await context.svc.practice.take_waiting_daily(chat_id, user, lang)
-    if asked is None:
-        return False
-    await send_asked(context, chat_id, lang, asked, daily=True)
-    return True
+    """The daily question that waited for the question just closed, owed now (True), if one
+    waits: the outbox sends it, once, after what this update sent."""
+    return await ask_waiting_daily(context.svc, chat_id, user, lang, context.bot.username)
 
 
 async def quiz(update: Update, context: BotContext) -> None:
@@ -154,9 +188,8 @@ async def quiz(update: Update, context: BotContext) -> None:
 
 
 async def answer(update: Update, context: BotContext) -> None:
-    """A text message (or a caption) in a private chat: the answer to the open question."""
-    from bot.core.scoring import is_answerable  # loaded on the first answer (issue 13)
-
+    """A text message (or a caption) in a private chat: an answer. What becomes of it is the
+    service's to decide (`Practice.answer`); this renders the outcome."""
     svc = context.svc
     message = update.effective_message
     user = context.user
@@ -169,43 +202,54 @@ async def answer(update: Update, context: BotContext) -> None:
     lang = context.lang
     chat_id = message.chat_id
     captioned = message.text is None
-    if captioned and await svc.practice.open_question(chat_id) is None:
-        await send(context, chat_id, [svc.strings(lang, "not_text")])  # a photo, not an answer
-        return
-    if not (is_answerable(text) and is_substantive(text)):
-        # Too short to be an attempt: the question stays open and the day is not counted.
-        is_open = await svc.practice.open_question(chat_id) is not None
-        key = "answer_too_short" if is_open else "no_open_question"
-        await send(context, chat_id, [svc.strings(lang, "not_text" if captioned else key)])
-        return
-    if is_one_word(text) and await svc.practice.open_question(chat_id) is not None:
-        # `缓存`, `cache`, `idk`: one word says too little to score; the question stays open.
-        await send(context, chat_id, [svc.strings(lang, "answer_one_word")])
-        return
-    earlier = await _earlier_question(context, message)
-    if earlier is not None:
-        # A reply to a question closed since (a newer one replaced it): scored against the
-        # question it answers, for the user to see, and not recorded; the open one waits.
-        result, bare = svc.practice.score_only(earlier, text)
-        messages = feedback_messages(
-            svc.strings,
-            lang,
-            result=result,
-            reference=earlier.answer,
-            hints=0,
-            streak=None,
-            bare_list=bare,
-            rated=False,  # not recorded: nothing to rate
-        )
-        messages = prepend([svc.strings(lang, "answered_closed_question")], messages)
-        await send(context, chat_id, messages, reply_to=message.message_id)
-        return
-    feedback = await svc.practice.answer(chat_id, user, text, update.update_id)
-    if feedback is None:  # nothing open (or it was answered a moment ago by another message)
-        await send(context, chat_id, [svc.strings(lang, "no_open_question")])
-        return
+    outcome = await svc.practice.answer(
+        chat_id,
+        user,
+        text,
+        update.update_id,
+        caption=captioned,
+        replied_text=_replied_bot_text(context, message),
+    )
+    t = svc.strings
+    match outcome:
+        case NotText():
+            await send(context, chat_id, [t(lang, "not_text")])
+        case NothingOpen():
+            await send(context, chat_id, [t(lang, "no_open_question")])
+        case TooShort():  # the question stays open and the day is not counted
+            await send(context, chat_id, [t(lang, "answer_too_short")])
+        case OneWord():
+            await send(context, chat_id, [t(lang, "answer_one_word")])
+        case ReplyToClosedQuestion(question=earlier, result=result, bare_list=bare):
+            messages = feedback_messages(
+                t,
+                lang,
+                result=result,
+                reference=earlier.answer,
+                hints=0,
+                streak=None,
+                bare_list=bare,
+                rated=False,  # not recorded: nothing to rate
+            )
+            messages = prepend([t(lang, "answered_closed_question")], messages)
+            await send(context, chat_id, messages, reply_to=message.message_id)
+        case Feedback() as feedback:
+            await _send_feedback(context, chat_id, user, lang, feedback, message, captioned)
+            await follow_with_daily(context, chat_id, user, lang)
+
+
+async def _send_feedback(
+    context: BotContext,
+    chat_id: int,
+    user: UserProfile,
+    lang: str,
+    feedback: Feedback,
+    message: Message,
+    captioned: bool,
+) -> None:
+    t = context.svc.strings
     messages = feedback_messages(
-        svc.strings,
+        t,
         lang,
         result=feedback.result,
         reference=feedback.question.answer,
@@ -215,30 +259,22 @@ async def answer(update: Update, context: BotContext) -> None:
     )
     if feedback.level_up is not None:
         current = user.level or Level.BEGINNER
-        line = level_up_line(svc.strings, lang, current, feedback.level_up, feedback.level_average)
+        line = level_up_line(t, lang, current, feedback.level_up, feedback.level_average)
         messages = [*messages, line]
     if captioned:  # the picture itself is not read: say what was scored
-        messages = prepend([svc.strings(lang, "caption_answer")], messages)
+        messages = prepend([t(lang, "caption_answer")], messages)
     keyboard = feedback_keyboard(
-        svc.strings, lang, feedback.question.level, feedback.answer_id, feedback.level_up
+        t, lang, feedback.question.level, feedback.answer_id, feedback.level_up
     )
     await send(context, chat_id, messages, keyboard, reply_to=message.message_id)
-    await follow_with_daily(context, chat_id, user, lang)
 
 
-async def _earlier_question(context: BotContext, message: Message) -> Question | None:
-    """The question a reply answers when it is not the open one: the user replied to one of
-    the bot's question messages that has been closed since."""
+def _replied_bot_text(context: BotContext, message: Message) -> str | None:
+    """The text of the bot's message this one replies to (a question it asked), if any."""
     replied = message.reply_to_message
-    if replied is None or replied.text is None or replied.from_user is None:
+    if replied is None or replied.from_user is None or replied.from_user.id != context.bot.id:
         return None
-    if replied.from_user.id != context.bot.id:
-        return None
-    svc = context.svc
-    shown = svc.practice.question_shown_in(replied.text)
-    if shown is None or shown.id == await svc.practice.open_question_id(message.chat_id):
-        return None
-    return shown
+    return replied.text
 
 
 async def hint(update: Update, context: BotContext) -> None:
@@ -278,7 +314,7 @@ async def _skip(
     svc = context.svc
     closed = await svc.practice.close(chat_id, question_id)
     if closed is None:
-        await send(context, chat_id, [svc.strings(lang, "no_open_question")])
+        await _nothing_open(context, chat_id, user, lang)
         return
     await send(context, chat_id, [svc.strings(lang, "skipped")])
     if not await follow_with_daily(context, chat_id, user, lang):
@@ -294,17 +330,26 @@ async def _reveal(context: BotContext, chat_id: int, user: UserProfile, lang: st
     svc = context.svc
     closed = await svc.practice.close(chat_id)
     if closed is None:
-        await send(context, chat_id, [svc.strings(lang, "no_open_question")])
+        await _nothing_open(context, chat_id, user, lang)
         return
     messages = with_reference(svc.strings(lang, "revealed"), closed.answer)
     await send(context, chat_id, messages, next_keyboard(svc.strings, lang, closed.level))
     await follow_with_daily(context, chat_id, user, lang)
 
 
+async def _nothing_open(context: BotContext, chat_id: int, user: UserProfile, lang: str) -> None:
+    """/skip or /reveal with no question open: the daily question, if one still waits (its
+    question was closed by a /skip whose update stopped before it was owed: handled again
+    now), else say nothing is open."""
+    if not await follow_with_daily(context, chat_id, user, lang):
+        await send(context, chat_id, [context.svc.strings(lang, "no_open_question")])
+
+
 async def stats(update: Update, context: BotContext) -> None:
-    """A picture (12-week heat map, streaks, coverage per level) and the numbers as text."""
+    """A picture (heat map and streaks, weekly trend, bank progress, weak spots) and the
+    same in words; someone with no answers yet gets a welcome instead (nothing to draw)."""
     # Pillow is loaded by the first /stats, not at start-up: most updates never draw.
-    from bot.picture import LevelBar, first_day, render_stats_picture
+    from bot.picture import LevelBar, WeakBar, first_day, render_stats_picture
 
     turn = context.turn(update)
     if turn is None:
@@ -312,8 +357,9 @@ async def stats(update: Update, context: BotContext) -> None:
     svc, user, chat, lang = turn
     t = svc.strings
     p = await svc.practice.progress(user, since=first_day)
-    summary, streak = p.summary, p.streak
-    averages = {row.level: row.average for row in summary.by_level}
+    if p.summary.answers == 0:
+        await send(context, chat.id, [t(lang, "stats_welcome")])
+        return
     # ~60 ms of drawing: off the event loop, so other chats are not held up.
     picture = await asyncio.to_thread(
         render_stats_picture,
@@ -322,9 +368,11 @@ async def stats(update: Update, context: BotContext) -> None:
         fonts=svc.settings.content_dir / "fonts",
         today=p.today,
         per_day=p.per_day,
-        current=streak.current,
-        best=streak.best,
-        levels=[LevelBar(level_name(t, lang, lv), averages.get(lv)) for lv in LEVEL_ORDER],
+        current=p.streak.current,
+        best=p.streak.best,
+        weeks=[week.average for week in p.weeks],
+        levels=[LevelBar(level_name(t, lang, b.level), b.answered, b.total) for b in p.bank],
+        weak=[WeakBar(spot.label, spot.missed) for spot in p.weak_spots],
     )
     await send_photo(context, chat.id, picture, stats_caption(t, lang, p))
     await send(context, chat.id, stats_messages(t, lang, p))
@@ -349,6 +397,9 @@ async def practice_button(update: Update, context: BotContext) -> None:
         return
     if (kept := parse_still_open(query.data)) is not None:
         await _still_open_button(context, query, chat_id, user, lang, kept)
+        return
+    if (switch := parse_switch(query.data)) is not None:
+        await _switch_button(context, query, chat_id, user, lang, switch)
         return
     tap = parse_practice(query.data)
     if tap is None:
@@ -387,6 +438,37 @@ async def _still_open_button(
     await query.answer()
     await set_keyboard(context, query, None)
     await _skip(context, chat_id, user, lang, tap.level, tap.question_id)
+
+
+async def _switch_button(
+    context: BotContext,
+    query: CallbackQuery,
+    chat_id: int,
+    user: UserProfile,
+    lang: str,
+    tap: SwitchTap,
+) -> None:
+    """Under an open question shown again for a shared link: close it and open the shared
+    one, only if it is still the open question."""
+    svc = context.svc
+    open_id = await _open_id(context, chat_id)
+    if open_id is None or question_tag(open_id) != tap.open_tag:
+        await query.answer(svc.strings(lang, "button_question_closed"))
+        await set_keyboard(context, query, None)
+        return
+    question = svc.library.offered_question(tap.question_id)
+    if question is None:  # removed or made a draft since the link was followed
+        await query.answer()
+        await send(context, chat_id, [svc.strings(lang, "shared_question_gone")])
+        return
+    asked = await svc.practice.ask_question(chat_id, user, question, replacing=open_id)
+    if asked is None:  # another question opened a moment ago: that one stays
+        await query.answer(svc.strings(lang, "button_question_closed"))
+        await set_keyboard(context, query, None)
+        return
+    await query.answer()
+    await set_keyboard(context, query, None)
+    await send_asked(context, chat_id, lang, asked)
 
 
 async def _still_open(
@@ -488,7 +570,7 @@ async def rate_button(update: Update, context: BotContext) -> None:
 
 
 async def export(update: Update, context: BotContext) -> None:
-    """The user's answer history as a CSV document."""
+    """The user's answer history as a CSV document, in their language and time zone."""
     turn = context.turn(update)
     if turn is None:
         return
@@ -497,7 +579,10 @@ async def export(update: Update, context: BotContext) -> None:
     if not rows:
         await send(context, chat.id, [svc.strings(lang, "export_empty")])
         return
-    data = answers_csv(rows).encode("utf-8-sig")  # BOM: spreadsheets read the Chinese right
+    text = learner_csv(
+        rows, library=svc.library, strings=svc.strings, lang=lang, zone=svc.practice.zone(user)
+    )
+    data = text.encode("utf-8-sig")  # BOM: spreadsheets read the Chinese right
     caption = svc.strings(lang, "export_caption", count=len(rows))
     await send_document(context, chat.id, data, "interview-answers.csv", caption)
 

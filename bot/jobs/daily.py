@@ -37,6 +37,7 @@ from bot.core.schedule import (
 )
 from bot.core.streaks import visible_streak
 from bot.i18n import user_language
+from bot.jobs.clock import SteadyClock
 from bot.keyboards import next_keyboard
 from bot.services import Services
 from bot.services.practice import Clock
@@ -104,6 +105,7 @@ class DailySender:
 
     async def tick(self) -> TickReport:
         """Record every prompt due now, then close due rounds and record evening reminders."""
+        await self._adopt_step()
         now = self.clock()
         outcomes: Counter[str] = Counter()
         queue: asyncio.Queue[ChatRecord | None] = asyncio.Queue(maxsize=PAGE)
@@ -136,6 +138,26 @@ class DailySender:
         if outcomes:
             log.info("daily tick: %s", tick_words(outcomes, reminders))
         return TickReport(outcomes, reminders)
+
+    async def _adopt_step(self) -> None:
+        """A wall-clock step noticed since the last tick: move what was owed with it, then
+        go by the moved clock (bot/jobs/clock.py). Here, before a tick reads the time, so no
+        tick straddles two timelines."""
+        clock = self.clock
+        if not isinstance(clock, SteadyClock) or not clock.pending:
+            return
+        async with clock.lock:
+            step = clock.step()
+            if step is None:
+                return
+            messages, chats = await self.svc.storage.shift_owed(step, clock())
+            clock.adopt(step)
+        log.info(
+            "going by the moved clock now: %d messages owed and %d chats due keep the time"
+            " they had left",
+            messages,
+            chats,
+        )
 
     async def _serve(self, chat: ChatRecord) -> Served:
         storage = self.svc.storage

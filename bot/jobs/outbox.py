@@ -44,8 +44,10 @@ from bot.delivery import (
     reset_on_wire,
     send_messages,
 )
+from bot.jobs.clock import epoch_of, shift_since, steady_lock
 from bot.ratelimit import bulk_lane
 from bot.storage import Storage
+from bot.storage.files import is_damage
 from bot.storage.wire import WireLog, wire_log_path
 
 log = logging.getLogger(__name__)
@@ -194,6 +196,17 @@ class OutboxSender:
             len(released.unknown),
         )
 
+    async def abandon(self) -> None:
+        """Stop without writing to the database (it was found damaged): the tasks end, and
+        what they held is settled by the next start on a sound file, from the wire log, as
+        after a crash."""
+        self._stopping = True
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks = []
+        self.wire.close()
+
     # -- feeding -------------------------------------------------------------------------------
 
     async def _feed(self) -> None:
@@ -213,9 +226,14 @@ class OutboxSender:
                 until is not None and loop.time() >= until and not self._holding()
             ):
                 try:
-                    rows = await self.storage.claim_outbox(
-                        self.owner, batch if until is None else 1
-                    )
+                    # Under the clock's lock: a step adopted meanwhile would leave these
+                    # rows' deadlines on one timeline and their epoch on the other.
+                    async with steady_lock(self.clock):
+                        rows = await self.storage.claim_outbox(
+                            self.owner, batch if until is None else 1
+                        )
+                        for row in rows:
+                            row.epoch = epoch_of(self.clock)
                 except Exception:
                     log.exception("could not read the outbox")
                     rows = []
@@ -316,7 +334,7 @@ class OutboxSender:
 
     async def _deliver(self, row: Row, probe: bool) -> None:
         storage, owner = self.storage, self.owner
-        if row.deadline <= self.clock():
+        if self._deadline(row) <= self.clock():
             await self._finish(row, Status.EXPIRED, "deadline passed")
             log.info("%s message to chat %s expired unsent", row.kind.value, row.chat_id)
             return
@@ -498,6 +516,8 @@ class OutboxSender:
             try:
                 return await write()
             except sqlite3.Error as exc:
+                if is_damage(exc):
+                    raise  # no waiting makes a damaged file whole: the run stops (bot/app.py)
                 log.warning("could not record %s (%s); trying again in %.1f s", what, exc, delay)
             await asyncio.sleep(delay)
             delay = min(delay * 2, 5.0)
@@ -513,8 +533,13 @@ class OutboxSender:
         if behind is not None and not behind:
             del self._chat_behind[chat_id]
 
+    def _deadline(self, row: Row) -> datetime:
+        """The row's deadline on the clock's timeline now: moved by any wall-clock step
+        adopted since it was claimed, as its row in the database was."""
+        return row.deadline + shift_since(self.clock, row.epoch)
+
     def _later_row(self, row: Row, delay: float) -> None:
-        left = (row.deadline - self.clock()).total_seconds()
+        left = (self._deadline(row) - self.clock()).total_seconds()
         delay = max(0.0, min(delay, left))  # at the deadline it expires, not later
         when = asyncio.get_running_loop().time() + delay
         heapq.heappush(self._later, (when, next(self._seq), row))

@@ -15,11 +15,26 @@ from types import EllipsisType
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
+from bot.core.answers import attempt_of
 from bot.core.content import Concept, Library, Question
 from bot.core.levels import Level
 from bot.core.models import AnswerRecord, StoredAnswer, UserProfile
 from bot.core.outbox import Draft
-from bot.core.practice import Asked, Feedback, Progress, StillOpen
+from bot.core.practice import (
+    AnswerOutcome,
+    Asked,
+    Feedback,
+    NothingOpen,
+    NotText,
+    OneWord,
+    Progress,
+    ReplyToClosedQuestion,
+    Route,
+    StillOpen,
+    TooShort,
+    route_answer,
+)
+from bot.core.progress import bank_progress, score_trend, weekly_scores
 from bot.core.review import (
     LEVEL_UP_ANSWERS,
     OVERRIDES,
@@ -28,7 +43,7 @@ from bot.core.review import (
     level_up,
     rating_for,
     review,
-    weak_concepts,
+    weak_spots,
 )
 from bot.core.selection import pick_question
 from bot.core.streaks import StreakState, at_risk, local_day, record_answer, visible_streak
@@ -88,24 +103,48 @@ class Practice:
         `replacing`: the question the caller saw open (None: none), opened over only if it
         is still the open one, else None is returned and nothing opened; `...`: any.
         """
-        question = None if level else await self._due_review(user, pack)
-        exhausted = False
-        if question is None:
-            wanted = level or user.level or Level.BEGINNER
-            question, exhausted = await self._fresh(chat_id, user, wanted, pack, lang)
-        if question is None:
+        chosen = await self.choose(chat_id, user, level, pack, lang)
+        if chosen is None:
             return None
+        question, exhausted = chosen
         asked = await self.ask_question(
             chat_id, user, question, exhausted=exhausted, replacing=replacing
         )
         if asked is None:
             return None
-        if exhausted:  # said once per user and level, not under every repeat after
-            told = await self.storage.claim_level_done_note(
-                user.user_id, question.level, self.clock()
-            )
-            asked = replace(asked, level_done_note=told)
-        return asked
+        return await self.level_done_note(user, asked)
+
+    async def choose(
+        self,
+        chat_id: int,
+        user: UserProfile,
+        level: Level | None,
+        pack: str | None,
+        lang: str | None = None,
+    ) -> tuple[Question, bool] | None:
+        """The question `ask` would open (nothing written), and whether every question at
+        its level was answered already; None if none fits."""
+        question = None if level else await self._due_review(user, pack)
+        exhausted = False
+        if question is None:
+            wanted = level or user.level or Level.BEGINNER
+            question, exhausted = await self._fresh(chat_id, user, wanted, pack, lang)
+        return None if question is None else (question, exhausted)
+
+    async def level_done_note(self, user: UserProfile, asked: Asked) -> Asked:
+        """`asked`, with the note that its level is all answered if the user was not told
+        yet: said once per user and level, not under every repeat after."""
+        if not asked.exhausted:
+            return asked
+        told = await self.storage.claim_level_done_note(
+            user.user_id, asked.question.level, self.clock()
+        )
+        return replace(asked, level_done_note=told)
+
+    def asked(self, question: Question, *, exhausted: bool = False) -> Asked:
+        """`question` as it is shown when asked (nothing written)."""
+        found = self.library.packs[self.library.pack_of[question.id]]
+        return Asked(question, found.title, False, found.language, exhausted)
 
     async def ask_unless_open(
         self,
@@ -163,16 +202,22 @@ class Practice:
         found = self.library.packs[self.library.pack_of[question.id]]
         return Asked(question, found.title, replaced, found.language, exhausted, closed=closed)
 
-    async def take_waiting_daily(
-        self, chat_id: int, user: UserProfile, lang: str | None
-    ) -> Asked | None:
-        """The day's daily question, if it waited for the question just closed (answered,
-        skipped or revealed): asked now, once. One that waited since an earlier day lapses."""
-        now = self.clock()
-        day = local_day(now, self.zone(user)).isoformat()
-        if not await self.storage.take_waiting_daily(chat_id, day, now):
-            return None
-        return await self.ask(chat_id, user, None, None, lang, replacing=None)
+    async def open_shared(
+        self, chat_id: int, user: UserProfile, question: Question
+    ) -> Asked | StillOpen:
+        """Open a shared question (a `/start q_<id>` link), unless another question is open:
+        that one stays open and is returned, to be shown with a choice (a new question
+        never silently replaces an open one). The same question open is shown again."""
+        while True:
+            kept = await self.still_open(chat_id)
+            if kept is not None and kept.question.id != question.id:
+                return kept
+            if kept is not None:
+                return Asked(kept.question, kept.pack_title, False, kept.pack_language)
+            asked = await self.ask_question(chat_id, user, question, replacing=None)
+            if asked is not None:
+                return asked
+            # A question was opened between the read and the write: look again.
 
     async def _due_review(self, user: UserProfile, pack: str | None) -> Question | None:
         for question_id in await self.storage.due_reviews(user.user_id, self.clock()):
@@ -256,22 +301,64 @@ class Practice:
         return ordered[count - 1], count
 
     async def answer(
-        self, chat_id: int, user: UserProfile, text: str, update_id: int | None = None
-    ) -> Feedback | None:
-        """Score `text` against the open question, store it, count the day. None if none open.
+        self,
+        chat_id: int,
+        user: UserProfile,
+        text: str,
+        update_id: int | None = None,
+        *,
+        caption: bool = False,
+        replied_text: str | None = None,
+    ) -> AnswerOutcome:
+        """What becomes of `text` sent as an answer (`route_answer` decides): scored against
+        the open question, stored and the day counted (`Feedback`), or one of the outcomes
+        that leave the question open.
 
-        `update_id`: the update the answer came in. Handled again after a crash (the inbox,
-        bot/handlers/updates.py), an answer stored the first time is not scored again: its
-        feedback is given again, as it was (the scoring is pure), with the streak as it is.
+        `caption`: the text came with a photo or file; `replied_text`: the text of the bot's
+        message the answer replies to (an answer to a question closed since is scored against
+        that question, and not recorded). `update_id`: the update the answer came in. Handled
+        again after a crash (the inbox, bot/handlers/updates.py), an answer stored the first
+        time is not scored again: its feedback is given again, as it was (the scoring is
+        pure), with the streak as it is.
         """
         if update_id is not None:
             stored_before = await self.storage.answer_of_update(update_id)
             if stored_before is not None:
-                return await self._feedback_again(user, stored_before)
+                again = await self._feedback_again(user, stored_before)
+                return again if again is not None else NothingOpen()
         open_ = await self.open_question(chat_id)
-        if open_ is None:
-            return None
+        replied = self.question_shown_in(replied_text) if replied_text else None
+        route = route_answer(
+            attempt_of(text),
+            caption=caption,
+            open_id=open_[0].id if open_ is not None else None,
+            replied_id=replied.id if replied is not None else None,
+        )
+        if route is Route.CLOSED_QUESTION:
+            assert replied is not None
+            result, bare = self.score_only(replied, text)
+            return ReplyToClosedQuestion(replied, result, bare)
+        if route is Route.NOT_TEXT:
+            return NotText()
+        if route is Route.NOTHING_OPEN or open_ is None:
+            return NothingOpen()
         question, hints = open_
+        if route is Route.TOO_SHORT:
+            return TooShort(question)
+        if route is Route.ONE_WORD:
+            return OneWord(question)
+        return await self._score(chat_id, user, question, hints, text, update_id)
+
+    async def _score(
+        self,
+        chat_id: int,
+        user: UserProfile,
+        question: Question,
+        hints: int,
+        text: str,
+        update_id: int | None,
+    ) -> Feedback | NothingOpen:
+        """Score `text` against the open `question`, store it, count the day."""
         from bot.core.scoring import score_answer  # loaded on the first answer (issue 13)
 
         result = score_answer(question, text)
@@ -300,7 +387,7 @@ class Practice:
             update_id=update_id,
         )
         if stored is None:  # answered twice at once: the first one counted
-            return None
+            return NothingOpen()
         streak, answer_id, state = stored
         assert state is not None
         return await self._feedback(
@@ -388,28 +475,37 @@ class Practice:
         return state
 
     async def progress(self, user: UserProfile, since: Callable[[date], date]) -> Progress:
-        """The user's progress: streak, averages, weak spots, level suggestion, daily counts.
+        """The user's progress: streak, averages, weak spots, level suggestion, daily counts,
+        weekly scores and their trend, and how much of the question bank is answered.
 
         `since(today)` is the first day the caller wants counts for (the picture's 12 weeks).
         """
         today = self.today(user).date()
         summary = await self.storage.user_stats(user.user_id)
         recent = await self.storage.recent_answers(user.user_id, WEAK_WINDOW)
-        weak = weak_concepts(((a.covered, a.missed) for a in recent), self.library.topic_of)
+        weak = weak_spots(((a.covered, a.missed) for a in recent), self.library.topic_of)
         current = user.level or Level.BEGINNER
         at_level = [a.score for a in recent if a.level == current][:LEVEL_UP_ANSWERS]
         first = since(today)
-        counts = await self.storage.answers_per_day(user.user_id, first.isoformat())
+        days = await self.storage.answers_per_day(user.user_id, first.isoformat())
+        per_day = {date.fromisoformat(day): totals for day, totals in days.items()}
+        weeks = weekly_scores(per_day, first, (today - first).days // 7 + 1)
+        # The bank is what can be asked: the saved pack, else every offered pack.
+        bank = self.library.pool(None, user.pack) or self.library.pool()
+        answered = await self.storage.answered_questions(user.user_id) if summary.answers else set()
         return Progress(
             today=today,
             streak=visible_streak(user.streak, today),
             at_risk=at_risk(user.streak, today),
             summary=summary,
-            weak=weak,
+            weak_spots=weak,
             level=current,
             level_up=level_up(current, at_level),
             level_average=sum(at_level) / len(at_level) if at_level else 0.0,
-            per_day={date.fromisoformat(day): n for day, n in counts.items()},
+            per_day={day: count for day, (count, _) in per_day.items()},
+            weeks=weeks,
+            trend=score_trend(weeks),
+            bank=bank_progress(bank, answered),
         )
 
     async def answer_round(

@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 from telegram import Bot
 
 from bot import delivery
-from bot.core.answers import is_substantive
+from bot.core.answers import Attempt, attempt_of
 from bot.core.levels import Level, QuizArgs
 from bot.core.models import LeaderboardRow, RoundAnswer, RoundRecord, UserProfile
 from bot.core.outbox import Draft, Kind
@@ -207,6 +207,7 @@ class Answered(StrEnum):
     NOT_AN_ANSWER = "not-an-answer"  # a reply to another message, not a text, no question
     TOO_LATE = "too-late"  # the round had closed (or closed before the write)
     TOO_SHORT = "too-short"  # `x`, `ok`: not counted, the member is told
+    ONE_WORD = "one-word"  # `缓存`, `cache`: not counted, the member told to say more
     COUNTED = "counted"  # stored as the member's latest answer; private feedback recorded
     REPLACED = "replaced"  # an edit of an answer a later message replaced: nothing stored
 
@@ -233,13 +234,16 @@ async def answer_round(svc: Services, reply: RoundReply, user: UserProfile, lang
         return Answered.NOT_AN_ANSWER  # a reply to one of our other messages (results, help)
     if round_.closed_at is not None:
         return Answered.TOO_LATE
-    from bot.core.scoring import is_answerable  # loaded on the first answer (issue 13)
-
     question = svc.library.question(round_.question_id)
-    if question is None or not is_answerable(reply.text):
+    if question is None:
         return Answered.NOT_AN_ANSWER
-    if not is_substantive(reply.text):
-        return Answered.TOO_SHORT
+    match attempt_of(reply.text):
+        case Attempt.NO_WORDS:
+            return Answered.NOT_AN_ANSWER
+        case Attempt.TOO_SHORT:
+            return Answered.TOO_SHORT
+        case Attempt.ONE_WORD:
+            return Answered.ONE_WORD
 
     def feedback(result: ScoreResult, streak: StreakState, now: datetime) -> Draft | None:
         if not (user.started and user.active):

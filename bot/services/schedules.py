@@ -1,16 +1,18 @@
 """The daily question: saving a chat's schedule (a /daily, a zone change, a settings tap) so
 its next occurrence moves with it, reading it back for the scheduler, and drafting the day's
-prompt (a private question, or a group's round) that the scheduler records in the outbox.
+prompt (a private question, or a group's round) that the scheduler records in the outbox,
+or, when it waited for the question the user was on, that the close of that question does.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from datetime import datetime, time
+from datetime import datetime, time, timedelta
 
 from bot.core.models import ChatRecord, UserProfile
 from bot.core.outbox import Draft, Kind
 from bot.core.schedule import DailyCommand, DailySchedule, Days, daily_waits, next_occurrence
+from bot.core.streaks import local_day
 from bot.core.timezones import zone_of
 from bot.i18n import user_language
 from bot.keyboards import question_keyboard
@@ -97,7 +99,7 @@ async def draft_daily_prompt(
     """The day's prompt for a chat: a question (private) or a new round (group).
 
     A private chat whose user is on a question (`daily_waits`) gets nothing now: the prompt
-    waits for that question to be answered or skipped (`Practice.take_waiting_daily`). A
+    waits for that question to be answered or skipped (`ask_waiting_daily`). A
     question left open longer is closed by the daily one, which names it.
     """
     chat_id = chat.chat_id
@@ -141,3 +143,37 @@ async def draft_daily_prompt(
         Kind.DAILY, key, chat_id, tuple(messages), deadline_at,
         keyboard=keyboard, local_day=day, question_id=q.id,
     )  # fmt: skip
+
+
+async def ask_waiting_daily(
+    svc: Services, chat_id: int, user: UserProfile, lang: str, bot_username: str | None = None
+) -> bool:
+    """The day's daily question, if it waited for the question just closed (answered,
+    skipped or revealed): opened and recorded in the outbox, once (True). One that waited
+    since an earlier day lapses."""
+    practice = svc.practice
+    waiting = await svc.storage.waiting_daily(chat_id)  # a read: most answers stop here
+    if waiting is None:
+        return False
+    now = practice.clock()
+    day = local_day(now, practice.zone(user)).isoformat()
+    if waiting != day:
+        await svc.storage.lapse_waiting_daily(chat_id)
+        return False
+    chosen = await practice.choose(chat_id, user, None, None, lang)
+    if chosen is None:
+        return False
+    question, exhausted = chosen
+    asked = await practice.level_done_note(user, practice.asked(question, exhausted=exhausted))
+    # As the scheduler drafts it (draft_daily_prompt), sent by the outbox: exactly once.
+    messages = asked_messages(svc.strings, lang, asked, [svc.strings(lang, "daily_header")])
+    keyboard = question_keyboard(svc.strings, lang, question.id, bot_username).to_dict()
+    deadline = now + timedelta(minutes=svc.settings.daily_grace_minutes)
+    draft = Draft(
+        Kind.DAILY, f"daily:{chat_id}:{day}", chat_id, tuple(messages), deadline,
+        keyboard=keyboard, local_day=day, question_id=question.id,
+    )  # fmt: skip
+    if not await svc.storage.queue_waiting_daily(user.user_id, draft, now):
+        return False
+    svc.notify_outbox()
+    return True

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from datetime import datetime, time
 
+import aiosqlite
+
 from bot.core.models import ChatKind, ChatRecord
-from bot.core.outbox import Status
+from bot.core.outbox import Draft, Status
 from bot.core.schedule import Days, Occurrence
 from bot.storage.chats import CHAT_SELECT, chat_from_row, next_due_update
 from bot.storage.database import Database, iso
+from bot.storage.outbox import insert_draft
+from bot.storage.practice import write_open_question
 from bot.storage.reminders import set_zone
 
 
@@ -127,22 +131,51 @@ class DailyStore(Database):
             )
             await db.execute(*next_due_update(chat_id, next_due))
 
-    async def take_waiting_daily(self, chat_id: int, local_day: str, now: datetime) -> bool:
-        """Take the prompt waiting for `local_day` (it is asked now); True once. A prompt
-        still waiting from an earlier day lapses: the daily question is that day's."""
-        async with self.transaction() as db:
-            cur = await db.execute(
-                "UPDATE daily_sends SET status = 'sent', sent_at = ?"
-                " WHERE chat_id = ? AND local_day = ? AND status = 'waiting'",
-                (iso(now), chat_id, local_day),
-            )
-            taken = cur.rowcount > 0
+    async def waiting_daily(self, chat_id: int) -> str | None:
+        """The local day of the chat's prompt that waits for the question the user is on."""
+        row = await self._one(
+            "SELECT local_day FROM daily_sends WHERE chat_id = ? AND status = 'waiting'",
+            (chat_id,),
+        )
+        return str(row[0]) if row else None
+
+    async def lapse_waiting_daily(self, chat_id: int) -> None:
+        """A prompt still waiting from an earlier day lapses: the daily question is that
+        day's."""
+        await self._write(
+            "UPDATE daily_sends SET status = 'expired' WHERE chat_id = ? AND status = 'waiting'",
+            (chat_id,),
+        )
+
+    async def queue_waiting_daily(self, user_id: int, draft: Draft, now: datetime) -> bool:
+        """The prompt that waited for `draft.local_day`, now owed: its question opened and
+        the prompt recorded in the outbox, in one transaction, so a crash neither loses nor
+        doubles it. True once; False, and nothing written, if it no longer waits or another
+        question is open (then it waits on)."""
+        chat_id, day, question_id = draft.chat_id, draft.local_day, draft.question_id
+        assert day is not None
+        assert question_id is not None
+
+        async def body(db: aiosqlite.Connection) -> bool:
+            if await db.execute_fetchall(
+                "SELECT 1 FROM open_questions WHERE chat_id = ?", (chat_id,)
+            ) or not await db.execute_fetchall(
+                "SELECT 1 FROM daily_sends WHERE chat_id = ? AND local_day = ?"
+                " AND status = 'waiting'",
+                (chat_id, day),
+            ):
+                return False
+            if not await insert_draft(db, draft, now):
+                return False  # that day's prompt was recorded before
             await db.execute(
-                "UPDATE daily_sends SET status = 'expired'"
-                " WHERE chat_id = ? AND status = 'waiting'",
-                (chat_id,),
+                "UPDATE daily_sends SET status = 'queued', question_id = ?"
+                " WHERE chat_id = ? AND local_day = ?",
+                (question_id, chat_id, day),
             )
-            return taken
+            await write_open_question(db, chat_id, user_id, question_id, now)
+            return True
+
+        return await self.atomic(body)
 
     async def advance_daily(self, chat_id: int, next_due: Occurrence) -> None:
         await self._write(*next_due_update(chat_id, next_due))

@@ -40,6 +40,7 @@ from bot.storage.files import (
     describe,
     identity,
     is_busy,
+    is_damage,
     note_closed_cleanly,
     open_database,
 )
@@ -88,6 +89,10 @@ class Database:
         self._maybe_orphan = False  # a cancelled writer may have left statements queued
         # The file opened for writing (and migrated): its close is a clean one.
         self._opened: tuple[int, int] | None = None
+        # The first error that showed the file damaged while open (SQLITE_CORRUPT or
+        # SQLITE_NOTADB), and who is told of it, once: the run stops (bot/app.py).
+        self.damage: sqlite3.DatabaseError | None = None
+        self.on_damage: Callable[[sqlite3.DatabaseError], None] = lambda exc: None
 
     async def open(self, *, verify: bool = True) -> None:
         """Open, check (see `files.open_database`) and migrate; DatabaseFileError if unusable.
@@ -98,6 +103,7 @@ class Database:
         opened = identity(Path(self.path))  # None for a new file (and ":memory:")
         db = await open_database(self.path, known_version=schema_version(), verify=verify)
         db.row_factory = aiosqlite.Row
+        self._watch(db)
         self._db = db
         try:
             await self._migrate()
@@ -107,6 +113,25 @@ class Database:
             await self.close()
             raise DatabaseFileError(self.path, describe(exc)) from None
         self._opened = opened or identity(Path(self.path))
+
+    def _watch(self, db: aiosqlite.Connection) -> None:
+        """Notice damage in whatever reads or writes through `db`: every statement, fetch
+        and transaction of aiosqlite passes through its `_execute`."""
+        execute = cast(Callable[..., Awaitable[Any]], db._execute)
+
+        async def watched(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+            try:
+                return await execute(fn, *args, **kwargs)
+            except sqlite3.DatabaseError as exc:
+                self._damaged(exc)
+                raise
+
+        db._execute = watched  # type: ignore[method-assign]
+
+    def _damaged(self, exc: sqlite3.DatabaseError) -> None:
+        if is_damage(exc) and self.damage is None:
+            self.damage = exc
+            self.on_damage(exc)
 
     async def open_readonly(self) -> None:
         """Open for reading only: no migration, no write; DatabaseFileError if unusable."""
@@ -125,7 +150,8 @@ class Database:
             self._db = None
         if self._opened is not None:  # the last connection closed: the log is in the file
             opened, self._opened = self._opened, None
-            note_closed_cleanly(Path(self.path), opened)
+            if self.damage is None:  # a damaged file is read whole by the next start
+                note_closed_cleanly(Path(self.path), opened)
 
     @property
     def db(self) -> aiosqlite.Connection:
@@ -279,6 +305,9 @@ class Database:
             except sqlite3.OperationalError as exc:
                 if not is_busy(exc):
                     raise
+            except sqlite3.DatabaseError as exc:
+                self._damaged(exc)
+                raise
         return await self._all(sql, params)
 
     async def ping(self) -> bool:

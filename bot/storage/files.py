@@ -43,6 +43,11 @@ def is_full(exc: BaseException) -> bool:
     return primary_code(exc) == sqlite3.SQLITE_FULL
 
 
+def is_damage(exc: BaseException) -> bool:
+    """The file turned out damaged or not a database (SQLITE_CORRUPT, SQLITE_NOTADB)."""
+    return isinstance(exc, sqlite3.DatabaseError) and primary_code(exc) in _CORRUPT
+
+
 def is_busy(exc: BaseException) -> bool:
     """The write lock stayed taken for longer than the busy timeout."""
     return primary_code(exc) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
@@ -212,7 +217,8 @@ async def open_database(
 async def backup_database(source: Path, target: Path, *, known_version: int) -> int:
     """Copy the live database to `target` with SQLite's online backup API; return its pages.
 
-    Safe while the bot runs: the copy is one consistent snapshot. It is written beside the
+    Safe while the bot runs: the copy is one consistent snapshot, without the running bot's
+    lease (a backup is served by no one). It is written beside the
     target first and checked, then renamed into place, so a failed backup never leaves a
     half-written file under the target's name.
     """
@@ -224,6 +230,11 @@ async def backup_database(source: Path, target: Path, *, known_version: int) -> 
         copy = sqlite3.connect(partial, check_same_thread=False)
         try:
             await db.backup(copy)
+            # The lease is the running bot's, not data: a backup restored later must not look
+            # served (or stuck) by a bot that has long stopped.
+            with contextlib.suppress(sqlite3.OperationalError):  # no lease table (before 008)
+                copy.execute("DELETE FROM instance_lease")
+                copy.commit()
             problems = [str(r[0]) for r in copy.execute("PRAGMA quick_check(5)")]
             if problems != ["ok"]:
                 raise DatabaseFileError(source, f"the copy is damaged ({_one_line(problems)})")

@@ -219,6 +219,35 @@ class OutboxStore:
             )
             await db.execute(*next_due_update(chat_id, next_due))
 
+    async def shift_owed(self, step: timedelta, now: datetime) -> tuple[int, int]:
+        """The wall clock stepped by `step`: move what was owed at `now` (the old timeline)
+        with it, so its lateness stays the time that really passed. Open messages' deadlines
+        and the due instants of chats already due move; a chat's local day does not. The
+        counts moved: (messages, chats)."""
+        async with self.transaction() as db:
+            owed = list(
+                await db.execute_fetchall(
+                    "SELECT id, deadline FROM outbox"
+                    " WHERE status IN ('pending', 'claimed', 'sending')"
+                )
+            )
+            await db.executemany(
+                "UPDATE outbox SET deadline = ? WHERE id = ?",
+                [(iso(datetime.fromisoformat(r[1]) + step), r[0]) for r in owed],
+            )
+            due = list(
+                await db.execute_fetchall(
+                    "SELECT chat_id, next_due_at FROM chats"
+                    " WHERE daily_enabled = 1 AND next_due_at <= ?",
+                    (iso(now),),
+                )
+            )
+            await db.executemany(
+                "UPDATE chats SET next_due_at = ? WHERE chat_id = ?",
+                [(iso(datetime.fromisoformat(r[1]) + step), r[0]) for r in due],
+            )
+        return len(owed), len(due)
+
     # -- delivering ----------------------------------------------------------------------------
 
     async def recover_outbox(

@@ -117,7 +117,7 @@ class PracticeStore(UsersStore):
             before = await db.execute_fetchall(
                 "SELECT 1 FROM open_questions WHERE chat_id = ?", (chat_id,)
             )
-            await _open(db, chat_id, user_id, question_id, now)
+            await write_open_question(db, chat_id, user_id, question_id, now)
             return bool(list(before))
 
         return await self.atomic(body)  # one round trip to the database thread
@@ -139,7 +139,7 @@ class PracticeStore(UsersStore):
             found = next(iter(rows), None)
             if (found[0] if found else None) != current:
                 return False
-            await _open(db, chat_id, user_id, question_id, now)
+            await write_open_question(db, chat_id, user_id, question_id, now)
             return True
 
         return await self.atomic(body)
@@ -313,13 +313,14 @@ class PracticeStore(UsersStore):
             for r in rows
         ]
 
-    async def answers_per_day(self, user_id: int, since_day: str) -> dict[str, int]:
+    async def answers_per_day(self, user_id: int, since_day: str) -> dict[str, tuple[int, float]]:
+        """Local day -> (answers, sum of their scores), from `since_day` on."""
         rows = await self._all(
-            "SELECT local_day, COUNT(*) FROM answers WHERE user_id = ? AND local_day >= ?"
-            " GROUP BY local_day",
+            "SELECT local_day, COUNT(*), SUM(score) FROM answers"
+            " WHERE user_id = ? AND local_day >= ? GROUP BY local_day",
             (user_id, since_day),
         )
-        return {r[0]: r[1] for r in rows}
+        return {r[0]: (r[1], r[2]) for r in rows}
 
     async def user_stats(self, user_id: int) -> UserStats:
         """Answers, distinct questions and per-level averages: one pass over an index.
@@ -364,7 +365,7 @@ class PracticeStore(UsersStore):
         return [answer_from_row(r) for r in rows]
 
 
-async def _open(
+async def write_open_question(
     db: aiosqlite.Connection, chat_id: int, user_id: int, question_id: str, now: datetime
 ) -> None:
     """Make `question_id` the chat's open question (hints back to 0) and log it as asked."""

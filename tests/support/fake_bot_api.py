@@ -143,6 +143,7 @@ class Fault:
     times: int
     retry_after: int | None = None
     migrate_to_chat_id: int | None = None
+    containing: str | None = None  # only requests whose text holds this (one message of several)
 
 
 @dataclass
@@ -487,6 +488,7 @@ class FakeBotAPI:
         retry_after: int | None = None,
         migrate_to_chat_id: int | None = None,
         description: str | None = None,
+        containing: str | None = None,
     ) -> None:
         default = {
             400: "Bad Request: message text is empty",
@@ -498,7 +500,14 @@ class FakeBotAPI:
         if migrate_to_chat_id is not None:
             default = "Bad Request: group chat was upgraded to a supergroup chat"
         fault = Fault(
-            method, chat_id, status, description or default, times, retry_after, migrate_to_chat_id
+            method,
+            chat_id,
+            status,
+            description or default,
+            times,
+            retry_after,
+            migrate_to_chat_id,
+            containing,
         )
         self._faults.setdefault((method, chat_id), []).append(fault)
 
@@ -506,9 +515,11 @@ class FakeBotAPI:
         """Answer every request normally again."""
         self._faults.clear()
 
-    def _take_fault(self, method: str, chat_id: int | None) -> Fault | None:
+    def _take_fault(self, method: str, chat_id: int | None, text: str = "") -> Fault | None:
         for key in ((method, chat_id), (method, None)):
             for fault in self._faults.get(key, ()):
+                if fault.containing is not None and fault.containing not in text:
+                    continue
                 if fault.times > 0:
                     fault.times -= 1
                     return fault
@@ -605,7 +616,7 @@ class FakeBotAPI:
         if self.latency:
             await asyncio.sleep(self.latency)
         chat_id = _int(params.get("chat_id"))
-        fault = self._take_fault(method, chat_id)
+        fault = self._take_fault(method, chat_id, str(params.get("text") or ""))
         if fault is not None:
             body: dict[str, Any] = {
                 "ok": False, "error_code": fault.status, "description": fault.description,
