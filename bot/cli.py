@@ -244,7 +244,10 @@ def cmd_content_check(args: argparse.Namespace) -> int:
         levels = Counter(q.level for q in pack.questions)
         detail = ", ".join(f"{levels[lv]} {lv.value}" for lv in Level if levels[lv])
         count = f"{len(pack.questions)} question{'' if len(pack.questions) == 1 else 's'}"
-        print(f"OK {file}: pack {pack.id}, {count} ({detail})")
+        about = f"{pack.language}, field {pack.field}" + (
+            f", translates {pack.translates}" if pack.translates else ""
+        )
+        print(f"OK {file}: pack {pack.id} ({about}), {count} ({detail})")
         warnings = pack_warnings(pack)
         for warning in warnings:
             print(f"warning: {file}: {warning}")
