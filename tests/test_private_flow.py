@@ -24,8 +24,10 @@ def open_question_id(msg_buttons: list[tuple[str, str]]) -> str:
 
 async def test_start_welcomes_in_three_lines_with_setup_buttons(bot: BotHarness) -> None:
     (welcome,) = await bot.say(ADA, "/start")
-    assert welcome.visible.count("\n") == 2
-    assert welcome.visible.startswith("👋 Hi Ada!")
+    greeting, field = welcome.visible.split("\n\n")  # then the field, in one tap
+    assert greeting.count("\n") == 2
+    assert greeting.startswith("👋 Hi Ada!")
+    assert field.startswith("Which field are you preparing for?")
     data = [d for _, d in welcome.buttons]
     assert {"level:beginner", "level:intermediate", "level:advanced", "daily:on:09:00"} <= set(data)
 

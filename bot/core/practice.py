@@ -16,7 +16,7 @@ from bot.core.streaks import StreakState
 if TYPE_CHECKING:
     from bot.core.scoring import ScoreResult
 
-__all__ = ["Asked", "Feedback", "Progress", "StillOpen"]
+__all__ = ["Asked", "Feedback", "NoPacks", "Progress", "StillOpen"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +37,15 @@ class StillOpen:
     question: Question
     pack_title: str
     pack_language: str
+
+
+@dataclass(frozen=True, slots=True)
+class NoPacks:
+    """No pack is followed and none is in the user's language: nothing is asked, the packs
+    in other languages are offered (bot/core/packs.py)."""
+
+    language: str
+    others: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
