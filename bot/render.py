@@ -602,6 +602,9 @@ def titles(t: Strings, lang: str, packs: Sequence[Pack]) -> Html:
     )
 
 
+PACKS_BUDGET = MESSAGE_LIMIT - 600  # the list's rows; the rest: title, notes (HTML included)
+
+
 class PackLine(NamedTuple):
     pack: Pack
     followed: bool
@@ -620,23 +623,29 @@ def packs_message(
 ) -> Html:
     """/packs: each pack (title, id, field, language, levels, questions, done), followed
     ones marked, and what a chat that follows none is asked from (packs in `drawn_in`)."""
-    rows = [t(lang, "packs_title")]
-    for line in lines:
+
+    def row(line: PackLine, short: bool) -> Html:
         p = line.pack
-        rows.append(
-            t(
-                lang,
-                "packs_row",
-                mark="✅" if line.followed else "▫️",
-                title=p.title,
-                id=p.id,
-                field=field_name(t, lang, p.field),
-                language=language_name(t, lang, p.language),
-                levels=Html(" / ".join(level_name(t, lang, lv) for lv in line.levels)),
-                count=len(p.questions),
-                done=line.done,
-            )
+        levels = (level_name(t, lang, lv)[: 3 if short else None] for lv in line.levels)
+        return t(
+            lang,
+            "packs_row",
+            mark="✅" if line.followed else "▫️",
+            title=excerpt(p.title, 40) if short else p.title,
+            id=p.id,
+            field=field_name(t, lang, p.field),
+            language=language_name(t, lang, p.language),
+            levels=Html(" / ".join(levels)),
+            count=len(p.questions),
+            done=line.done,
         )
+
+    listed = [row(line, False) for line in lines]
+    if utf16_len("\n\n".join(listed)) > PACKS_BUDGET:  # many packs: shorter titles, levels
+        listed = [row(line, True) for line in lines]
+    while listed and utf16_len("\n\n".join(listed)) > PACKS_BUDGET:
+        listed.pop()  # more than a message holds: the buttons still name every pack
+    rows = [t(lang, "packs_title"), *listed]
     language = t(lang, f"language_{drawn_in}") if drawn_in in LANGUAGES else drawn_in
     if any(line.followed for line in lines):
         rows.append(t(lang, "packs_following"))

@@ -218,6 +218,22 @@ async def test_following_and_unfollowing_change_what_quiz_and_the_daily_draw_fro
         await bot.say(ADA, "/reveal")
 
 
+async def test_packs_fits_one_message_however_many_packs_there_are(
+    api: FakeBotAPI, bot_settings: Settings, clock: FakeClock, tmp_path: Path
+) -> None:
+    long = "Distributed Systems Interview Questions on Consensus, Replication and Consistency"
+    many = {
+        f"p{n:02}.yaml": _pack(f"pack-number-{n:02}", f"{long} {n}", "en", "distributed-systems")
+        for n in range(40)
+    }
+    folder = _content(tmp_path / "many", many)
+    async for bot in _harness(api, bot_settings, clock, folder):
+        (listing,) = await bot.say(ADA, "/packs")
+        assert len(listing.buttons) == 40  # every pack has its button
+        assert "Distributed systems · English" in listing.visible
+    # (the api fixture then checks the message was within Telegram's limits)
+
+
 # -- /quiz <pack>, and a pack's link -------------------------------------------------------
 
 
