@@ -125,7 +125,7 @@ async def test_an_english_user_choosing_a_field_gets_an_english_question_from_it
     (chosen,) = await bot.press(ADA, welcome, "field:databases")
     assert "Database Basics (English)" in chosen.visible  # the English one of the two
     assert "数据库" not in chosen.visible
-    for _ in range(2):  # both of the pack's questions, in English, then nothing Chinese
+    for _ in range(4):  # the pack's two questions, then again: no other pack, no Chinese
         asked = await _question(bot, ADA)
         assert asked.startswith("Database Basics: question")
         await bot.say(ADA, "/reveal")
@@ -216,6 +216,18 @@ async def test_following_and_unfollowing_change_what_quiz_and_the_daily_draw_fro
         asked = await _question(bot, ADA)
         assert asked.startswith(("Database Basics", "Operating Systems")), asked
         await bot.say(ADA, "/reveal")
+
+
+async def test_a_followed_pack_is_asked_in_the_users_language_where_translated(
+    bot: BotHarness,
+) -> None:
+    (listing,) = await bot.say(ADA, "/packs")
+    await bot.press(ADA, listing, "pack:f:db-zh")  # the Chinese original, followed
+    asked = await _question(bot, ADA)
+    assert asked.startswith("Database Basics: question")  # its English translation
+    (listing,) = await bot.say(LI, "/packs")
+    await bot.press(LI, listing, "pack:f:db-en")  # and the other way round
+    assert (await _question(bot, LI)).startswith("数据库 面试题: question")
 
 
 async def test_packs_fits_one_message_however_many_packs_there_are(
