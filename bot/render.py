@@ -654,7 +654,7 @@ def packs_message(
     else:
         rows.append(t(lang, "packs_none_in_language", language=language))
     if lines:
-        rows.append(t(lang, "packs_drafts_note", pack=lines[0].pack.id))
+        rows.append(t(lang, "packs_quiz_note", pack=lines[0].pack.id))
     if read_only:
         rows.append(t(lang, "packs_group_admins"))
     return Html("\n\n".join(rows))
