@@ -325,8 +325,9 @@ def cmd_content_import(args: argparse.Namespace) -> int:
         f"# Imported from {source.name} by `interview-bot content import`.\n"
         "# A draft: each concept is one claim of the reference answer, with the key terms a\n"
         "# good answer states (aliases, both languages via the glossary) and, for `X：…`\n"
-        "# claims, the subject they are said of. Review labels, aliases and weights, remove\n"
-        "# `draft: true`, then run `interview-bot content check`.\n"
+        "# claims, the subject they are said of. Review labels, aliases and weights, set the\n"
+        "# field (docs/packs.md lists them), remove `draft: true`, then run\n"
+        "# `interview-bot content check`.\n"
     )
     body = _pack_yaml(pack)
     try:
