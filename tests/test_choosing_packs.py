@@ -9,6 +9,7 @@ question's text says which pack it is from, so what was asked is read off the me
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -62,21 +63,24 @@ def _content(folder: Path, packs: dict[str, str]) -> Path:
     return folder
 
 
+@asynccontextmanager
 async def _harness(
     api: FakeBotAPI, settings: Settings, clock: FakeClock, folder: Path
 ) -> AsyncIterator[BotHarness]:
     settings = settings.model_copy(update={"content_dir": folder})
     harness = BotHarness(api, settings, load_library([folder]), clock, chosen=())
     await harness.start()
-    yield harness
-    await harness.stop()
+    try:
+        yield harness
+    finally:
+        await harness.stop()
 
 
 @pytest.fixture
 async def bot(
     api: FakeBotAPI, bot_settings: Settings, clock: FakeClock, tmp_path: Path
 ) -> AsyncIterator[BotHarness]:
-    async for harness in _harness(api, bot_settings, clock, _content(tmp_path / "c", PACKS)):
+    async with _harness(api, bot_settings, clock, _content(tmp_path / "c", PACKS)) as harness:
         yield harness
 
 
@@ -85,7 +89,7 @@ async def chinese_only(
     api: FakeBotAPI, bot_settings: Settings, clock: FakeClock, tmp_path: Path
 ) -> AsyncIterator[BotHarness]:
     packs = {k: v for k, v in PACKS.items() if k in ("db-zh.yaml", "serving-zh.yaml")}
-    async for harness in _harness(api, bot_settings, clock, _content(tmp_path / "zh", packs)):
+    async with _harness(api, bot_settings, clock, _content(tmp_path / "zh", packs)) as harness:
         yield harness
 
 
@@ -142,6 +146,24 @@ async def test_a_chinese_user_choosing_the_same_field_gets_the_chinese_pack(
 
 
 # -- no pack in the user's language: offered, never handed ----------------------------------
+
+
+async def test_with_the_shipped_packs_an_english_user_is_told_they_are_chinese(
+    api: FakeBotAPI, bot_settings: Settings, clock: FakeClock
+) -> None:
+    async with _harness(api, bot_settings, clock, CONTENT) as bot:  # content/ as shipped
+        (welcome,) = await bot.say(ADA, "/start")
+        assert "Questions are in Chinese." in welcome.visible
+        fields = [text for text, d in welcome.buttons if d.startswith("field:")]
+        assert fields == ["ML serving & LLM inference", "All fields"]
+        (offer,) = await bot.say(ADA, "/quiz")
+        assert "There are no questions in English yet" in offer.visible
+        assert [d for _, d in offer.buttons] == ["pack:f:llm", "pack:f:triton"]
+        await bot.press(ADA, welcome, "field:ml-serving")  # chosen, knowing the language
+        (question,) = await bot.say(ADA, "/quiz")
+        assert "This question bank is in Chinese" in question.visible
+        (asked,) = await bot.say(LI, "/quiz")  # a Chinese speaker needs no choosing
+        assert any(d.startswith("hint:") for _, d in asked.buttons)
 
 
 async def test_an_english_user_is_offered_chinese_packs_and_not_handed_one(
@@ -239,7 +261,7 @@ async def test_packs_fits_one_message_however_many_packs_there_are(
         for n in range(40)
     }
     folder = _content(tmp_path / "many", many)
-    async for bot in _harness(api, bot_settings, clock, folder):
+    async with _harness(api, bot_settings, clock, folder) as bot:
         (listing,) = await bot.say(ADA, "/packs")
         assert len(listing.buttons) == 40  # every pack has its button
         assert "Distributed systems · English" in listing.visible
