@@ -199,6 +199,23 @@ async def test_the_daily_question_says_once_that_none_is_in_the_language(
     assert len(earlier) == len(sent)  # the next day: nothing, not the same note again
 
 
+async def test_a_groups_daily_round_says_once_that_none_is_in_its_language(
+    chinese_only: BotHarness, api: FakeBotAPI
+) -> None:
+    bot = chinese_only
+    api.admins[GROUP] = {ADMIN.id}
+    await bot.say(ADMIN, "/daily 09:30", chat_id=GROUP)
+    bot.clock.advance(minutes=31)
+    await bot.tick()
+    sent = api.to(GROUP)
+    assert "There are no questions in English yet" in sent[-1].visible
+    assert await bot.storage.open_round_of(GROUP) is None  # no Chinese round opened
+    bot.clock.advance(days=1)
+    await bot.tick()
+    earlier = await bot.sentinel(ADMIN, chat_id=GROUP)
+    assert len(earlier) == len(sent)  # the next day: nothing
+
+
 # -- /packs: follow and unfollow change what /quiz and the daily question draw from ---------
 
 

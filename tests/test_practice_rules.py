@@ -379,6 +379,17 @@ async def test_followed_packs_are_kept_to_even_for_a_level_they_lack(
     assert await two_packs.ask(ADA, ada, Level.ADVANCED, None) is None
 
 
+async def test_a_due_review_comes_only_from_the_packs_followed(two_packs: Practice) -> None:
+    ada = await _user(two_packs, ADA)
+    await _due(two_packs, "triton-q8", 2)
+    await two_packs.storage.follow_packs(ADA, ["extra"], two_packs.clock())
+    asked = await two_packs.ask(ADA, ada, None, None)
+    assert asked is not None and asked.question.id == "extra-q1"  # triton is not followed
+    await two_packs.storage.follow_packs(ADA, ["triton"], two_packs.clock())
+    asked = await two_packs.ask(ADA, ada, None, None)
+    assert asked is not None and asked.question.id == "triton-q8"  # followed: it is due
+
+
 async def test_a_due_review_from_another_pack_waits(two_packs: Practice) -> None:
     ada = await _user(two_packs, ADA)
     await _due(two_packs, "triton-q8", 2)
