@@ -132,7 +132,9 @@ async def _open_pack(
         keyboard = still_open_keyboard(svc.strings, lang, kept.question.id, None)
         await send(context, chat_id, messages, keyboard)
         return
-    assert asked is not None
+    if asked is None:  # closed meanwhile by another message: as /quiz <pack> would do
+        await ask(context, chat_id, user, lang, None, pack_id)
+        return
     await send_asked(context, chat_id, lang, asked)
 
 
