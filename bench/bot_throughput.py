@@ -36,7 +36,7 @@ ANSWER = (
 def _messages(users: int, first_id: int = 10_000) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for i in range(users):
-        for text in ("/quiz", ANSWER):
+        for text in ("/quiz triton", ANSWER):  # the packs are Chinese: chosen by name
             out.append({"user_id": first_id + i, "name": f"u{i}", "text": text})
     return out
 

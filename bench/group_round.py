@@ -47,7 +47,7 @@ async def measure() -> dict[str, float]:
         async with running(app, poll_timeout=1):
             storage = app.bot_data["services"].storage
             opener = FakeUser(1, "Opener")
-            api.message(opener, "/quiz beginner", chat_id=GROUP)
+            api.message(opener, "/quiz beginner triton", chat_id=GROUP)  # Chinese: by name
             (question,) = await api.wait_for(GROUP, 1)
             rng = random.Random(9)
             members = [FakeUser(1000 + i, f"Member{i}") for i in range(MEMBERS)]

@@ -264,7 +264,7 @@ async def reminder_pass(path: Path, users: int, now: datetime) -> dict[str, floa
         user = FakeUser(next(askers), "u")
         before = len(api.to(user.id))
         started = time.perf_counter()
-        api.message(user, "/quiz")
+        api.message(user, "/quiz triton")  # the packs are Chinese: chosen by name
         await api.wait_for(user.id, before + 1, timeout=60)
         return time.perf_counter() - started
 
@@ -408,7 +408,7 @@ async def traffic(api: FakeBotAPI, path: Path, users: int, updates: int) -> dict
                 while pushed - (api.calls["sendMessage"] - replied) > 200:  # noqa: ASYNC110
                     await asyncio.sleep(0.005)
                 user = FakeUser(pushed // 2 % users + 1, "u")
-                api.message(user, "/quiz" if pushed % 2 == 0 else _answer(rng))
+                api.message(user, "/quiz triton" if pushed % 2 == 0 else _answer(rng))
                 pushed += 1
             await _settle(api)
             figures[f"rss_{mark}"] = _rss_mb(process.pid)

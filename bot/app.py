@@ -37,7 +37,7 @@ from bot.core.content import Library
 from bot.core.reminders import ReminderRule
 from bot.core.yamlcache import YamlCache
 from bot.delivery import reachability, trace_requests, when_written
-from bot.handlers import daily, errors, groups, membership, menus, private, updates
+from bot.handlers import daily, errors, groups, membership, menus, packs, private, updates
 from bot.handlers import settings as settings_handlers
 from bot.handlers.common import SERVICES_KEY, BotContext, load_context
 from bot.i18n import Strings
@@ -495,6 +495,8 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         CommandHandler("reveal", private.reveal, in_private),
         CommandHandler("stats", private.stats, in_private),
         CommandHandler("export", private.export, in_private),
+        # The question packs, in private chats and groups (there, admins choose).
+        CommandHandler("packs", packs.packs_command, filters.UpdateType.MESSAGE),
         # 3. Personal settings.
         CommandHandler("level", settings_handlers.level, in_private),
         CommandHandler("timezone", settings_handlers.timezone, in_private),
@@ -548,6 +550,8 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         CallbackQueryHandler(settings_handlers.zone_button, pattern=r"^tz:"),
         CallbackQueryHandler(daily.daily_button, pattern=r"^daily:"),
         CallbackQueryHandler(daily.daily_zone_button, pattern=r"^tzd:"),
+        CallbackQueryHandler(packs.pack_button, pattern=r"^pack:"),
+        CallbackQueryHandler(packs.field_button, pattern=r"^field:"),
         CallbackQueryHandler(private.stale_button),  # anything else: an outdated button
         # 7. Private chats: edits are not re-scored; plain text answers the open question.
         MessageHandler(

@@ -259,7 +259,10 @@ def cmd_content_check(args: argparse.Namespace) -> int:
         levels = Counter(q.level for q in pack.questions)
         detail = ", ".join(f"{levels[lv]} {lv.value}" for lv in Level if levels[lv])
         count = f"{len(pack.questions)} question{'' if len(pack.questions) == 1 else 's'}"
-        print(f"OK {file}: pack {pack.id}, {count} ({detail})")
+        about = f"{pack.language}, field {pack.field}" + (
+            f", translates {pack.translates}" if pack.translates else ""
+        )
+        print(f"OK {file}: pack {pack.id} ({about}), {count} ({detail})")
         warnings = pack_warnings(pack)
         for warning in warnings:
             print(f"warning: {file}: {warning}")
@@ -337,8 +340,9 @@ def cmd_content_import(args: argparse.Namespace) -> int:
         f"# Imported from {source.name} by `interview-bot content import`.\n"
         "# A draft: each concept is one claim of the reference answer, with the key terms a\n"
         "# good answer states (aliases, both languages via the glossary) and, for `X：…`\n"
-        "# claims, the subject they are said of. Review labels, aliases and weights, remove\n"
-        "# `draft: true`, then run `interview-bot content check`.\n"
+        "# claims, the subject they are said of. Review labels, aliases and weights, set the\n"
+        "# field (docs/packs.md lists them), remove `draft: true`, then run\n"
+        "# `interview-bot content check`.\n"
     )
     body = _pack_yaml(pack)
     try:

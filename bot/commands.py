@@ -9,6 +9,7 @@ from __future__ import annotations
 # (command, string key of its description) in menu order, per audience.
 PRIVATE_MENU: tuple[tuple[str, str], ...] = (
     ("quiz", "cmd_quiz"),
+    ("packs", "cmd_packs"),
     ("hint", "cmd_hint"),
     ("skip", "cmd_skip"),
     ("reveal", "cmd_reveal"),
@@ -28,6 +29,7 @@ GROUP_MENU: tuple[tuple[str, str], ...] = (
     ("quiz", "cmd_group_quiz"),
     ("reveal", "cmd_group_reveal"),
     ("top", "cmd_top"),
+    ("packs", "cmd_group_packs"),
     ("help", "cmd_help"),
 )
 GROUP_ADMIN_MENU: tuple[tuple[str, str], ...] = (

@@ -91,6 +91,10 @@ class Strings:
             tables[lang] = {str(k): str(v) for k, v in data.items()}
         return cls(tables)
 
+    def has(self, key: str) -> bool:
+        """Whether `key` is a string (in English, the fallback of every language)."""
+        return key in self.tables[DEFAULT_LANGUAGE]
+
     def __call__(self, lang: str | None, key: str, **values: object) -> Html:
         """The template `key` in `lang` (falling back to English) with escaped values."""
         table = self.tables.get(lang or DEFAULT_LANGUAGE, self.tables[DEFAULT_LANGUAGE])

@@ -23,6 +23,13 @@ from bot.core.timezones import resolve_timezone, zone_label
 from bot.i18n import LANGUAGES, Strings
 
 QUESTION_LINK_PREFIX = "q_"  # t.me/<bot>?start=q_<question id> opens that question
+PACK_LINK_PREFIX = "pack_"  # t.me/<bot>?start=pack_<pack id> follows it, opens its first
+ALL_FIELDS = "*"  # the "all fields" button's field
+BUTTON_TITLE = 40  # characters of a pack's title on its button
+
+
+def pack_link(bot_username: str, pack_id: str) -> str:
+    return f"https://t.me/{bot_username}?start={PACK_LINK_PREFIX}{pack_id}"
 
 
 def question_link(bot_username: str, question_id: str) -> str:
@@ -178,6 +185,36 @@ def start_keyboard(
     if bot_username:  # Telegram's add-to-group picker, then the bot introduces itself there
         add = f"https://t.me/{bot_username}?startgroup=start"
         rows.append([InlineKeyboardButton(t(lang, "button_add_to_group"), url=add)])
+    return InlineKeyboardMarkup(rows)
+
+
+def field_rows(
+    t: Strings, lang: str, fields: list[tuple[str, str]]
+) -> list[list[InlineKeyboardButton]]:
+    """The welcome's field buttons, two a row, then "All fields"; `fields`: (id, name)."""
+    buttons = [InlineKeyboardButton(name, callback_data=f"field:{fid}") for fid, name in fields]
+    rows = [buttons[i : i + 2] for i in range(0, len(buttons), 2)]
+    all_ = InlineKeyboardButton(t(lang, "button_field_all"), callback_data=f"field:{ALL_FIELDS}")
+    return [*rows, [all_]]
+
+
+def with_rows_first(
+    rows: list[list[InlineKeyboardButton]], markup: InlineKeyboardMarkup
+) -> InlineKeyboardMarkup:
+    return InlineKeyboardMarkup([*rows, *(list(row) for row in markup.inline_keyboard)])
+
+
+def packs_keyboard(
+    t: Strings, lang: str, packs: list[tuple[str, str, bool]]
+) -> InlineKeyboardMarkup:
+    """/packs: one button a pack, (id, title, followed): a tap follows or unfollows it."""
+    rows = []
+    for pid, title, followed in packs:
+        short = title if len(title) <= BUTTON_TITLE else title[: BUTTON_TITLE - 1] + "…"
+        key, action = ("button_pack_unfollow", "u") if followed else ("button_pack_follow", "f")
+        rows.append(
+            [InlineKeyboardButton(t(lang, key, title=short), callback_data=f"pack:{action}:{pid}")]
+        )
     return InlineKeyboardMarkup(rows)
 
 
@@ -438,6 +475,13 @@ class DailyZoneTap(NamedTuple):
     zone: str
 
 
+class PackTap(NamedTuple):
+    """pack:f:<pack> (follow it) or pack:u:<pack> (unfollow it)."""
+
+    follow: bool
+    pack_id: str
+
+
 class DailyTap(NamedTuple):
     at: time | None  # None: the older `daily:on`, the chat's stored time
 
@@ -583,3 +627,20 @@ def parse_daily_tap(data: str | None) -> DailyTap | None:
     if match is None:
         return None
     return DailyTap(time(int(match[1]), int(match[2])))
+
+
+def parse_pack_tap(data: str | None) -> PackTap | None:
+    fields = _fields(data, "pack", 2)
+    if fields is None or fields[0] not in ("f", "u") or not re.fullmatch(ID_PATTERN, fields[1]):
+        return None
+    return PackTap(fields[0] == "f", fields[1])
+
+
+def parse_field_tap(data: str | None) -> str | None:
+    """The field a welcome's button names (`ALL_FIELDS` for all), or None."""
+    fields = _fields(data, "field", 1)
+    if fields is None:
+        return None
+    if fields[0] == ALL_FIELDS or re.fullmatch(ID_PATTERN, fields[0]):
+        return fields[0]
+    return None

@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 from datetime import date, datetime, time, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 from zoneinfo import ZoneInfo
 
 from bot.core.content import Concept, Pack, Question
@@ -599,3 +599,99 @@ def unknown_zone(t: Strings, lang: str | None, wanted: str) -> Html:
         )
     lines.append(t(lang, "timezone_example"))
     return Html("\n".join(lines))
+
+
+# -- question packs: /packs, the field at /start, none in the user's language ----------------
+
+
+def field_name(t: Strings, lang: str, field: str) -> str:
+    """A pack's field named in `lang` (`field_<id>` in the strings, plain text: a button's
+    label too); else its id in words. Not escaped: filled into a template, it is."""
+    key = f"field_{field}"
+    return str(t(lang, key)) if t.has(key) else field.replace("-", " ").capitalize()
+
+
+def language_names(t: Strings, lang: str, codes: Sequence[str]) -> Html:
+    """ "Chinese, English": the languages named in `lang`, escaped."""
+    return Html(t(lang, "list_separator").join(language_name(t, lang, c) for c in codes))
+
+
+def start_field_line(t: Strings, lang: str, languages: Sequence[str]) -> Html:
+    """The welcome's question of the field, naming the languages the questions are in."""
+    return t(lang, "start_field", languages=language_names(t, lang, languages))
+
+
+def titles(t: Strings, lang: str, packs: Sequence[Pack]) -> Html:
+    """The packs' titles, each with its language: "Triton 面试题 (Chinese), …"."""
+    return Html(
+        t(lang, "list_separator").join(
+            t(lang, "pack_with_language", pack=p.title, language=language_name(t, lang, p.language))
+            for p in packs
+        )
+    )
+
+
+PACKS_BUDGET = MESSAGE_LIMIT - 600  # the list's rows; the rest: title, notes (HTML included)
+
+
+class PackLine(NamedTuple):
+    pack: Pack
+    followed: bool
+    done: int
+    levels: Sequence[Level]
+
+
+def packs_message(
+    t: Strings,
+    lang: str,
+    lines: Sequence[PackLine],
+    *,
+    any_in_language: bool,
+    read_only: bool,
+    drawn_in: str,
+) -> Html:
+    """/packs: each pack (title, id, field, language, levels, questions, done), followed
+    ones marked, and what a chat that follows none is asked from (packs in `drawn_in`)."""
+
+    def row(line: PackLine, short: bool) -> Html:
+        p = line.pack
+        levels = (level_name(t, lang, lv)[: 3 if short else None] for lv in line.levels)
+        return t(
+            lang,
+            "packs_row",
+            mark="✅" if line.followed else "▫️",
+            title=excerpt(p.title, 40) if short else p.title,
+            id=p.id,
+            field=field_name(t, lang, p.field),
+            language=language_name(t, lang, p.language),
+            levels=Html(" / ".join(levels)),
+            count=len(p.questions),
+            done=line.done,
+        )
+
+    listed = [row(line, False) for line in lines]
+    if utf16_len("\n\n".join(listed)) > PACKS_BUDGET:  # many packs: shorter titles, levels
+        listed = [row(line, True) for line in lines]
+    while listed and utf16_len("\n\n".join(listed)) > PACKS_BUDGET:
+        listed.pop()  # more than a message holds: the buttons still name every pack
+    rows = [t(lang, "packs_title"), *listed]
+    language = t(lang, f"language_{drawn_in}") if drawn_in in LANGUAGES else drawn_in
+    if any(line.followed for line in lines):
+        rows.append(t(lang, "packs_following"))
+    elif any_in_language:
+        rows.append(t(lang, "packs_none_followed", language=language))
+    else:
+        rows.append(t(lang, "packs_none_in_language", language=language))
+    if lines:
+        rows.append(t(lang, "packs_quiz_note", pack=lines[0].pack.id))
+    if read_only:
+        rows.append(t(lang, "packs_group_admins"))
+    return Html("\n\n".join(rows))
+
+
+def no_packs_message(t: Strings, lang: str, others: Sequence[Pack]) -> Html:
+    """No pack followed and none in `lang`: said, with the packs there are (to follow)."""
+    language = t(lang, f"language_{lang}") if lang in LANGUAGES else lang
+    first = others[0].id if others else ""
+    packs = titles(t, lang, others)
+    return t(lang, "no_packs_in_language", language=language, packs=packs, pack=first)

@@ -17,7 +17,7 @@ from bot.config import Settings
 from bot.core.content import Library
 from bot.core.levels import Level
 from bot.core.models import UserProfile
-from bot.core.practice import Asked, Feedback, NotText, OneWord, TooShort
+from bot.core.practice import Asked, Feedback, NoPacks, NotText, OneWord, TooShort
 from bot.core.reminders import ReminderRule
 from bot.i18n import LANGUAGES, Strings, language_for
 from bot.render import hint_message, level_name, percent, score_summary
@@ -120,6 +120,16 @@ class _Session:
         chat = TERMINAL_USER
         while True:
             asked = await self.practice.ask(chat, user, level, pack, self.lang)
+            if isinstance(asked, NoPacks):  # none in the user's language: named, not given
+                language = self.strings(self.lang, f"language_{self.lang}")
+                self.say(
+                    "term_no_packs_in_language",
+                    language=language,
+                    packs=", ".join(
+                        f"{p} ({self.practice.library.packs[p].language})" for p in asked.others
+                    ),
+                )
+                return 1
             if asked is None:
                 self.say("term_no_questions")
                 return 1

@@ -98,11 +98,21 @@ async def api() -> AsyncIterator[FakeBotAPI]:
 class BotHarness:
     """The bot running against `api`, with helpers to talk to it as users do."""
 
-    def __init__(self, api: FakeBotAPI, settings: Settings, library: Library, clock: FakeClock):
+    def __init__(
+        self,
+        api: FakeBotAPI,
+        settings: Settings,
+        library: Library,
+        clock: FakeClock,
+        *,
+        chosen: tuple[str, ...] = ("triton",),
+    ):
         self.api = api
         self.settings = settings
         self.library = library
         self.clock = clock
+        # The packs every chat has chosen (see `_chosen_by_everyone`); () for none.
+        self.chosen = tuple(p for p in chosen if p in library.offered)
         self._stack: AsyncExitStack | None = None
         self.app: Any = None
 
@@ -116,6 +126,8 @@ class BotHarness:
             scheduler=False,
             rng=random.Random(20260302),
         )
+        if self.chosen:
+            _chosen_by_everyone(self.storage, self.chosen)
         self._stack = AsyncExitStack()
         await self._stack.enter_async_context(running(self.app, poll_timeout=1))
         await self.app.bot_data["menus"]  # registered beside polling: done before the test
@@ -227,6 +239,19 @@ class BotHarness:
         before = len(self.api.to(message.chat_id))
         self.api.callback(user, data, message)
         return (await self.api.wait_for(message.chat_id, before + expect))[before:]
+
+
+def _chosen_by_everyone(storage: Storage, packs: tuple[str, ...]) -> None:
+    """Every chat that follows no pack reads as following `packs`: the flow tests' users,
+    English speakers most of them, have chosen the Chinese Triton pack their answers are
+    written for (as its link or /packs would record), not been handed it. The tests of
+    choosing packs (test_choosing_packs.py) build their harness with `chosen=()`."""
+    real = storage.followed_packs
+
+    async def followed(chat_id: int) -> list[str]:
+        return await real(chat_id) or list(packs)
+
+    storage.followed_packs = followed  # type: ignore[method-assign]
 
 
 @pytest.fixture

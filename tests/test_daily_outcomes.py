@@ -156,9 +156,11 @@ async def test_the_scheduler_loop_prompts_and_closes_rounds_by_itself(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     async with _production(bot_settings, flow_library, clock) as storage:
-        await _say(api, ADA, "/start")
+        welcome = await _say(api, ADA, "/start")
+        api.callback(ADA, "field:ml-serving", welcome)  # the (Chinese) Triton pack, chosen
+        await api.wait_for(ADA.id, len(api.to(ADA.id)) + 1)
         await _say(api, ADA, "/daily 09:30")
-        question = await _say(api, ADA, "/quiz", chat_id=GROUP)
+        question = await _say(api, ADA, "/quiz triton", chat_id=GROUP)
         assert "Round" in question.visible
         # One tick fails (the database hiccups): logged, and the loop goes on.
         real = storage.due_chats

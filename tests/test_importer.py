@@ -91,8 +91,11 @@ def test_cli_import_writes_a_valid_pack(tmp_path: Path, capsys: pytest.CaptureFi
     out = tmp_path / "seed.yaml"
     assert main(["content", "import", str(SEED), "--pack", "seed", "--out", str(out)]) == 0
     assert "12 questions (3 beginner, 4 intermediate, 5 advanced)" in capsys.readouterr().out
-    pack = parse_pack(out.read_text(encoding="utf-8"), str(out))
+    written = out.read_text(encoding="utf-8")
+    pack = parse_pack(written, str(out))
     assert len(pack.questions) == 12
+    assert "\nfield: general\n" in written  # for the reviewer to set (docs/packs.md)
+    assert "set the\n# field" in written
     # Refuses to overwrite without --force.
     assert main(["content", "import", str(SEED), "--pack", "seed", "--out", str(out)]) == 1
     assert "exists" in capsys.readouterr().err

@@ -146,12 +146,13 @@ async def test_group_level_without_a_word_explains_in_the_groups_language(
 # -- command menus and descriptions ----------------------------------------------------------
 
 PRIVATE = [
-    "quiz", "hint", "skip", "reveal", "stats", "settings", "level", "daily", "reminders",
+    "quiz", "packs", "hint", "skip", "reveal", "stats", "settings", "level", "daily", "reminders",
     "timezone", "lang", "export", "forget", "help", "start",
 ]  # fmt: skip
-GROUPS = ["quiz", "reveal", "top", "help"]
+GROUPS = ["quiz", "reveal", "top", "packs", "help"]
 GROUP_ADMINS = [
-    *("quiz", "reveal", "top", "settings", "daily", "level", "roundlength", "timezone", "lang"),
+    *("quiz", "reveal", "top", "packs", "settings", "daily", "level", "roundlength", "timezone"),
+    "lang",
     "help",
 ]
 

@@ -369,16 +369,25 @@ async def test_an_asked_pack_is_kept_to(two_packs: Practice) -> None:
     assert await _ids(two_packs, ada, Level.BEGINNER, "extra") == ["extra-q1", "extra-q1"]
 
 
-async def test_the_saved_pack_is_kept_to_and_left_for_a_level_it_lacks(
+async def test_followed_packs_are_kept_to_even_for_a_level_they_lack(
     two_packs: Practice,
 ) -> None:
-    await _user(two_packs, ADA)
-    await two_packs.storage.update_user(ADA, pack="extra")
     ada = await _user(two_packs, ADA)
+    await two_packs.storage.follow_packs(ADA, ["extra"], two_packs.clock())
     assert await _ids(two_packs, ada, Level.BEGINNER, None) == ["extra-q1", "extra-q1"]
-    advanced = await _ids(two_packs, ada, Level.ADVANCED, None)  # extra has none
-    assert all(two_packs.library.pack_of[q] != "extra" for q in advanced)
-    assert all(two_packs.library.questions[q].level is Level.ADVANCED for q in advanced)
+    # extra has no advanced question: none is asked from a pack not followed.
+    assert await two_packs.ask(ADA, ada, Level.ADVANCED, None) is None
+
+
+async def test_a_due_review_comes_only_from_the_packs_followed(two_packs: Practice) -> None:
+    ada = await _user(two_packs, ADA)
+    await _due(two_packs, "triton-q8", 2)
+    await two_packs.storage.follow_packs(ADA, ["extra"], two_packs.clock())
+    asked = await two_packs.ask(ADA, ada, None, None)
+    assert asked is not None and asked.question.id == "extra-q1"  # triton is not followed
+    await two_packs.storage.follow_packs(ADA, ["triton"], two_packs.clock())
+    asked = await two_packs.ask(ADA, ada, None, None)
+    assert asked is not None and asked.question.id == "triton-q8"  # followed: it is due
 
 
 async def test_a_due_review_from_another_pack_waits(two_packs: Practice) -> None:

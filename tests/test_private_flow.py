@@ -24,9 +24,11 @@ def open_question_id(msg_buttons: list[tuple[str, str]]) -> str:
 
 async def test_start_welcomes_in_three_lines_with_setup_buttons(bot: BotHarness) -> None:
     (welcome,) = await bot.say(ADA, "/start")
-    greeting, question = welcome.visible.split("\n\n")
+    # The greeting, the time zone asked first, then the field in one tap.
+    greeting, question, field = welcome.visible.split("\n\n")
     assert greeting.count("\n") == 2 and greeting.startswith("👋 Hi Ada!")
     assert question.startswith("🌍 First, your time zone")
+    assert field.startswith("Which field are you preparing for?")
     data = [d for _, d in welcome.buttons]
     assert {"level:beginner", "level:intermediate", "level:advanced"} <= set(data)
     (welcome,) = await bot.press(ADA, welcome, "tz:start:America/New_York")

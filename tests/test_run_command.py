@@ -22,7 +22,7 @@ async def test_the_bot_runs_answers_and_stops_cleanly(api: FakeBotAPI, tmp_path:
         api.message(NEW_USER, "/start")
         (welcome,) = await api.wait_for(NEW_USER.id, 1, timeout=30)
         assert "Hi Neo" in welcome.visible
-        api.message(NEW_USER, "/quiz beginner")
+        api.message(NEW_USER, "/quiz beginner triton")  # chosen: the packs are Chinese
         await api.wait_for(NEW_USER.id, 2)
         api.message(NEW_USER, "max_batch_size 和 preferred batch size")
         sent = await api.wait_for(NEW_USER.id, 3)

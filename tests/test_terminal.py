@@ -204,3 +204,20 @@ async def test_between_questions_a_command_or_an_answer_is_told_the_question_is_
     # Nothing typed between questions was scored: one answer in all.
     assert out.count("Score:") == 1
     assert await _streak(tmp_path / "p.sqlite3") == (1, 1)
+
+
+async def test_no_pack_in_the_terminals_language_names_the_packs_and_asks_nothing(
+    library: Library, tmp_path: Path
+) -> None:
+    settings = Settings(database_path=tmp_path / "p.sqlite3", content_dir=CONTENT)
+    stdout = io.StringIO()
+    code = await run_practice(
+        settings, library, lang="en", stdin=io.StringIO("/quit\n"), stdout=stdout
+    )
+    assert code == 1
+    out = stdout.getvalue()
+    assert (
+        "No questions in English yet. The packs: llm (zh), triton (zh). Choose one with"
+        " --pack, or another language with --lang." in out
+    )
+    assert "Beginner" not in out and "Intermediate" not in out  # no question shown

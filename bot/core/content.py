@@ -7,7 +7,7 @@ every problem into a `PackError` that names the file, the question id and the fi
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -22,6 +22,8 @@ from bot.core.yamlcache import YamlCache, YamlError, parse_yaml, yaml_loader
 ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,47}$"  # short enough for callback data
 
 NonEmpty = Annotated[str, Field(min_length=1)]
+
+DEFAULT_FIELD = "general"  # the field of a pack that names none
 
 
 class Concept(BaseModel):
@@ -132,6 +134,12 @@ class Pack(BaseModel):
     id: Annotated[str, Field(pattern=ID_PATTERN)]
     title: Annotated[str, Field(min_length=1, max_length=120)]
     language: Annotated[str, Field(pattern=r"^[a-z]{2}(-[A-Za-z]{2,4})?$")]
+    # The interview field the pack prepares for (`/start` offers one button per field, and
+    # `/packs` shows it): an id such as `ml-serving` or `databases`; docs/packs.md lists them.
+    field: Annotated[str, Field(pattern=ID_PATTERN)] = DEFAULT_FIELD
+    # The id of the pack this one is a translation of: where both are there, a user gets the
+    # one in their language, whichever of the two they follow or name.
+    translates: Annotated[str, Field(pattern=ID_PATTERN)] | None = None
     tags: tuple[str, ...] = ()
     description: str = ""
     # Written by `content import`: the concepts are the importer's, not yet a person's.
@@ -373,8 +381,15 @@ class Library:
             return None
         return question
 
-    def pool(self, level: Level | None = None, pack: str | None = None) -> list[Question]:
-        """Questions at a level (or any), in one pack (or all), in file order.
+    def pool(
+        self,
+        level: Level | None = None,
+        pack: str | None = None,
+        *,
+        packs: Collection[str] | None = None,
+    ) -> list[Question]:
+        """Questions at a level (or any), in one pack (or those of `packs`, or all), in file
+        order.
 
         A draft pack (`draft: true`: the importer's concepts, not yet reviewed) is never in
         the pool: it is loaded and checked, but not asked.
@@ -382,14 +397,23 @@ class Library:
         return [
             q
             for pid, p in self.packs.items()
-            if (pack is None or pid == pack) and not p.draft
+            if (pack is None or pid == pack) and (packs is None or pid in packs) and not p.draft
             for q in p.questions
             if level is None or q.level == level
         ]
 
     def language_of(self, question_id: str) -> str:
         """The base language of a question's pack (`zh` for `zh-Hans`)."""
-        return self.packs[self.pack_of[question_id]].language.split("-")[0].lower()
+        return self.pack_language(self.pack_of[question_id])
+
+    def pack_language(self, pack_id: str) -> str:
+        """The base language of a pack (`zh` for `zh-Hans`)."""
+        return base_language(self.packs[pack_id].language)
+
+
+def base_language(code: str) -> str:
+    """`zh` for `zh-Hans`, `en` for `en-GB`: the language a user's setting is compared with."""
+    return code.split("-")[0].lower()
 
 
 def missing_paths(paths: Iterable[Path]) -> list[str]:
@@ -449,6 +473,29 @@ def load_library(paths: Iterable[Path], cache: YamlCache | None = None) -> Libra
                 problems.append(_duplicate_across(q.id, file, Path(seen_q[q.id])))
             seen_q[q.id] = str(file)
         packs.append(pack)
+    problems.extend(_translation_problems(packs, {p.id: seen_p[p.id] for p in packs}))
     if problems:
         raise PackError(problems)
     return Library(packs)
+
+
+def _translation_problems(packs: Sequence[Pack], files: dict[str, str]) -> list[str]:
+    """`translates:` must name another loaded pack, in another language."""
+    by_id = {p.id: p for p in packs}
+    problems = []
+    for pack in packs:
+        if pack.translates is None:
+            continue
+        original = by_id.get(pack.translates)
+        if original is None or original.id == pack.id:
+            known = ", ".join(p for p in by_id if p != pack.id) or "none"
+            message = f"no other pack has the id {pack.translates!r} (packs: {known})"
+        elif base_language(original.language) == base_language(pack.language):
+            message = (
+                f"translates {original.id!r}, which is in the same language"
+                f" ({original.language}): a translation is in another language"
+            )
+        else:
+            continue
+        problems.append(problem_line(files[pack.id], message, field="translates"))
+    return problems

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.core.content import DEFAULT_FIELD
 from bot.core.glossary import Glossary
 from bot.core.levels import Level, parse_level
 from bot.core.suggest import Analyser, shared_terms, suggest_concepts
@@ -483,6 +484,7 @@ def import_document(
         "id": pack_id,
         "title": title or _title(doc_title, topic, lang, pack_id),
         "language": lang,
+        "field": DEFAULT_FIELD,  # for the reviewer to set: docs/packs.md lists the fields
         "draft": True,
         "tags": _tags(analyser),
         "questions": questions,

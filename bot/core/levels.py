@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -56,13 +56,17 @@ class QuizArgs:
 
 
 def parse_quiz_args(
-    args: Iterable[str], packs: Iterable[str], drafts: Iterable[str] = ()
+    args: Iterable[str], packs: Iterable[str] | Mapping[str, str], drafts: Iterable[str] = ()
 ) -> QuizArgs:
-    """The one reader of /quiz arguments (private chats and groups): a level and a pack id,
-    each at most once, in any order and any case. `drafts`: packs loaded but not yet asked
-    (named, they get their own answer rather than "no such pack")."""
+    """The one reader of /quiz arguments (private chats and groups): a level and a pack,
+    each at most once, in any order and any case. `packs`: the pack ids, or a table of the
+    words that name a pack (its id, a word of its title) to its id. `drafts`: packs loaded
+    but not yet asked (named, they get their own answer rather than "no such pack")."""
     words = list(args)
-    known = {p.casefold(): p for p in packs}
+    if isinstance(packs, Mapping):
+        known = {word.casefold(): pid for word, pid in packs.items()}
+    else:
+        known = {p.casefold(): p for p in packs}
     unready = {p.casefold() for p in drafts}
     word = next((w for w in words if parse_level(w) is None), "")
     level: Level | None = None

@@ -26,6 +26,7 @@ __all__ = [
     "AnswerOutcome",
     "Asked",
     "Feedback",
+    "NoPacks",
     "NotText",
     "NothingOpen",
     "OneWord",
@@ -56,6 +57,15 @@ class StillOpen:
     question: Question
     pack_title: str
     pack_language: str
+
+
+@dataclass(frozen=True, slots=True)
+class NoPacks:
+    """No pack is followed and none is in the user's language: nothing is asked, the packs
+    in other languages are offered (bot/core/packs.py)."""
+
+    language: str
+    others: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,10 +18,17 @@ from telegram.constants import ReactionEmoji
 
 from bot import delivery
 from bot.core.levels import Level, parse_level, parse_quiz_args
+from bot.core.packs import pack_words
 from bot.handlers.common import BotContext, is_admin, refuse_non_admin, send
 from bot.i18n import parse_language
-from bot.keyboards import chat_link_keyboard, language_keyboard
-from bot.render import language_name, leaderboard_messages, level_name, pack_list
+from bot.keyboards import chat_link_keyboard, language_keyboard, packs_keyboard
+from bot.render import (
+    language_name,
+    leaderboard_messages,
+    level_name,
+    no_packs_message,
+    pack_list,
+)
 from bot.services import Services
 from bot.services.rounds import (
     Answered,
@@ -70,7 +77,8 @@ async def quiz(update: Update, context: BotContext) -> None:
     if chat is None or message is None:
         return
     lang = context.lang
-    wanted = parse_quiz_args(context.args or [], svc.library.offered, svc.library.drafts)
+    words = pack_words(svc.library, lang)
+    wanted = parse_quiz_args(context.args or [], words, svc.library.drafts)
     opener = update.effective_user.id if update.effective_user else None
     quiz = await quiz_round(
         context.bot, svc, chat.id, chat.type, chat.title or "", lang, wanted, opener
@@ -90,6 +98,11 @@ async def quiz(update: Update, context: BotContext) -> None:
         case Opening.NO_QUESTION:
             name = level_name(svc.strings, lang, wanted.level or Level.BEGINNER)
             await send(context, chat.id, [svc.strings(lang, "no_questions", level=name)])
+        case Opening.NO_PACKS:  # offered to the group (an admin's tap follows one)
+            others = svc.packs.others(quiz.others)
+            text = no_packs_message(svc.strings, lang, others)
+            keyboard = packs_keyboard(svc.strings, lang, [(p.id, p.title, False) for p in others])
+            await send(context, chat.id, [text], keyboard, reply_to=message.message_id)
         case Opening.OPENED:
             pass
 

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import asyncio
 
-from telegram import CallbackQuery, Message, MessageEntity, Update
+from telegram import CallbackQuery, InlineKeyboardMarkup, Message, MessageEntity, Update
 
 from bot.commands import GROUP_ONLY
 from bot.core.levels import Level, parse_quiz_args
 from bot.core.models import UserProfile
+from bot.core.packs import field_languages, fields, pack_words
 from bot.core.practice import (
     Asked,
     Feedback,
+    NoPacks,
     NothingOpen,
     NotText,
     OneWord,
@@ -32,11 +34,14 @@ from bot.handlers.common import (
 )
 from bot.i18n import Html
 from bot.keyboards import (
+    PACK_LINK_PREFIX,
     QUESTION_LINK_PREFIX,
     StillOpenTap,
     SwitchTap,
     feedback_keyboard,
+    field_rows,
     next_keyboard,
+    packs_keyboard,
     parse_next,
     parse_practice,
     parse_rate,
@@ -49,21 +54,26 @@ from bot.keyboards import (
     start_zone_keyboard,
     still_open_keyboard,
     with_rating_chosen,
+    with_rows_first,
 )
 from bot.render import (
     asked_messages,
     clock_time,
     feedback_messages,
+    field_name,
     hint_message,
     level_name,
     level_up_line,
+    no_packs_message,
     pack_list,
     prepend,
+    start_field_line,
     stats_caption,
     stats_messages,
     still_open_messages,
     with_reference,
 )
+from bot.services import Services
 from bot.services.schedules import ask_waiting_daily
 
 
@@ -74,10 +84,12 @@ async def start(update: Update, context: BotContext) -> None:
     svc, user, chat, lang = turn
     payload = (context.args or [""])[0]
     shared = payload.startswith(QUESTION_LINK_PREFIX)
-    # Someone who has practised before and follows a shared question gets the question, not
-    # the welcome and its level buttons again.
-    if not (shared and user.has_practised):
-        await _welcome(update, context, user, chat.id, lang)
+    pack_link = payload.startswith(PACK_LINK_PREFIX)
+    # Someone who has practised before and follows a shared question (or a pack's link) gets
+    # the question, not the welcome and its buttons again.
+    if not ((shared or pack_link) and user.has_practised):
+        # A link chose what to practise already: no field step then.
+        await _welcome(update, context, user, chat.id, lang, fields_too=not (shared or pack_link))
     if shared:  # a shared question: open it right away
         question_id = payload.removeprefix(QUESTION_LINK_PREFIX)
         question = svc.library.offered_question(question_id)
@@ -96,13 +108,23 @@ async def start(update: Update, context: BotContext) -> None:
             return
         await send_asked(context, chat.id, lang, opened)
 
+    if pack_link:
+        await _open_pack(context, chat.id, user, lang, payload.removeprefix(PACK_LINK_PREFIX))
+
 
 async def _welcome(
-    update: Update, context: BotContext, user: UserProfile, chat_id: int, lang: str
+    update: Update,
+    context: BotContext,
+    user: UserProfile,
+    chat_id: int,
+    lang: str,
+    *,
+    fields_too: bool,
 ) -> None:
     """The welcome and its buttons. Someone who never said their time zone is asked it first
     (suggestions from their Telegram app's language, tappable): a daily time offered before
-    that would be the bot's clock, not theirs (09:00 UTC is 17:00 in Beijing)."""
+    that would be the bot's clock, not theirs (09:00 UTC is 17:00 in Beijing). With
+    `fields_too`, the field step comes first (one tap among the packs' fields)."""
     svc = context.svc
     text = svc.strings(lang, "welcome", name=user.first_name or "👋")
     if user.timezone is None:
@@ -110,13 +132,60 @@ async def _welcome(
         question = svc.strings(lang, "start_zone_question")
         zones = likely_zones(code)
         keyboard = start_zone_keyboard(svc.strings, lang, user.level, zones, context.bot.username)
-        await send(context, chat_id, [Html(f"{text}\n\n{question}")], keyboard)
+        text = Html(f"{text}\n\n{question}")
+        if fields_too:
+            text, keyboard = _field_step(svc, lang, text, keyboard)
+        await send(context, chat_id, [text], keyboard)
         return
     record = await svc.chats.find(chat_id)
     # The time the user chose before (/daily 8:30pm, then /daily off) is offered back.
     daily_time = clock_time(record.daily_time if record is not None else DEFAULT_DAILY_TIME)
     keyboard = start_keyboard(svc.strings, lang, user.level, daily_time, context.bot.username)
+    if fields_too:
+        text, keyboard = _field_step(svc, lang, text, keyboard)
     await send(context, chat_id, [text], keyboard)
+
+
+def _field_step(
+    svc: Services, lang: str, text: Html, keyboard: InlineKeyboardMarkup
+) -> tuple[Html, InlineKeyboardMarkup]:
+    """/start's step of the field: one tap among the packs' fields (or all), with the
+    languages the questions are in said (an English speaker sees "Chinese" before
+    choosing). Added to the welcome: its text, and its buttons first."""
+    offered = fields(svc.library)
+    if not offered:
+        return text, keyboard
+    named = [(f, field_name(svc.strings, lang, f)) for f in offered]
+    line = start_field_line(svc.strings, lang, field_languages(svc.library, lang))
+    rows = field_rows(svc.strings, lang, named)
+    return Html(f"{text}\n\n{line}"), with_rows_first(rows, keyboard)
+
+
+async def _open_pack(
+    context: BotContext, chat_id: int, user: UserProfile, lang: str, pack_id: str
+) -> None:
+    """A pack's link: follow the pack and open its first question not answered yet (with a
+    question open, that one is shown again with the choice /quiz gives)."""
+    svc = context.svc
+    if pack_id not in svc.library.offered:  # gone, or a draft (not asked, by a link either)
+        await send(context, chat_id, [svc.strings(lang, "pack_link_gone")])
+        return
+    await svc.packs.follow(chat_id, pack_id)
+    kept = await svc.practice.still_open(chat_id)
+    asked = None
+    if kept is None:
+        question = await svc.practice.first_of(pack_id, user, lang)
+        asked = await svc.practice.ask_question(chat_id, user, question, replacing=None)
+        kept = await svc.practice.still_open(chat_id) if asked is None else None
+    if kept is not None:
+        messages = still_open_messages(svc.strings, lang, kept)
+        keyboard = still_open_keyboard(svc.strings, lang, kept.question.id, None)
+        await send(context, chat_id, messages, keyboard)
+        return
+    if asked is None:  # closed meanwhile by another message: as /quiz <pack> would do
+        await ask(context, chat_id, user, lang, None, pack_id)
+        return
+    await send_asked(context, chat_id, lang, asked)
 
 
 async def help_command(update: Update, context: BotContext) -> None:
@@ -137,6 +206,12 @@ async def ask(
     again instead, with a choice: keep answering it, or skip it for a new one."""
     svc = context.svc
     asked = await svc.practice.ask_unless_open(chat_id, user, level, pack, lang)
+    if isinstance(asked, NoPacks):  # nothing in the user's language: offered, not handed
+        others = svc.packs.others(asked.others)
+        text = no_packs_message(svc.strings, lang, others)
+        buttons = [(p.id, p.title, False) for p in others]
+        await send(context, chat_id, [text], packs_keyboard(svc.strings, lang, buttons))
+        return
     if isinstance(asked, StillOpen):
         messages = still_open_messages(svc.strings, lang, asked)
         keyboard = still_open_keyboard(svc.strings, lang, asked.question.id, level)
@@ -174,7 +249,8 @@ async def quiz(update: Update, context: BotContext) -> None:
     if turn is None:
         return
     svc, user, chat, lang = turn
-    wanted = parse_quiz_args(context.args or [], svc.library.offered, svc.library.drafts)
+    words = pack_words(svc.library, lang)
+    wanted = parse_quiz_args(context.args or [], words, svc.library.drafts)
     if (problem := wanted.problem) is not None:
         word = wanted.word
         packs = pack_list(svc.strings, lang, svc.library.offered)  # a draft pack is not asked

@@ -20,10 +20,12 @@ from bot.core.content import Concept, Library, Question
 from bot.core.levels import Level
 from bot.core.models import AnswerRecord, StoredAnswer, UserProfile
 from bot.core.outbox import Draft
+from bot.core.packs import Drawn, draw_from, translation
 from bot.core.practice import (
     AnswerOutcome,
     Asked,
     Feedback,
+    NoPacks,
     NothingOpen,
     NotText,
     OneWord,
@@ -83,6 +85,16 @@ class Practice:
     def today(self, user: UserProfile) -> datetime:
         return self.clock().astimezone(self.zone(user))
 
+    async def draw_from(self, chat_id: int, lang: str | None) -> Drawn:
+        """The packs the chat's questions come from (bot/core/packs.py): every way of
+        asking without naming a pack (/quiz, the daily question, reviews; mock sessions
+        later) asks this. `lang` None (no user's language): every pack followed, else all."""
+        followed = await self.storage.followed_packs(chat_id)
+        if lang is None:
+            kept = tuple(p for p in followed if p in self.library.offered)
+            return Drawn(kept or tuple(self.library.offered))
+        return draw_from(self.library, followed, lang)
+
     async def ask(
         self,
         chat_id: int,
@@ -92,18 +104,22 @@ class Practice:
         lang: str | None = None,
         *,
         replacing: str | EllipsisType | None = ...,
-    ) -> Asked | None:
+    ) -> Asked | NoPacks | None:
         """Open the next question for the chat and log it.
 
-        Without an explicit level, a due review comes first (most overdue), then a question
-        never answered at the user's level; with a level, a question at that level. Either
-        way nothing is repeated while unasked questions remain. With packs in several
-        languages, those in `lang` (the user's interface language) come first.
+        From `pack` (in `lang` where it has a translation), else from the packs `draw_from`
+        names; with none of those, nothing is opened: `NoPacks`. Without an explicit level,
+        a due review comes first (most overdue), then a question never answered at the
+        user's level; with a level, a question at that level. Either way nothing is repeated
+        while unasked questions remain. With packs in several languages, those in `lang`
+        (the user's interface language) come first.
 
         `replacing`: the question the caller saw open (None: none), opened over only if it
         is still the open one, else None is returned and nothing opened; `...`: any.
         """
         chosen = await self.choose(chat_id, user, level, pack, lang)
+        if isinstance(chosen, NoPacks):
+            return chosen
         if chosen is None:
             return None
         question, exhausted = chosen
@@ -121,14 +137,25 @@ class Practice:
         level: Level | None,
         pack: str | None,
         lang: str | None = None,
-    ) -> tuple[Question, bool] | None:
+    ) -> tuple[Question, bool] | NoPacks | None:
         """The question `ask` would open (nothing written), and whether every question at
-        its level was answered already; None if none fits."""
-        question = None if level else await self._due_review(user, pack)
+        its level was answered already; None if none fits, `NoPacks` if no pack is followed
+        and none is in `lang`.
+
+        From `pack` (in `lang` where it has a translation), else from the packs `draw_from`
+        names."""
+        if pack is not None:
+            packs: tuple[str, ...] = (translation(self.library, pack, lang) if lang else pack,)
+        else:
+            drawn = await self.draw_from(chat_id, lang)
+            if not drawn.packs:
+                return NoPacks(lang or "", drawn.others)
+            packs = drawn.packs
+        question = None if level else await self._due_review(user, packs)
         exhausted = False
         if question is None:
             wanted = level or user.level or Level.BEGINNER
-            question, exhausted = await self._fresh(chat_id, user, wanted, pack, lang)
+            question, exhausted = await self._fresh(chat_id, user, wanted, packs, lang)
         return None if question is None else (question, exhausted)
 
     async def level_done_note(self, user: UserProfile, asked: Asked) -> Asked:
@@ -146,6 +173,14 @@ class Practice:
         found = self.library.packs[self.library.pack_of[question.id]]
         return Asked(question, found.title, False, found.language, exhausted)
 
+    async def first_of(self, pack_id: str, user: UserProfile, lang: str | None) -> Question:
+        """A pack's first question (in `lang` where it has a translation) the user has not
+        answered, in file order; its very first once all are answered (a pack's link)."""
+        pid = translation(self.library, pack_id, lang) if lang else pack_id
+        questions = self.library.packs[pid].questions
+        answered = await self.storage.answered_questions(user.user_id)
+        return next((q for q in questions if q.id not in answered), questions[0])
+
     async def ask_unless_open(
         self,
         chat_id: int,
@@ -153,7 +188,7 @@ class Practice:
         level: Level | None,
         pack: str | None,
         lang: str | None = None,
-    ) -> Asked | StillOpen | None:
+    ) -> Asked | StillOpen | NoPacks | None:
         """`ask`, unless a question is open: then that one stays open and is returned, to
         be shown again (a new question never silently replaces an open one)."""
         if (kept := await self.still_open(chat_id)) is not None:
@@ -219,23 +254,26 @@ class Practice:
                 return asked
             # A question was opened between the read and the write: look again.
 
-    async def _due_review(self, user: UserProfile, pack: str | None) -> Question | None:
+    async def _due_review(self, user: UserProfile, packs: tuple[str, ...]) -> Question | None:
+        """The most overdue review among the questions of `packs`."""
         for question_id in await self.storage.due_reviews(user.user_id, self.clock()):
             question = self.library.question(question_id)
-            if question is not None and (pack is None or self.library.pack_of[question_id] == pack):
+            if question is not None and self.library.pack_of[question_id] in packs:
                 return question
         return None
 
     async def _fresh(
-        self, chat_id: int, user: UserProfile, level: Level, pack: str | None, lang: str | None
+        self,
+        chat_id: int,
+        user: UserProfile,
+        level: Level,
+        packs: tuple[str, ...],
+        lang: str | None,
     ) -> tuple[Question | None, bool]:
-        """A question not answered yet at `level`; else a repeat, with True (all answered).
-
-        Questions in `lang` first, among the unanswered and among the repeats alike.
-        """
-        pool = self.library.pool(level, pack or user.pack)
-        if not pool and pack is None and user.pack:
-            pool = self.library.pool(level)  # the saved pack has no such level: use all
+        """A question of `packs` not answered yet at `level`; else a repeat, with True (all
+        answered). Questions in `lang` first, among the unanswered and among the repeats
+        alike."""
+        pool = self.library.pool(level, packs=packs)
         answered = await self.storage.answered_questions(user.user_id)
         unseen = [q for q in pool if q.id not in answered]
         recent = await self.storage.recent_questions(chat_id)

@@ -18,6 +18,8 @@ from bot.core.answers import Attempt, attempt_of
 from bot.core.levels import Level, QuizArgs
 from bot.core.models import LeaderboardRow, RoundAnswer, RoundRecord, UserProfile
 from bot.core.outbox import Draft, Kind
+from bot.core.packs import translation
+from bot.core.practice import NoPacks
 from bot.core.rounds import closes_at, week_start
 from bot.core.selection import pick_question
 from bot.core.streaks import StreakState
@@ -39,14 +41,23 @@ async def draft_round(
     opened_by: int | None = None,
     lang: str | None = None,
     pack: str | None = None,
-) -> tuple[int, str, Html] | None:
-    """Open a round and write its question; None if a round is open or no question fits.
+) -> tuple[int, str, Html] | NoPacks | None:
+    """Open a round and write its question; None if a round is open or no question fits;
+    `NoPacks` if the group follows none and none is in its language (nothing opened).
 
     Returns (round id, question id, the question message); the caller posts it.
     """
     record = await svc.chats.find(chat_id) or await svc.chats.register(chat_id, "group")
     level = level or record.level or Level.BEGINNER
-    pool = svc.library.pool(level, pack)
+    group_lang = record.language or lang or "en"
+    if pack is not None:
+        packs: tuple[str, ...] = (translation(svc.library, pack, group_lang),)
+    else:
+        drawn = await svc.practice.draw_from(chat_id, group_lang)
+        if not drawn.packs:
+            return NoPacks(group_lang, drawn.others)
+        packs = drawn.packs
+    pool = svc.library.pool(level, packs=packs)
     question = pick_question(pool, await svc.storage.recent_questions(chat_id), svc.practice.rng)
     if question is None:
         return None
@@ -86,13 +97,14 @@ async def open_round(
     opened_by: int | None = None,
     lang: str | None = None,
     pack: str | None = None,
-) -> str | None:
-    """Post a question as a new round now (/quiz); None if a round is open or none fits."""
+) -> str | NoPacks | None:
+    """Post a question as a new round now (/quiz); None if a round is open or none fits;
+    `NoPacks` (see `draft_round`)."""
     drafted = await draft_round(
         svc, chat_id, level=level, daily=False, opened_by=opened_by, lang=lang, pack=pack
     )
-    if drafted is None:
-        return None
+    if drafted is None or isinstance(drafted, NoPacks):
+        return drafted
     round_id, question_id, text = drafted
     result = await delivery.send_messages(bot, chat_id, [text])
     if not result.ok or result.first_message_id is None:
@@ -110,6 +122,7 @@ class Opening(StrEnum):
     ALREADY_OPEN = "already-open"  # a round is open (`Quiz.open_message_id`: its question)
     NOT_ASKED = "not-asked"  # the arguments name no level or pack: the caller says why
     NO_QUESTION = "no-question"  # nothing fits the level (and pack)
+    NO_PACKS = "no-packs"  # none followed, none in the group's language (`Quiz.others`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +130,7 @@ class Quiz:
     opening: Opening
     # The open round's question, when a round was open before this /quiz asked for one.
     open_message_id: int | None = None
+    others: tuple[str, ...] = ()  # NO_PACKS: the packs to offer
 
 
 async def quiz_round(
@@ -142,6 +156,8 @@ async def quiz_round(
     asked = await open_round(
         bot, svc, chat_id, level=wanted.level, opened_by=opened_by, pack=wanted.pack
     )
+    if isinstance(asked, NoPacks):
+        return Quiz(Opening.NO_PACKS, others=asked.others)
     if asked is not None:
         return Quiz(Opening.OPENED)
     opened_meanwhile = await svc.storage.open_round_of(chat_id) is not None

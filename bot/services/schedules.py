@@ -11,12 +11,13 @@ from datetime import datetime, time, timedelta
 
 from bot.core.models import ChatRecord, UserProfile
 from bot.core.outbox import Draft, Kind
+from bot.core.practice import NoPacks
 from bot.core.schedule import DailyCommand, DailySchedule, Days, daily_waits, next_occurrence
 from bot.core.streaks import local_day
 from bot.core.timezones import zone_of
 from bot.i18n import user_language
-from bot.keyboards import question_keyboard
-from bot.render import asked_messages
+from bot.keyboards import packs_keyboard, question_keyboard
+from bot.render import asked_messages, no_packs_message
 from bot.services import Services
 from bot.services.rounds import close_round, draft_round
 
@@ -109,6 +110,9 @@ async def draft_daily_prompt(
         if still_open is not None:  # the daily round's time has come: results first
             await close_round(svc, still_open, chat.language or "en")
         drafted = await draft_round(svc, chat_id, level=None, daily=True)
+        if isinstance(drafted, NoPacks):
+            lang = chat.language or "en"
+            return await _no_packs_once(svc, chat_id, lang, drafted, key, day, deadline_at)
         if drafted is None:
             return None
         round_id, question_id, text = drafted
@@ -130,7 +134,10 @@ async def draft_daily_prompt(
         asked = await svc.practice.asked_again(chat_id)
     seen = state.question_id if state is not None else None
     if asked is None:
-        asked = await svc.practice.ask(chat_id, user, None, None, lang, replacing=seen)
+        drawn = await svc.practice.ask(chat_id, user, None, None, lang, replacing=seen)
+        if isinstance(drawn, NoPacks):
+            return await _no_packs_once(svc, chat_id, lang, drawn, key, day, deadline_at)
+        asked = drawn
     if asked is None:
         # Nothing to ask, or a question opened a moment ago (a /quiz): that one stays.
         state = await svc.storage.get_open_question(chat_id)
@@ -161,7 +168,8 @@ async def ask_waiting_daily(
         await svc.storage.lapse_waiting_daily(chat_id)
         return False
     chosen = await practice.choose(chat_id, user, None, None, lang)
-    if chosen is None:
+    if chosen is None or isinstance(chosen, NoPacks):  # none to ask: the wait lapses
+        await svc.storage.lapse_waiting_daily(chat_id)
         return False
     question, exhausted = chosen
     asked = await practice.level_done_note(user, practice.asked(question, exhausted=exhausted))
@@ -177,3 +185,17 @@ async def ask_waiting_daily(
         return False
     svc.notify_outbox()
     return True
+
+
+async def _no_packs_once(
+    svc: Services, chat_id: int, lang: str, drawn: NoPacks, key: str, day: str, deadline: datetime
+) -> Draft | None:
+    """No pack followed and none in the user's language: the first day, the daily question
+    says so and offers the packs there are (to follow with a tap); after that, nothing."""
+    if not await svc.storage.claim_pack_offer(chat_id, lang, svc.practice.clock()):
+        return None
+    others = svc.packs.others(drawn.others)
+    text = no_packs_message(svc.strings, lang, others)
+    buttons = [(p.id, p.title, False) for p in others]
+    keyboard = packs_keyboard(svc.strings, lang, buttons).to_dict()
+    return Draft(Kind.DAILY, key, chat_id, (text,), deadline, keyboard=keyboard, local_day=day)

@@ -18,6 +18,7 @@ from bot.storage.database import Database, iso, now_iso
 # Tables whose rows follow a group to its new id when it becomes a supergroup.
 MIGRATING_TABLES = (
     "open_questions", "asked", "answers", "daily_sends", "rounds", "group_totals", "outbox",
+    "followed_packs", "pack_offers",
 )  # fmt: skip
 
 

@@ -151,6 +151,8 @@ class UsersStore(Database):
                 "DELETE FROM reminders_sent WHERE user_id = ?",
                 "DELETE FROM round_answers WHERE user_id = ?",
                 "DELETE FROM group_totals WHERE user_id = ?",
+                "DELETE FROM followed_packs WHERE chat_id = ?",
+                "DELETE FROM pack_offers WHERE chat_id = ?",
                 "DELETE FROM chats WHERE chat_id = ?",
                 "DELETE FROM users WHERE user_id = ?",
             ):

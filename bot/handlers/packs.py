@@ -1,0 +1,109 @@
+"""Question packs: /packs (the list, with a button to follow or unfollow each, redrawn in
+place), the welcome's field buttons. In a group the list is the group's, and only its
+admins change it; members see it without buttons."""
+
+from __future__ import annotations
+
+from telegram import InlineKeyboardMarkup, Update
+
+from bot.core.packs import fields
+from bot.handlers.common import BotContext, edit_text, expired, is_admin, send
+from bot.i18n import Html
+from bot.keyboards import ALL_FIELDS, packs_keyboard, parse_field_tap, parse_pack_tap
+from bot.render import PackLine, packs_message, titles
+from bot.services import Services
+
+
+async def packs_command(update: Update, context: BotContext) -> None:
+    """/packs in a private chat or a group."""
+    turn = context.turn(update)
+    if turn is None:
+        return
+    svc, user, chat, lang = turn
+    read_only = chat.type != chat.PRIVATE and not await is_admin(update, context)
+    draw_lang = await _drawing_language(svc, chat.id, chat.type, lang)
+    text, keyboard = await _screen(svc, chat.id, user.user_id, lang, draw_lang, read_only)
+    await send(context, chat.id, [text], keyboard)
+
+
+async def pack_button(update: Update, context: BotContext) -> None:
+    """A pack's button (under /packs, or under "none in your language"): follow or unfollow
+    it, say so, and redraw the message as the /packs list."""
+    query, user = update.callback_query, context.user
+    if query is None or user is None or query.message is None:
+        return
+    svc, lang = context.svc, context.lang
+    tap = parse_pack_tap(query.data)
+    if tap is None:
+        await expired(context, query)
+        return
+    chat = query.message.chat
+    if chat.type != chat.PRIVATE and not await is_admin(update, context):
+        await query.answer(svc.strings(lang, "packs_admins_only"))
+        return
+    pack = svc.library.offered.get(tap.pack_id)
+    if pack is None:  # removed (or made a draft) since the list was drawn
+        await expired(context, query)
+        return
+    if tap.follow:
+        await svc.packs.follow(chat.id, pack.id)
+    else:
+        await svc.packs.unfollow(chat.id, pack.id)
+    toast = "pack_followed" if tap.follow else "pack_unfollowed"
+    await query.answer(svc.strings(lang, toast, title=pack.title[:60]))
+    draw_lang = await _drawing_language(svc, chat.id, chat.type, lang)
+    text, keyboard = await _screen(svc, chat.id, user.user_id, lang, draw_lang, False)
+    await edit_text(context, query, text, keyboard)
+
+
+async def field_button(update: Update, context: BotContext) -> None:
+    """A field tapped under the welcome: the chat follows that field's packs."""
+    query, user = update.callback_query, context.user
+    if query is None or user is None or query.message is None:
+        return
+    svc, lang = context.svc, context.lang
+    field = parse_field_tap(query.data)
+    if field is None or (field != ALL_FIELDS and field not in fields(svc.library)):
+        await expired(context, query)
+        return
+    chosen = await svc.packs.choose_field(
+        query.message.chat.id, None if field == ALL_FIELDS else field, lang
+    )
+    await query.answer()
+    if field == ALL_FIELDS and all(svc.library.pack_language(p.id) == lang for p in chosen):
+        language = svc.strings(lang, f"language_{lang}")
+        text = svc.strings(
+            lang, "field_chosen_all", language=language, packs=titles(svc.strings, lang, chosen)
+        )
+    else:
+        text = svc.strings(lang, "field_chosen", packs=titles(svc.strings, lang, chosen))
+    await send(context, query.message.chat.id, [text])
+
+
+async def _drawing_language(svc: Services, chat_id: int, kind: str, lang: str) -> str:
+    """The language a chat's questions are drawn in: a group's own (else the asker's), a
+    private chat's user's."""
+    if kind == "private":
+        return lang
+    record = await svc.chats.find(chat_id)
+    return (record.language if record else None) or lang
+
+
+async def _screen(
+    svc: Services, chat_id: int, user_id: int, lang: str, draw_lang: str, read_only: bool
+) -> tuple[Html, InlineKeyboardMarkup | None]:
+    """The /packs message and its buttons (None: read only)."""
+    listing = await svc.packs.listing(chat_id, user_id, draw_lang)
+    lines = [PackLine(r.pack, r.followed, r.done, r.levels) for r in listing.rows]
+    text = packs_message(
+        svc.strings,
+        lang,
+        lines,
+        any_in_language=listing.any_in_language,
+        read_only=read_only,
+        drawn_in=draw_lang,
+    )
+    if read_only:
+        return text, None
+    buttons = [(r.pack.id, r.pack.title, r.followed) for r in listing.rows]
+    return text, packs_keyboard(svc.strings, lang, buttons)

@@ -1,0 +1,389 @@
+"""Choosing question packs, end to end through the fake Bot API as a phone user would: the
+field at /start, /packs follow and unfollow, a pack's link, /quiz <pack>, a group's packs
+chosen by its admins, and an English speaker never handed a Chinese question unasked.
+
+The packs are small ones written here (four, in two languages, one a translation); each
+question's text says which pack it is from, so what was asked is read off the message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from bot.config import Settings
+from bot.core.content import load_library
+from tests.conftest import CONTENT, BotHarness, FakeClock
+from tests.support.fake_bot_api import FakeBotAPI, FakeUser, Sent
+
+ADA = FakeUser(4101, "Ada", "en")
+LI = FakeUser(4102, "李雷", "zh-hans")
+GROUP = -100410
+ADMIN = FakeUser(4109, "Root", "en")
+MEMBER = FakeUser(4108, "Ben", "en")
+
+
+def _pack(pid: str, title: str, language: str, field: str, extra: str = "") -> str:
+    questions = "".join(
+        f"""
+  - id: {pid}-q{n}
+    level: beginner
+    question: "{title}: question {n}?"
+    answer: The reference answer of question {n}.
+    concepts:
+      - label: caching layer
+        aliases: [cache layer]
+"""
+        for n in (1, 2)
+    )
+    return (
+        f"id: {pid}\ntitle: {title}\nlanguage: {language}\nfield: {field}\n{extra}"
+        f"questions:{questions}"
+    )
+
+
+PACKS = {
+    "db-zh.yaml": _pack("db-zh", "数据库 面试题", "zh", "databases"),
+    "db-en.yaml": _pack("db-en", "Database Basics", "en", "databases", "translates: db-zh\n"),
+    "serving-zh.yaml": _pack("serving-zh", "模型服务 面试题", "zh", "ml-serving"),
+    "os-en.yaml": _pack("os-en", "Operating Systems", "en", "operating-systems"),
+}
+
+
+def _content(folder: Path, packs: dict[str, str]) -> Path:
+    folder.mkdir()
+    for name in ("strings", "glossary", "fonts"):
+        (folder / name).symlink_to(CONTENT / name)
+    for name, text in packs.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+@asynccontextmanager
+async def _harness(
+    api: FakeBotAPI, settings: Settings, clock: FakeClock, folder: Path
+) -> AsyncIterator[BotHarness]:
+    settings = settings.model_copy(update={"content_dir": folder})
+    harness = BotHarness(api, settings, load_library([folder]), clock, chosen=())
+    await harness.start()
+    try:
+        yield harness
+    finally:
+        await harness.stop()
+
+
+@pytest.fixture
+async def bot(
+    api: FakeBotAPI, bot_settings: Settings, clock: FakeClock, tmp_path: Path
+) -> AsyncIterator[BotHarness]:
+    async with _harness(api, bot_settings, clock, _content(tmp_path / "c", PACKS)) as harness:
+        yield harness
+
+
+@pytest.fixture
+async def chinese_only(
+    api: FakeBotAPI, bot_settings: Settings, clock: FakeClock, tmp_path: Path
+) -> AsyncIterator[BotHarness]:
+    packs = {k: v for k, v in PACKS.items() if k in ("db-zh.yaml", "serving-zh.yaml")}
+    async with _harness(api, bot_settings, clock, _content(tmp_path / "zh", packs)) as harness:
+        yield harness
+
+
+def _asked(messages: list[Sent]) -> list[str]:
+    """The questions among `messages`, as their "<title>: question <n>" text."""
+    return [
+        line.strip().rstrip("?")
+        for m in messages
+        if any(d.startswith("hint:") for _, d in m.buttons)
+        for line in m.visible.splitlines()
+        if ": question " in line
+    ]
+
+
+async def _question(bot: BotHarness, user: FakeUser, command: str = "/quiz") -> str:
+    (message,) = await bot.say(user, command)
+    asked = _asked([message])
+    assert asked, message.visible
+    return asked[0]
+
+
+def _button(message: Sent, data: str) -> str:
+    return next(text for text, d in message.buttons if d == data)
+
+
+# -- /start: the field in one tap, the languages said --------------------------------------
+
+
+async def test_an_english_user_choosing_a_field_gets_an_english_question_from_it(
+    bot: BotHarness,
+) -> None:
+    (welcome,) = await bot.say(ADA, "/start")
+    assert "Which field are you preparing for?" in welcome.visible
+    assert "Questions are in English, Chinese." in welcome.visible  # theirs first
+    fields = [text for text, d in welcome.buttons if d.startswith("field:")]
+    assert fields == ["Databases", "Operating systems", "ML serving & LLM inference", "All fields"]
+    (chosen,) = await bot.press(ADA, welcome, "field:databases")
+    assert "Database Basics (English)" in chosen.visible  # the English one of the two
+    assert "数据库" not in chosen.visible
+    for _ in range(4):  # the pack's two questions, then again: no other pack, no Chinese
+        asked = await _question(bot, ADA)
+        assert asked.startswith("Database Basics: question")
+        await bot.say(ADA, "/reveal")
+
+
+async def test_a_chinese_user_choosing_the_same_field_gets_the_chinese_pack(
+    bot: BotHarness,
+) -> None:
+    (welcome,) = await bot.say(LI, "/start")
+    assert "题目语言：中文、英文。" in welcome.visible
+    await bot.press(LI, welcome, "field:databases")
+    asked = await _question(bot, LI)
+    assert asked.startswith("数据库 面试题: question")
+
+
+# -- no pack in the user's language: offered, never handed ----------------------------------
+
+
+async def test_with_the_shipped_packs_an_english_user_is_told_they_are_chinese(
+    api: FakeBotAPI, bot_settings: Settings, clock: FakeClock
+) -> None:
+    async with _harness(api, bot_settings, clock, CONTENT) as bot:  # content/ as shipped
+        (welcome,) = await bot.say(ADA, "/start")
+        assert "Questions are in Chinese." in welcome.visible
+        fields = [text for text, d in welcome.buttons if d.startswith("field:")]
+        assert fields == ["ML serving & LLM inference", "All fields"]
+        (offer,) = await bot.say(ADA, "/quiz")
+        assert "There are no questions in English yet" in offer.visible
+        assert [d for _, d in offer.buttons] == ["pack:f:llm", "pack:f:triton"]
+        await bot.press(ADA, welcome, "field:ml-serving")  # chosen, knowing the language
+        (question,) = await bot.say(ADA, "/quiz")
+        assert "This question bank is in Chinese" in question.visible
+        (asked,) = await bot.say(LI, "/quiz")  # a Chinese speaker needs no choosing
+        assert any(d.startswith("hint:") for _, d in asked.buttons)
+
+
+async def test_an_english_user_is_offered_chinese_packs_and_not_handed_one(
+    chinese_only: BotHarness,
+) -> None:
+    bot = chinese_only
+    (offer,) = await bot.say(ADA, "/quiz")
+    assert "There are no questions in English yet" in offer.visible
+    assert "数据库 面试题 (Chinese)" in offer.visible
+    assert not any(d.startswith("hint:") for _, d in offer.buttons)  # no question opened
+    assert await bot.storage.get_open_question(ADA.id) is None
+    assert [d for _, d in offer.buttons] == ["pack:f:db-zh", "pack:f:serving-zh"]
+    (edited,) = await bot.press(ADA, offer, "pack:f:serving-zh")
+    assert edited.method == "editMessageText"
+    assert "✅ followed" in edited.visible
+    asked = await _question(bot, ADA)
+    assert asked.startswith("模型服务 面试题: question")  # chosen: now it is asked
+
+
+async def test_the_daily_question_says_once_that_none_is_in_the_language(
+    chinese_only: BotHarness,
+) -> None:
+    bot = chinese_only
+    await bot.say(ADA, "/daily 09:30")
+    bot.clock.advance(minutes=31)
+    await bot.tick()
+    sent = bot.api.to(ADA.id)
+    assert "There are no questions in English yet" in sent[-1].visible
+    assert await bot.storage.get_open_question(ADA.id) is None
+    bot.clock.advance(days=1)
+    await bot.tick()
+    earlier = await bot.sentinel(ADA)
+    assert len(earlier) == len(sent)  # the next day: nothing, not the same note again
+
+
+async def test_a_groups_daily_round_says_once_that_none_is_in_its_language(
+    chinese_only: BotHarness, api: FakeBotAPI
+) -> None:
+    bot = chinese_only
+    api.admins[GROUP] = {ADMIN.id}
+    await bot.say(ADMIN, "/daily 09:30", chat_id=GROUP)
+    bot.clock.advance(minutes=31)
+    await bot.tick()
+    sent = api.to(GROUP)
+    assert "There are no questions in English yet" in sent[-1].visible
+    assert await bot.storage.open_round_of(GROUP) is None  # no Chinese round opened
+    bot.clock.advance(days=1)
+    await bot.tick()
+    earlier = await bot.sentinel(ADMIN, chat_id=GROUP)
+    assert len(earlier) == len(sent)  # the next day: nothing
+
+
+# -- /packs: follow and unfollow change what /quiz and the daily question draw from ---------
+
+
+async def test_packs_lists_the_users_language_first_with_counts(bot: BotHarness) -> None:
+    await _question(bot, ADA, "/quiz os-en")
+    await bot.say(ADA, "the cache layer keeps hot data close", expect=1)
+    await bot.sentinel(ADA)  # the whole feedback sent first
+    (listing,) = await bot.say(ADA, "/packs")
+    text = listing.visible
+    order = [text.index(t) for t in ("Database Basics", "Operating Systems", "数据库", "模型服务")]
+    assert order == sorted(order)  # English first, then Chinese, each in file order
+    assert "Operating systems · English · Beginner · 2 questions, 1 done" in text
+    assert "ML serving & LLM inference · Chinese · Beginner · 2 questions, 0 done" in text
+    assert "every pack in English" in text  # none followed yet
+
+
+async def test_following_and_unfollowing_change_what_quiz_and_the_daily_draw_from(
+    bot: BotHarness,
+) -> None:
+    (listing,) = await bot.say(ADA, "/packs")
+    assert _button(listing, "pack:f:serving-zh") == "➕ 模型服务 面试题"
+    (edited,) = await bot.press(ADA, listing, "pack:f:serving-zh")
+    assert edited.message_id == listing.message_id  # redrawn in place
+    assert _button(edited, "pack:u:serving-zh") == "✅ 模型服务 面试题"
+    assert "Following 模型服务 面试题" in bot.api.callback_answers[-1]
+    assert (await _question(bot, ADA)).startswith("模型服务 面试题")
+    await bot.say(ADA, "/reveal")
+    await bot.say(ADA, "/daily 09:30")
+    bot.clock.advance(minutes=31)
+    await bot.tick()
+    daily = bot.api.to(ADA.id)[-1]
+    assert _asked([daily])[0].startswith("模型服务 面试题")
+    await bot.say(ADA, "/reveal")
+    (again,) = await bot.press(ADA, edited, "pack:u:serving-zh")
+    assert _button(again, "pack:f:serving-zh") == "➕ 模型服务 面试题"
+    for _ in range(3):  # unfollowed: back to the English packs, never the Chinese one
+        asked = await _question(bot, ADA)
+        assert asked.startswith(("Database Basics", "Operating Systems")), asked
+        await bot.say(ADA, "/reveal")
+
+
+async def test_a_followed_pack_is_asked_in_the_users_language_where_translated(
+    bot: BotHarness,
+) -> None:
+    (listing,) = await bot.say(ADA, "/packs")
+    await bot.press(ADA, listing, "pack:f:db-zh")  # the Chinese original, followed
+    asked = await _question(bot, ADA)
+    assert asked.startswith("Database Basics: question")  # its English translation
+    (listing,) = await bot.say(LI, "/packs")
+    await bot.press(LI, listing, "pack:f:db-en")  # and the other way round
+    assert (await _question(bot, LI)).startswith("数据库 面试题: question")
+
+
+async def test_packs_fits_one_message_however_many_packs_there_are(
+    api: FakeBotAPI, bot_settings: Settings, clock: FakeClock, tmp_path: Path
+) -> None:
+    long = "Distributed Systems Interview Questions on Consensus, Replication and Consistency"
+    many = {
+        f"p{n:02}.yaml": _pack(f"pack-number-{n:02}", f"{long} {n}", "en", "distributed-systems")
+        for n in range(40)
+    }
+    folder = _content(tmp_path / "many", many)
+    async with _harness(api, bot_settings, clock, folder) as bot:
+        (listing,) = await bot.say(ADA, "/packs")
+        assert len(listing.buttons) == 40  # every pack has its button
+        assert "Distributed systems · English" in listing.visible
+    # (the api fixture then checks the message was within Telegram's limits)
+
+
+# -- /quiz <pack>, and a pack's link -------------------------------------------------------
+
+
+async def test_quiz_takes_a_pack_id_or_a_title_word(bot: BotHarness) -> None:
+    assert (await _question(bot, ADA, "/quiz serving-zh")).startswith("模型服务 面试题")
+    await bot.say(ADA, "/reveal")
+    assert (await _question(bot, ADA, "/quiz Operating")).startswith("Operating Systems")
+    await bot.say(ADA, "/reveal")
+    assert (await _question(bot, ADA, "/quiz beginner basics")).startswith("Database Basics")
+
+
+async def test_an_unknown_pack_gets_the_list_of_ids(bot: BotHarness) -> None:
+    (reply,) = await bot.say(ADA, "/quiz kubernetes")
+    assert "“kubernetes” is neither a level nor a pack" in reply.visible
+    for pid in ("db-zh", "db-en", "serving-zh", "os-en"):
+        assert pid in reply.visible
+
+
+async def test_a_pack_link_follows_the_pack_and_opens_its_first_question(
+    bot: BotHarness,
+) -> None:
+    sent = await bot.say(ADA, "/start pack_os-en", expect=2)
+    assert _asked(sent) == ["Operating Systems: question 1"]
+    (listing,) = await bot.say(ADA, "/packs")
+    assert _button(listing, "pack:u:os-en") == "✅ Operating Systems"
+    # With a question open, the link does what /quiz does: that one is shown again.
+    _, kept = await bot.say(ADA, "/start pack_db-en", expect=2)  # not practised: welcome first
+    assert "Operating Systems: question 1" in kept.visible
+    assert any(d.startswith("renew:os-en-q1") for _, d in kept.buttons)
+    assert (await bot.storage.get_open_question(ADA.id)).question_id == "os-en-q1"  # type: ignore[union-attr]
+
+
+# -- a group's packs: chosen by its admins ------------------------------------------------
+
+
+async def test_a_group_admin_picks_the_groups_packs_and_a_member_cannot(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    api.admins[GROUP] = {ADMIN.id}
+    (shown,) = await bot.say(MEMBER, "/packs", chat_id=GROUP)
+    assert shown.buttons == []  # a member sees the list, without buttons
+    assert "Only the group's admins choose its packs." in shown.visible
+    (listing,) = await bot.say(ADMIN, "/packs", chat_id=GROUP)
+    answered = len(api.callback_answers)
+    api.callback(MEMBER, "pack:f:serving-zh", listing)  # a member taps the admin's list
+    await bot.sentinel(MEMBER, chat_id=GROUP)
+    assert api.callback_answers[answered] == "Only the group's admins choose its packs."
+    assert await bot.storage.followed_packs(GROUP) == []
+    (edited,) = await bot.press(ADMIN, listing, "pack:f:serving-zh", expect=1)
+    assert _button(edited, "pack:u:serving-zh") == "✅ 模型服务 面试题"
+    (round_,) = await bot.say(MEMBER, "/quiz", chat_id=GROUP)
+    assert "模型服务 面试题: question" in round_.visible
+
+
+# -- the packs' metadata: defaults, and `content check` ------------------------------------
+
+
+def test_a_pack_naming_no_field_is_in_the_general_field_and_translates_nothing(
+    tmp_path: Path,
+) -> None:
+    text = _pack("old", "Old Pack", "en", "x").replace("field: x\n", "")
+    folder = _content(tmp_path / "c", {"old.yaml": text})
+    pack = load_library([folder]).packs["old"]
+    assert (pack.field, pack.translates) == ("general", None)
+
+
+@pytest.mark.parametrize(
+    ("translates", "problem"),
+    [
+        ("nowhere", "field translates: no other pack has the id 'nowhere'"),
+        ("os-en", "field translates: translates 'os-en', which is in the same language (en)"),
+    ],
+)
+def test_content_check_refuses_a_translation_of_no_pack_or_of_its_own_language(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    translates: str,
+    problem: str,
+) -> None:
+    packs = dict(PACKS)
+    packs["db-en.yaml"] = packs["db-en.yaml"].replace(
+        "translates: db-zh", f"translates: {translates}"
+    )
+    folder = _content(tmp_path / "c", packs)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DATABASE_PATH", str(tmp_path / "bot.sqlite3"))
+    assert main(["content", "check", str(folder)]) == 1
+    err = capsys.readouterr().err
+    assert f"{folder / 'db-en.yaml'}: {problem}" in err
+
+
+def test_content_check_names_each_packs_language_and_field(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = _content(tmp_path / "c", PACKS)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DATABASE_PATH", str(tmp_path / "bot.sqlite3"))
+    assert main(["content", "check", str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert "pack db-en (en, field databases, translates db-zh), 2 questions" in out
+    assert "pack serving-zh (zh, field ml-serving), 2 questions" in out
