@@ -244,3 +244,12 @@ def test_no_two_modules_import_each_other() -> None:
 def test_the_cycle_check_sees_a_loop_round_three_modules() -> None:
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert import_cycles(graph) == [["a", "b", "c"]]
+
+
+@pytest.mark.parametrize("module", ["render.py", "keyboards.py", "picture.py"])
+def test_what_draws_messages_takes_its_types_from_core_only(module: str) -> None:
+    # render/keyboards/picture sit below services and handlers: what they show comes in as
+    # core types, so they import nothing of the layers that call them (nor storage).
+    names = imports_of(BOT / module)
+    above = ("bot.services", "bot.handlers", "bot.jobs", "bot.storage", "bot.app", "bot.delivery")
+    assert [n for n in names if any(within(n, layer) for layer in above)] == []

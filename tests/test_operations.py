@@ -335,3 +335,13 @@ def test_health_says_a_bot_whose_pid_is_gone_is_stopped(tmp_path: Path) -> None:
         f"ok: stopped: database {database} answers; no bot is running on it"
         f" (pid {int(gone.stdout)}, which held it, is gone)\n"
     )
+
+
+@pytest.mark.parametrize("target", ["practice", "run"])
+def test_make_run_and_practice_install_the_bot_alone_not_the_dev_tools(target: str) -> None:
+    # `make -n -B` prints every recipe the target would run from scratch, running none.
+    printed = subprocess.run(
+        ["make", "-n", "-B", target], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
+    assert "requirements.lock" in printed
+    assert "requirements-dev.lock" not in printed
