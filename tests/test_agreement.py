@@ -150,8 +150,11 @@ def test_second_bank_imported_as_is() -> None:
         # never saw the scorer, then used to develop the rules of that day (contrast
         # subjects, the general glossary). Measured 0.651 / 0.787 (os), 0.649 / 0.797 (net),
         # 0.696 / 0.809 (sql), 0.633 / 0.793 (algo), 0.563 / 0.760 (dist); 0.56-0.63 /
-        # 0.76-0.78 before. The target is 0.85 / 0.92.
-        pytest.param("os_basics.txt", "os", "graded_os_basics.yaml", 0.62, 0.76, id="os"),
+        # 0.76-0.78 before. The target is 0.85 / 0.92. Later the same day os, net,
+        # sql and redis grew to 12 questions (new questions and answers by other helpers who
+        # never saw the scorer): os 0.617 / 0.774, net 0.647 / 0.801, sql 0.683 / 0.815,
+        # redis 0.736 / 0.850 on the larger sets, the scorer unchanged.
+        pytest.param("os_basics.txt", "os", "graded_os_basics.yaml", 0.59, 0.75, id="os"),
         pytest.param("networking.md", "net", "graded_networking.yaml", 0.62, 0.77, id="net"),
         pytest.param(
             "mysql_internals.md", "sql", "graded_mysql_internals.yaml", 0.66, 0.78, id="sql"
