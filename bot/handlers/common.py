@@ -33,6 +33,10 @@ from bot.i18n import DEFAULT_LANGUAGE, Html, language_for, user_language
 from bot.services import Services
 
 SERVICES_KEY = "services"
+# The updates this application took (group -2) and has not marked done (bot/handlers/updates.py).
+TAKEN_KEY = "updates_taken"
+# Updates whose handling met a full disk, by update_id: handled again once there is room.
+HELD_KEY = "updates_held"
 
 log = logging.getLogger(__name__)
 
