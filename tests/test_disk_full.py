@@ -203,6 +203,9 @@ async def test_a_full_disk_is_said_in_two_lines_and_loses_nothing_once_space_ret
     assert len(backs) == 1, about
     (back,) = backs
     assert re.search(r": \d+ writes were refused while it was full", back), back
+    # Nothing else is said while the disk is full (a line per tick, per row, per poll).
+    began = next(i for i, line in enumerate(lines) if "the disk is full" in line)
+    assert lines[began + 1 : lines.index(back)] == []
 
 
 async def test_a_full_disk_at_the_start_says_so_in_one_line(
