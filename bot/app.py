@@ -39,7 +39,7 @@ from bot.core.yamlcache import YamlCache
 from bot.delivery import reachability, trace_requests, when_written
 from bot.handlers import daily, errors, groups, membership, menus, packs, private, updates
 from bot.handlers import settings as settings_handlers
-from bot.handlers.common import SERVICES_KEY, BotContext, load_context
+from bot.handlers.common import HELD_KEY, SERVICES_KEY, TAKEN_KEY, BotContext, load_context
 from bot.i18n import Strings
 from bot.incoming import TolerantBot, quiet_raw_batches
 from bot.jobs.clock import SteadyClock
@@ -55,6 +55,7 @@ from bot.services.practice import Clock, Practice
 from bot.storage import DatabaseFileError, Storage, is_full
 from bot.storage.files import describe
 from bot.storage.outbox import release_lease_file
+from bot.storage.space import QuietWhileFull
 
 log = logging.getLogger(__name__)
 
@@ -334,16 +335,27 @@ def build_application(
         ),
     )
     quiet_raw_batches()
+    for handler in logging.getLogger().handlers:
+        # Before the redacting filter, which flattens the record's exception and arguments.
+        if not any(isinstance(f, QuietWhileFull) for f in handler.filters):
+            handler.filters.insert(0, QuietWhileFull())
+
+    telling: set[asyncio.Task[None]] = set()
 
     async def record(raws: list[Any]) -> None:
         try:
             await storage.record_updates(raws, clock())
         except Exception as exc:
-            if not is_full(exc):
-                raise  # not taken: polled again (webhook: answered 500, sent again)
-            # Nothing the updates ask for could be saved either: they are handled as they
-            # come, unrecorded, so that people are told so rather than met with silence.
-            log.warning("the disk is full: %d updates handled without the inbox", len(raws))
+            if is_full(exc):
+                # Not taken either (Telegram keeps them and sends them again once they can be
+                # recorded); their senders are told once, meanwhile, that nothing was saved.
+                for raw in raws:
+                    update = bot.read(raw)
+                    if update is not None:
+                        told = errors.tell_full(bot, svc, update, app.bot_data)
+                        telling.add(task := asyncio.create_task(told))
+                        task.add_done_callback(telling.discard)
+            raise  # not taken: polled again (webhook: answered 500, sent again)
 
     taken: set[int] = set()
     marks = updates.DoneMarks(storage, taken)
@@ -364,7 +376,10 @@ def build_application(
         app.stop_grace = settings.stop_grace_seconds
     app.bot_data[SERVICES_KEY] = svc
     app.bot_data[INBOX_KEY] = record  # the webhook records an update before its 200
-    app.bot_data[updates.TAKEN_KEY] = taken
+    app.bot_data[TAKEN_KEY] = taken
+    # A full disk has room again: the lease renewed at once (sends wait for it), then the
+    # updates held since are handled.
+    storage.space.on_room.extend((lease.renew_soon, lambda: _handle_held(app)))
     outbox = OutboxSender(app.bot, storage, settings, clock, lease.owner)
     outbox.on_taken_over = lambda: _lost_lease(app)
     outbox.may_send = lease.surely_held  # a request leaves only while the database is ours
@@ -376,6 +391,14 @@ def build_application(
     app.bot_data[SENDER_KEY] = DailySender(svc, clock, outbox.wake)
     _register_handlers(app)
     return app
+
+
+def _handle_held(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    """The disk has room again: the updates whose handling met it are handled now (one
+    that meets a full disk again is held again, its sender not told twice)."""
+    held: dict[int, Update] = app.bot_data.get(HELD_KEY, {})
+    for update_id in sorted(held):
+        app.update_queue.put_nowait(held[update_id])  # `first_delivery` takes it back
 
 
 class TokenRejectedWhilePolling(Exception):

@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
+import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -500,8 +501,8 @@ class Outages:
         self.failures += 1
         if self.since is None:
             self.since = time.monotonic()
-            self._first_error = str(exc)
-            log.warning("Telegram is not answering (%s); retrying with backoff", exc)
+            self._first_error = brief(exc)
+            log.warning("Telegram is not answering (%s); retrying with backoff", brief(exc))
 
     def succeeded(self) -> None:
         if self.since is not None:
@@ -532,6 +533,24 @@ class _PollingOutage(logging.Filter):
 
 
 logging.getLogger("telegram.ext.Updater").addFilter(_PollingOutage())
+
+
+def _not_json_page(record: logging.LogRecord) -> bool:
+    """PTB logs an answer it cannot read as JSON (a front end's HTML page with a 502) with
+    a traceback and the whole page, for every request; the error it raises is a failed
+    request like any other, said once by `reachability` (`brief`)."""
+    return not (isinstance(record.msg, str) and record.msg.startswith("Can not load invalid JSON"))
+
+
+logging.getLogger("telegram.request.BaseRequest").addFilter(_not_json_page)
+
+# PTB's error for such an answer quotes the page: ". Parsing the server response b'…' failed".
+_PAGE_QUOTED = re.compile(r"\. Parsing the server response .* failed$", re.DOTALL)
+
+
+def brief(exc: BaseException | None) -> str:
+    """An error as one short line: a page that is not JSON is named, not quoted."""
+    return _PAGE_QUOTED.sub(", with a page that is not JSON", str(exc))
 
 
 def keyboard_from_json(data: dict[str, Any] | None) -> InlineKeyboardMarkup | None:

@@ -29,6 +29,7 @@ from telegram.ext import Application
 from tornado.httpserver import HTTPServer
 
 from bot.config import WEBHOOK_PATH, SettingRefused, Settings
+from bot.incoming import readable
 from bot.lifecycle import INBOX_KEY, STOP_KEY, shut_down
 from bot.storage import Storage
 
@@ -89,7 +90,7 @@ class UpdateHandler(tornado.web.RequestHandler):
             self.send_error(HTTPStatus.UNSUPPORTED_MEDIA_TYPE)
             return
         try:
-            data = json.loads(self.body)
+            data = readable(json.loads(self.body))  # a lone surrogate: U+FFFD
         except (ValueError, UnicodeDecodeError):
             self.send_error(HTTPStatus.BAD_REQUEST)
             return

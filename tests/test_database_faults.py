@@ -336,7 +336,7 @@ async def test_a_full_disk_refuses_the_answer_clearly(
     assert "storage is full" in reply.visible
     assert "Score:" not in reply.visible
     assert await bot.storage.answers_for(ADA.id) == []
-    assert any("SQLITE_FULL" in r.getMessage() for r in caplog.records)
+    assert any("the disk is full" in r.getMessage() for r in caplog.records)
     await db.execute("PRAGMA max_page_count = 1073741823")
     (again,) = await bot.say(ADA, "max_batch_size 和 preferred batch size", expect=1)
     assert "Score:" in again.visible  # the question stayed open: the answer can be sent again
@@ -361,3 +361,37 @@ async def test_a_database_error_before_the_command_gives_one_apology_not_two_rep
     assert [m.visible for m in earlier] == [
         "😕 Something went wrong on my side. Please try again in a moment."
     ]
+
+
+async def test_an_answer_the_full_database_refused_is_scored_once_there_is_room(
+    bot: BotHarness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The inbox recorded the update; storing its answer met the full database (capped at
+    # its size for that one write). The update is held, not done, and handled again when a
+    # write succeeds with room (no quiet period here).
+    monkeypatch.setattr("bot.storage.space.QUIET", 0.0)
+    await bot.say(ADA, "/start")
+    await bot.say(ADA, "/quiz beginner")
+    db, real = bot.storage.db, bot.storage.record_answer
+
+    async def full_once(*args: Any, **kwargs: Any) -> Any:
+        monkeypatch.setattr(bot.storage, "record_answer", real)
+        async with db.execute("PRAGMA page_count") as cur:
+            (pages,) = await cur.fetchone()  # type: ignore[misc]
+        await db.execute(f"PRAGMA max_page_count = {pages}")
+        try:
+            return await real(*args, **kwargs)
+        finally:
+            await db.execute("PRAGMA max_page_count = 1073741823")
+
+    monkeypatch.setattr(bot.storage, "record_answer", full_once)
+    long_answer = "max_batch_size 和 preferred batch size " + "批处理" * 1300
+    (told,) = await bot.say(ADA, long_answer, expect=1)
+    assert told.visible == (
+        "⚠️ The bot's storage is full, so nothing was saved yet. Your message is kept: I will"
+        " answer it as soon as there is room again."
+    )
+    replies = await bot.say(ADA, "/help", expect=2)  # its claim is the write that finds room
+    assert any("Score:" in m.visible for m in replies), [m.visible[:60] for m in replies]
+    (stored,) = await bot.storage.answers_for(ADA.id)
+    assert stored.answer == long_answer

@@ -27,7 +27,7 @@ from telegram import (
 )
 from telegram.constants import ChatMemberStatus
 from telegram.error import BadRequest, Forbidden
-from telegram.ext import Application, CallbackContext, ExtBot
+from telegram.ext import Application, ApplicationHandlerStop, CallbackContext, ExtBot
 
 from bot import delivery
 from bot.core.models import UserProfile
@@ -35,6 +35,10 @@ from bot.i18n import DEFAULT_LANGUAGE, Html, language_for, parse_language, user_
 from bot.services import Services
 
 SERVICES_KEY = "services"
+# The updates this application took (group -2) and has not marked done (bot/handlers/updates.py).
+TAKEN_KEY = "updates_taken"
+# Updates whose handling met a full disk, by update_id: handled again once there is room.
+HELD_KEY = "updates_held"
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +81,7 @@ async def load_context(update: Update, context: BotContext) -> None:
     in a group with privacy mode off is not stored, and the bot's own membership changes
     keep their own rows (a block must not first mark the user reachable again).
     """
+    await _screen(update, context)
     if not _addressed(update, context.bot.id):
         return
     context.user = await current_user(update, context.svc)
@@ -95,6 +100,41 @@ async def group_language(update: Update, svc: Services) -> str | None:
         return None
     record = await svc.chats.find(chat.id)
     return parse_language(record.language or "") if record is not None else None
+
+
+# Bots whose messages were skipped, named once each in the log (the last few hundred).
+_bots_skipped: dict[int, None] = {}
+_BOTS_KEPT = 256
+
+
+async def _screen(update: Update, context: BotContext) -> None:
+    """Stop what no handler should act on, before anything is stored for it: a private
+    message from a bot (skipped, logged once per bot), a tap whose message is not there
+    (inline mode: the spinner is stopped, the button called expired), and a tap on a message
+    in another person's chat (refused: every button the bot makes is in the private chat of
+    the person it is for; a group has none)."""
+    sender = update.effective_user
+    if sender is None or update.my_chat_member is not None or update.chat_member is not None:
+        return
+    query = update.callback_query
+    chat = update.effective_chat
+    # Only in private chats: in a group, an anonymous admin writes as a bot.
+    if sender.is_bot and query is None and chat is not None and chat.type == chat.PRIVATE:
+        if sender.id not in _bots_skipped:
+            _bots_skipped[sender.id] = None
+            if len(_bots_skipped) > _BOTS_KEPT:
+                del _bots_skipped[next(iter(_bots_skipped))]
+            log.info("skipped a message from a bot (user %s): bots are not answered", sender.id)
+        raise ApplicationHandlerStop
+    if query is None:
+        return
+    lang = ui_language(None, update)
+    if query.message is None:
+        await query.answer(context.svc.strings(lang, "button_expired"))
+        raise ApplicationHandlerStop
+    if query.message.chat.id != sender.id:
+        await query.answer(context.svc.strings(lang, "button_not_yours"))
+        raise ApplicationHandlerStop
 
 
 def _addressed(update: Update, bot_id: int) -> bool:

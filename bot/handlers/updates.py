@@ -30,7 +30,7 @@ from typing import Any
 from telegram import Update
 from telegram.ext import ApplicationHandlerStop
 
-from bot.handlers.common import BotContext
+from bot.handlers.common import HELD_KEY, TAKEN_KEY, BotContext
 from bot.storage import Storage
 
 log = logging.getLogger(__name__)
@@ -42,9 +42,9 @@ PRUNE_EVERY = 500  # claims between two prunings of the record
 # died or was killed meanwhile (an update that kills the process must not do so forever).
 MAX_TRIES = 3
 
-# The updates this application took (group -2) and has not marked done, in its bot_data:
-# only the handling that took an update marks it, not a second delivery stopped meanwhile.
-TAKEN_KEY = "updates_taken"
+# TAKEN_KEY: the updates this application took (group -2) and has not marked done, in its
+# bot_data: only the handling that took an update marks it, not a second delivery stopped
+# meanwhile. HELD_KEY: those whose handling met a full disk, taken again when put back.
 
 _claims = 0
 
@@ -54,7 +54,9 @@ async def first_delivery(update: Update, context: BotContext) -> None:
     global _claims
     svc = context.svc
     now = svc.practice.clock()
-    if not await svc.storage.claim_update(update.update_id, now):
+    # One held on a full disk was taken by this run already (or its claim was refused).
+    held = context.bot_data.get(HELD_KEY, {}).pop(update.update_id, None) is not None
+    if not await svc.storage.claim_update(update.update_id, now) and not held:
         log.info("update %s arrived again: already handled, ignored", update.update_id)
         raise ApplicationHandlerStop
     context.bot_data.setdefault(TAKEN_KEY, set()).add(update.update_id)

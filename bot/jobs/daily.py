@@ -43,6 +43,7 @@ from bot.services import Services
 from bot.services.practice import Clock
 from bot.services.rounds import close_round
 from bot.services.schedules import Waits, draft_daily_prompt, schedule_of
+from bot.storage import is_full
 from bot.storage.reminders import ReminderClaim
 
 log = logging.getLogger(__name__)
@@ -60,6 +61,7 @@ class Served(StrEnum):
     NO_QUESTION = "no-question"  # nothing to ask (no question fits, no user)
     WAITING = "waiting"  # the user is on a question: it comes once that one is closed
     ERROR = "error"  # an unexpected failure, logged
+    NO_ROOM = "no-room"  # the disk is full: tried again next tick (said once, bot/storage/space.py)
 
 
 # What each outcome of a tick is called in its log line: (one, more than one).
@@ -69,6 +71,7 @@ TICK_WORDS: dict[Served, tuple[str, str]] = {
     Served.ALREADY_SENT: ("{} already sent that day",) * 2,
     Served.NO_QUESTION: ("{} with no question to ask",) * 2,
     Served.ERROR: ("{} failed (logged above)",) * 2,
+    Served.NO_ROOM: ("{} waiting for room on the disk",) * 2,
 }
 
 
@@ -126,7 +129,10 @@ class DailySender:
             while (chat := await queue.get()) is not None:
                 try:
                     outcomes[await self._serve(chat)] += 1
-                except Exception:  # one chat's surprise must not stop the others
+                except Exception as exc:  # one chat's surprise must not stop the others
+                    if is_full(exc):
+                        outcomes[Served.NO_ROOM] += 1
+                        continue
                     log.exception("daily prompt for chat %s failed unexpectedly", chat.chat_id)
                     outcomes[Served.ERROR] += 1
                 self.notify()  # the sender starts while the rest are prepared
@@ -135,7 +141,8 @@ class DailySender:
         await self._close_rounds()
         reminders = await self._remind()
         self.notify()
-        if outcomes:
+        # A tick that only met the full disk is not a line of its own: a line each tick.
+        if outcomes and set(outcomes) != {Served.NO_ROOM}:
             log.info("daily tick: %s", tick_words(outcomes, reminders))
         return TickReport(outcomes, reminders)
 

@@ -10,6 +10,7 @@ the other one is serving the database now, or nothing says this one may.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import socket
@@ -106,6 +107,7 @@ class Lease:
         self.monotonic = monotonic
         self._held_until = 0.0  # monotonic time until which no other process can take over
         self._file: tuple[int, int] | None = None  # (device, inode) of the file it holds
+        self._renew = asyncio.Event()  # set: renew now, not at the next third of the lease
 
     async def take(self) -> None:
         """Hold the database, or raise LeaseTaken naming the process that does."""
@@ -119,12 +121,17 @@ class Lease:
     async def keep(self, lost: Callable[[], None]) -> None:
         """Renew every third of the lease; call `lost` (once) if it was taken or is gone."""
         while True:
-            await asyncio.sleep(self.ttl.total_seconds() / 3)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._renew.wait(), self.ttl.total_seconds() / 3)
+            self._renew.clear()
             asked = self.monotonic()
             try:
                 held = await self.storage.renew_lease(self.owner, _now(), self.ttl)
             except Exception:
                 log.exception("could not renew the instance lease")
+                # Tried again in a second, not a third of the lease: nothing is sent until
+                # it is renewed (a full disk that has room again, a lock let go).
+                self._soon_after_failure()
                 continue
             if not held:
                 self._held_until = 0.0
@@ -139,6 +146,14 @@ class Lease:
                 lost()
                 return
             self._held(asked)
+
+    def _soon_after_failure(self) -> None:
+        asyncio.get_running_loop().call_later(1.0, self._renew.set)
+
+    def renew_soon(self) -> None:
+        """Renew at once: the renewals failed on a full disk, which has room again, and
+        nothing leaves until the lease is surely held."""
+        self._renew.set()
 
     def _held(self, asked: float) -> None:
         # The expiry written counts from before the write; a margin for the clocks' reading.

@@ -113,6 +113,7 @@ class OutboxSender:
         # question), retries included: later rows of a chat wait behind its current one.
         self._chat_current: set[int] = set()
         self._chat_behind: dict[int, deque[Row]] = {}
+        self._held_noted: set[str] = set()  # reasons rows were held back for, said once
         # The pause for everyone: open after OUTAGE_AFTER failures in a row.
         self._failures_in_row = 0
         self._paused_until: float | None = None
@@ -284,8 +285,13 @@ class OutboxSender:
                 self.outcomes["withdrawn"] += 1
                 self._next_of_chat(row.chat_id)
             except _Held as held:  # marked in flight, never written: back to waiting
-                log.warning("%s message %d to chat %s held back: %s",
-                            row.kind.value, row.id, row.chat_id, held)  # fmt: skip
+                # Once per reason until a message is sent again: a lease left unrenewed by a
+                # full disk held back every row of a fan-out, a line each.
+                if str(held) not in self._held_noted:
+                    self._held_noted.add(str(held))
+                    log.warning("%s message %d to chat %s held back: %s (and others, until"
+                                " a message is sent again)",
+                                row.kind.value, row.id, row.chat_id, held)  # fmt: skip
                 await self._unmark(row, f"held back: {held}")
                 self._later_row(row, backoff(1, self.base, self.cap, self.rng))
             except Exception:  # one row's surprise must not stop the others
@@ -376,6 +382,7 @@ class OutboxSender:
             try:
                 self.wire.written(row.id, attempt)
             except OSError as exc:
+                self.storage.space.refused(exc)  # a full disk: said once, for every write
                 raise _Held(f"the wire log cannot be written ({exc})") from None
 
         async def part_done(parts: int) -> None:
@@ -497,6 +504,8 @@ class OutboxSender:
         self.wire.settled(row.id)
         row.settled = True
         self.outcomes[status.value] += 1
+        if status is Status.SENT:
+            self._held_noted.clear()
         self._next_of_chat(row.chat_id)
 
     async def _unmark(self, row: Row, why: str) -> None:

@@ -1,7 +1,8 @@
 """Persistence: the one place that speaks SQL (`Storage`: one module per aggregate)."""
 
-from bot.storage.files import DatabaseFileError, backup_database, is_busy, is_full
+from bot.storage.files import DatabaseFileError, backup_database, is_busy
 from bot.storage.repository import Storage, schema_version
+from bot.storage.space import is_full
 
 __all__ = [
     "DatabaseFileError",

@@ -44,6 +44,7 @@ from bot.storage.files import (
     note_closed_cleanly,
     open_database,
 )
+from bot.storage.space import SpaceWatch
 
 
 def now_iso() -> str:
@@ -93,6 +94,7 @@ class Database:
         # SQLITE_NOTADB), and who is told of it, once: the run stops (bot/app.py).
         self.damage: sqlite3.DatabaseError | None = None
         self.on_damage: Callable[[sqlite3.DatabaseError], None] = lambda exc: None
+        self.space = SpaceWatch(path)  # a full disk said once, not once per failed write
 
     async def open(self, *, verify: bool = True) -> None:
         """Open, check (see `files.open_database`) and migrate; DatabaseFileError if unusable.
@@ -111,7 +113,7 @@ class Database:
                 self._reader = _reader(Path(self.path))
         except sqlite3.Error as exc:
             await self.close()
-            raise DatabaseFileError(self.path, describe(exc)) from None
+            raise DatabaseFileError(self.path, describe(exc, self.path)) from None
         self._opened = opened or identity(Path(self.path))
 
     def _watch(self, db: aiosqlite.Connection) -> None:
@@ -184,7 +186,8 @@ class Database:
                 raise
             try:
                 yield self.db
-            except BaseException:
+            except BaseException as exc:
+                self.space.refused(exc)
                 # SQLite itself rolls back on some errors (SQLITE_FULL, SQLITE_IOERR): a second
                 # ROLLBACK would fail and hide the error that matters.
                 if self.db.in_transaction:
@@ -198,6 +201,10 @@ class Database:
             except asyncio.CancelledError:
                 self._maybe_orphan = True
                 raise
+            except sqlite3.Error as exc:
+                self.space.refused(exc)
+                raise
+            self.space.wrote()
 
     async def atomic(self, body: Callable[[aiosqlite.Connection], Awaitable[T]]) -> T:
         """`body(db)` as one serialised write transaction, in ONE round trip to the database
@@ -250,10 +257,15 @@ class Database:
         Cancelled while waiting, the step may still run after we are gone: until a read
         through that thread has followed it, `_near` must not read past it."""
         try:
-            return await self._when_unlocked(start)
+            done = await self._when_unlocked(start)
         except asyncio.CancelledError:
             self._maybe_orphan = True
             raise
+        except sqlite3.Error as exc:
+            self.space.refused(exc)
+            raise
+        self.space.wrote()
+        return done
 
     async def _when_unlocked(self, start: Callable[[], Awaitable[T]]) -> T:
         """Run what takes the write lock, waiting up to the busy timeout while another

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import aiosqlite
 
+from bot.storage.space import ROOM, free_bytes
+
 # A writer elsewhere (a backup, a second tool, a slow disk) may hold the lock for a while;
 # users' commands wait this long for it rather than fail.
 BUSY_TIMEOUT_MS = 15_000
@@ -38,11 +40,6 @@ def primary_code(exc: BaseException) -> int | None:
     return code & 0xFF if isinstance(code, int) else None
 
 
-def is_full(exc: BaseException) -> bool:
-    """The write failed because the disk (or the database's size limit) is full."""
-    return primary_code(exc) == sqlite3.SQLITE_FULL
-
-
 def is_damage(exc: BaseException) -> bool:
     """The file turned out damaged or not a database (SQLITE_CORRUPT, SQLITE_NOTADB)."""
     return isinstance(exc, sqlite3.DatabaseError) and primary_code(exc) in _CORRUPT
@@ -53,9 +50,17 @@ def is_busy(exc: BaseException) -> bool:
     return primary_code(exc) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 
 
-def describe(exc: sqlite3.Error) -> str:
-    """What an SQLite error means for the file, in words an operator can act on."""
+def describe(exc: sqlite3.Error, path: Path | str | None = None) -> str:
+    """What an SQLite error means for the file, in words an operator can act on.
+
+    `path`: the database file, whose disk is looked at when SQLite says "I/O error": on a
+    full disk, creating the shared-memory file of WAL mode fails so, not with SQLITE_FULL.
+    """
     code = primary_code(exc)
+    if code == sqlite3.SQLITE_IOERR and path is not None and str(path) != ":memory:":
+        room = free_bytes(Path(path).absolute().parent)
+        if room is not None and room < ROOM:
+            code = sqlite3.SQLITE_FULL
     if code == sqlite3.SQLITE_NOTADB:
         return "is not an SQLite database (the file holds something else)"
     if code == sqlite3.SQLITE_CORRUPT:
@@ -172,7 +177,7 @@ async def open_database(
     try:
         db = await aiosqlite.connect(target, isolation_level=None, uri=target.startswith("file:"))
     except sqlite3.Error as exc:
-        raise DatabaseFileError(path, describe(exc)) from None
+        raise DatabaseFileError(path, describe(exc, path)) from None
     try:
         await db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         async with db.execute("PRAGMA user_version") as cur:  # the first read of the file
@@ -207,7 +212,7 @@ async def open_database(
         raise
     except sqlite3.Error as exc:
         await db.close()
-        raise DatabaseFileError(path, describe(exc)) from None
+        raise DatabaseFileError(path, describe(exc, path)) from None
     except BaseException:
         await db.close()
         raise
@@ -244,7 +249,7 @@ async def backup_database(source: Path, target: Path, *, known_version: int) -> 
         os.replace(partial, target)
     except sqlite3.Error as exc:
         partial.unlink(missing_ok=True)
-        raise DatabaseFileError(source, describe(exc)) from None
+        raise DatabaseFileError(source, describe(exc, source)) from None
     except OSError as exc:
         partial.unlink(missing_ok=True)
         raise DatabaseFileError(target, f"cannot write the backup ({exc.strerror})") from None

@@ -179,6 +179,7 @@ class FakeBotAPI:
         self.descriptions: dict[tuple[str, str | None], str] = {}
         self._site: web.TCPSite | None = None
         self._bad_gateway_until = 0.0  # loop time until which every method answers 502
+        self._bad_gateway_html = False  # those 502s with an HTML page (a front end's)
         self._hang = asyncio.Event()  # set: sendMessage is answered; clear: it hangs
         self._hang.set()
         self.hanging = 0  # sendMessage requests recorded and held unanswered right now
@@ -280,10 +281,11 @@ class FakeBotAPI:
         await self._site.start()
         self.refused_since = None
 
-    def bad_gateway(self, seconds: float) -> None:
+    def bad_gateway(self, seconds: float, *, html: bool = False) -> None:
         """Every method answers 502 Bad Gateway for `seconds` (Telegram's front is up, the API
-        behind it is not)."""
+        behind it is not); with `html`, as a front end does, with an HTML page, not JSON."""
         self._bad_gateway_until = asyncio.get_running_loop().time() + seconds
+        self._bad_gateway_html = html
 
     async def outage(self, refuse: float, bad_gateway: float = 0.0) -> None:
         """Connections refused for `refuse` s, then 502s for `bad_gateway` s, then normal."""
@@ -593,6 +595,8 @@ class FakeBotAPI:
         self.arrivals.append(method)
         if asyncio.get_running_loop().time() < self._bad_gateway_until:
             self.bad_gateways[method] += 1
+            if self._bad_gateway_html:
+                return web.Response(text=_BAD_GATEWAY_PAGE, status=502, content_type="text/html")
             return web.json_response(
                 {"ok": False, "error_code": 502, "description": "Bad Gateway"}, status=502
             )
@@ -840,6 +844,13 @@ class FakeBotAPI:
                 can_post_stories=False, can_edit_stories=False, can_delete_stories=False,
             )  # fmt: skip
         return data
+
+
+_BAD_GATEWAY_PAGE = (
+    "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n"
+    "<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n"
+    "</body>\r\n</html>\r\n"
+)
 
 
 def _markup(params: dict[str, Any]) -> Any:

@@ -8,12 +8,15 @@ from pathlib import Path
 from bot.storage import Storage
 
 
-async def seed_due_subscribers(database: Path, chats: int) -> list[int]:
-    """`chats` subscribers whose prompt fell due a minute ago (real time: the bot's clock)."""
+async def seed_due_subscribers(
+    database: Path, chats: int, due_in: timedelta = timedelta(minutes=-1)
+) -> list[int]:
+    """`chats` subscribers whose prompt falls due `due_in` from now (by default it fell due a
+    minute ago; real time: the bot's clock)."""
     storage = Storage(database)
     await storage.open()
     now = datetime.now(UTC)
-    due = now - timedelta(minutes=1)
+    due = now + due_in
     ids = list(range(50_001, 50_001 + chats))
     try:
         async with storage.transaction() as db:
