@@ -26,6 +26,7 @@ QUESTION_LINK_PREFIX = "q_"  # t.me/<bot>?start=q_<question id> opens that quest
 PACK_LINK_PREFIX = "pack_"  # t.me/<bot>?start=pack_<pack id> follows it, opens its first
 ALL_FIELDS = "*"  # the "all fields" button's field
 BUTTON_TITLE = 40  # characters of a pack's title on its button
+PACKS_FROM_SETTINGS = "grp"  # a pack tap's last field: the list a group's settings opened
 
 
 def pack_link(bot_username: str, pack_id: str) -> str:
@@ -205,16 +206,20 @@ def with_rows_first(
 
 
 def packs_keyboard(
-    t: Strings, lang: str, packs: list[tuple[str, str, bool]]
+    t: Strings, lang: str, packs: list[tuple[str, str, bool]], *, in_settings: bool = False
 ) -> InlineKeyboardMarkup:
-    """/packs: one button a pack, (id, title, followed): a tap follows or unfollows it."""
+    """/packs: one button a pack, (id, title, followed): a tap follows or unfollows it.
+    `in_settings`: the list a group's settings screen opened, its taps marked to keep the
+    "← Back" to that screen (`pack:f:<pack>:grp`, at most 59 bytes)."""
     rows = []
+    mark = f":{PACKS_FROM_SETTINGS}" if in_settings else ""
     for pid, title, followed in packs:
         short = title if len(title) <= BUTTON_TITLE else title[: BUTTON_TITLE - 1] + "…"
         key, action = ("button_pack_unfollow", "u") if followed else ("button_pack_follow", "f")
-        rows.append(
-            [InlineKeyboardButton(t(lang, key, title=short), callback_data=f"pack:{action}:{pid}")]
-        )
+        data = f"pack:{action}:{pid}{mark}"
+        rows.append([InlineKeyboardButton(t(lang, key, title=short), callback_data=data)])
+    if in_settings:
+        rows.append([InlineKeyboardButton(t(lang, "button_zone_back"), callback_data="grp:show")])
     return InlineKeyboardMarkup(rows)
 
 
@@ -375,7 +380,7 @@ def group_settings_keyboard(
     t: Strings, lang: str, *, daily_on: bool, daily_time: str, minutes: int, zone: str
 ) -> InlineKeyboardMarkup:
     """A group's settings screen (admins): language, zone, daily round (on/off, its time),
-    round length."""
+    round length, and its packs (the /packs list, on the same message)."""
     times = [
         InlineKeyboardButton(
             ("✅ " if each == daily_time and daily_on else "") + each,
@@ -407,6 +412,7 @@ def group_settings_keyboard(
             ],
             times,
             lengths,
+            [InlineKeyboardButton(t(lang, "button_group_packs"), callback_data="grp:packs")],
         ]
     )
 
@@ -476,10 +482,12 @@ class DailyZoneTap(NamedTuple):
 
 
 class PackTap(NamedTuple):
-    """pack:f:<pack> (follow it) or pack:u:<pack> (unfollow it)."""
+    """pack:f:<pack> (follow it) or pack:u:<pack> (unfollow it); `:grp` after it: on the
+    list a group's settings screen opened."""
 
     follow: bool
     pack_id: str
+    in_settings: bool = False
 
 
 class DailyTap(NamedTuple):
@@ -572,9 +580,9 @@ def parse_settings(data: str | None) -> SettingsTap | None:
 
 
 def parse_group_settings(data: str | None) -> SettingsTap | None:
-    """grp:tz, grp:show, grp:lang:<code>, grp:daily:on|off, grp:at:<HHMM offered>,
-    grp:len:<minutes offered>."""
-    if data in ("grp:tz", "grp:show"):
+    """grp:tz, grp:show, grp:packs, grp:lang:<code>, grp:daily:on|off, grp:at:<HHMM
+    offered>, grp:len:<minutes offered>."""
+    if data in ("grp:tz", "grp:show", "grp:packs"):
         return SettingsTap(data.removeprefix("grp:"), "")
     fields = _fields(data, "grp", 2)
     if fields is None:
@@ -630,10 +638,12 @@ def parse_daily_tap(data: str | None) -> DailyTap | None:
 
 
 def parse_pack_tap(data: str | None) -> PackTap | None:
-    fields = _fields(data, "pack", 2)
+    fields = _fields(data, "pack", 2) or _fields(data, "pack", 3)
     if fields is None or fields[0] not in ("f", "u") or not re.fullmatch(ID_PATTERN, fields[1]):
         return None
-    return PackTap(fields[0] == "f", fields[1])
+    if len(fields) == 3 and fields[2] != PACKS_FROM_SETTINGS:
+        return None
+    return PackTap(fields[0] == "f", fields[1], len(fields) == 3)
 
 
 def parse_field_tap(data: str | None) -> str | None:

@@ -689,6 +689,32 @@ def packs_message(
     return Html("\n\n".join(rows))
 
 
+GROUP_PACKS_SHOWN = 5  # followed packs named on a group's settings screen; the rest counted
+
+
+def group_packs_line(
+    t: Strings, lang: str, followed: Sequence[Pack], *, drawn_in: str, any_in_language: bool
+) -> Html:
+    """What a group's questions come from, for its settings screen: the packs it follows
+    (a few titles, each with its language, the rest counted), else every pack in its
+    language, else none yet. Bounded, so the screen stays far inside a message."""
+    if followed:
+        shown = [
+            t(
+                lang,
+                "pack_with_language",
+                pack=excerpt(p.title, 40),
+                language=language_name(t, lang, p.language),
+            )
+            for p in followed[:GROUP_PACKS_SHOWN]
+        ]
+        if len(followed) > GROUP_PACKS_SHOWN:
+            shown.append(t(lang, "group_packs_more", count=len(followed) - GROUP_PACKS_SHOWN))
+        return Html(t(lang, "list_separator").join(shown))
+    language = t(lang, f"language_{drawn_in}") if drawn_in in LANGUAGES else drawn_in
+    return t(lang, "group_packs_all" if any_in_language else "group_packs_none", language=language)
+
+
 def no_packs_message(t: Strings, lang: str, others: Sequence[Pack]) -> Html:
     """No pack followed and none in `lang`: said, with the packs there are (to follow)."""
     language = t(lang, f"language_{lang}") if lang in LANGUAGES else lang

@@ -339,6 +339,67 @@ async def test_a_group_admin_picks_the_groups_packs_and_a_member_cannot(
     assert "模型服务 面试题: question" in round_.visible
 
 
+async def test_a_group_admin_chooses_the_groups_packs_from_its_settings(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    api.admins[GROUP] = {ADMIN.id}
+    (screen,) = await bot.say(ADMIN, "/settings", chat_id=GROUP)
+    assert "\nPacks: all packs in English\n" in screen.visible
+    (listing,) = await bot.press(ADMIN, screen, "grp:packs")
+    assert listing.message_id == screen.message_id  # the same message, now the pack list
+    assert listing.visible.startswith("Question packs")
+    assert ("➕ 模型服务 面试题", "pack:f:serving-zh:grp") in listing.buttons
+    assert listing.buttons[-1] == ("← Back", "grp:show")
+    (edited,) = await bot.press(ADMIN, listing, "pack:f:serving-zh:grp")
+    assert api.callback_answers[-1] == "Following 模型服务 面试题"
+    assert ("✅ 模型服务 面试题", "pack:u:serving-zh:grp") in edited.buttons
+    assert edited.buttons[-1] == ("← Back", "grp:show")  # still a way back
+    (back,) = await bot.press(ADMIN, edited, "grp:show")
+    assert back.message_id == screen.message_id
+    assert "\nPacks: 模型服务 面试题 (Chinese)\n" in back.visible
+    (round_,) = await bot.say(MEMBER, "/quiz", chat_id=GROUP)
+    assert "模型服务 面试题: question" in round_.visible
+
+
+async def test_a_member_sees_the_groups_packs_and_level_but_a_tap_changes_nothing(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    api.admins[GROUP] = {ADMIN.id}
+    await bot.say(ADMIN, "/level intermediate", chat_id=GROUP)
+    (admins,) = await bot.say(ADMIN, "/settings", chat_id=GROUP)
+    (shown,) = await bot.say(MEMBER, "/settings", chat_id=GROUP)
+    assert "\nPacks: all packs in English\nLevel: Intermediate\n" in shown.visible
+    assert shown.visible.endswith("Only group admins can change these.")
+    assert shown.buttons == []
+    answered = len(api.callback_answers)
+    api.callback(MEMBER, "grp:packs", admins)  # a member taps the admin's screen
+    api.callback(MEMBER, "pack:f:serving-zh:grp", admins)  # and a pack button on its list
+    await bot.sentinel(MEMBER, chat_id=GROUP)
+    assert api.callback_answers[answered:] == [
+        "Only group admins can change this.",
+        "Only the group's admins choose its packs.",
+    ]
+    assert await bot.storage.followed_packs(GROUP) == []
+    assert api.keyboard(GROUP, admins.message_id)[-1] == ("📚 Choose packs", "grp:packs")
+
+
+async def test_a_groups_settings_name_a_few_followed_packs_escaped_and_count_the_rest(
+    api: FakeBotAPI, bot_settings: Settings, clock: FakeClock, tmp_path: Path
+) -> None:
+    many = {f"p{n}.yaml": _pack(f"p{n}", f"Pack {n}", "en", "general") for n in range(6)}
+    many["odd.yaml"] = _pack("odd", "C++ <Templates> & Traits " + "x" * 60, "en", "general")
+    async with _harness(api, bot_settings, clock, _content(tmp_path / "m", many)) as bot:
+        api.admins[GROUP] = {ADMIN.id}
+        pids = ["odd", *(f"p{n}" for n in range(6))]
+        await bot.storage.follow_packs(GROUP, pids, clock())
+        (screen,) = await bot.say(MEMBER, "/settings", chat_id=GROUP)
+    lines = [x for x in screen.visible.splitlines() if x.startswith("Packs: ")]
+    assert lines == [
+        "Packs: C++ <Templates> & Traits xxxxxxxxxxxxxx… (English), Pack 0 (English), "
+        "Pack 1 (English), Pack 2 (English), Pack 3 (English), and 2 more"
+    ]
+
+
 # -- the packs' metadata: defaults, and `content check` ------------------------------------
 
 

@@ -91,7 +91,8 @@ async def test_a_rating_overtaken_by_a_later_review_still_says_so(bot: BotHarnes
      "set:rem:maybe", "set:daily:", "set:tz:now", "set:colour:red", "set:level:beginner:x",
      "tz:", "tz:set:Atlantis/Nowhere", "tz:set:asia/shanghai", "tz:set:Tokyo", "tz:bogus:UTC",
      "tz:grp:UTC", "tz:start:UTC:x", "lang:fr", "lang:", "lang:en:x", "grp:len:7",
-     "grp:lang:zh", "grp:tz:x", "grp:at:0815", "grp:at:2500",
+     "grp:lang:zh", "grp:tz:x", "grp:at:0815", "grp:at:2500", "grp:packs", "grp:packs:x",
+     "pack:f:triton:set", "pack:u:triton:grp:x", "pack:x:triton:grp",
      "tzd:0830:x:UTC", "tzd:2561:d:UTC", "tzd:0830:d:Mars/Base", "tzd:830:d:UTC", "tzd:0830:d"],
 )  # fmt: skip
 async def test_forged_data_of_every_kind_is_an_expired_button(bot: BotHarness, data: str) -> None:

@@ -1,17 +1,17 @@
 """Question packs: /packs (the list, with a button to follow or unfollow each, redrawn in
 place), the welcome's field buttons. In a group the list is the group's, and only its
-admins change it; members see it without buttons."""
+admins change it; members see it without buttons. (The list itself, which a group's
+settings screen also opens: bot/services/pack_lists.py.)"""
 
 from __future__ import annotations
 
-from telegram import InlineKeyboardMarkup, Update
+from telegram import Update
 
 from bot.core.packs import fields
 from bot.handlers.common import BotContext, edit_text, expired, is_admin, send
-from bot.i18n import Html
-from bot.keyboards import ALL_FIELDS, packs_keyboard, parse_field_tap, parse_pack_tap
-from bot.render import PackLine, packs_message, titles
-from bot.services import Services
+from bot.keyboards import ALL_FIELDS, parse_field_tap, parse_pack_tap
+from bot.render import titles
+from bot.services.pack_lists import drawing_language, packs_screen
 
 
 async def packs_command(update: Update, context: BotContext) -> None:
@@ -21,14 +21,15 @@ async def packs_command(update: Update, context: BotContext) -> None:
         return
     svc, user, chat, lang = turn
     read_only = chat.type != chat.PRIVATE and not await is_admin(update, context)
-    draw_lang = await _drawing_language(svc, chat.id, chat.type, lang)
-    text, keyboard = await _screen(svc, chat.id, user.user_id, lang, draw_lang, read_only)
+    draw_lang = await drawing_language(svc, chat.id, chat.type, lang)
+    text, keyboard = await packs_screen(svc, chat.id, user.user_id, lang, draw_lang, read_only)
     await send(context, chat.id, [text], keyboard)
 
 
 async def pack_button(update: Update, context: BotContext) -> None:
     """A pack's button (under /packs, or under "none in your language"): follow or unfollow
-    it, say so, and redraw the message as the /packs list."""
+    it, say so, and redraw the message as the /packs list (keeping the way back to a
+    group's settings screen when it was opened from there)."""
     query, user = update.callback_query, context.user
     if query is None or user is None or query.message is None:
         return
@@ -51,8 +52,11 @@ async def pack_button(update: Update, context: BotContext) -> None:
         await svc.packs.unfollow(chat.id, pack.id)
     toast = "pack_followed" if tap.follow else "pack_unfollowed"
     await query.answer(svc.strings(lang, toast, title=pack.title[:60]))
-    draw_lang = await _drawing_language(svc, chat.id, chat.type, lang)
-    text, keyboard = await _screen(svc, chat.id, user.user_id, lang, draw_lang, False)
+    draw_lang = await drawing_language(svc, chat.id, chat.type, lang)
+    back = tap.in_settings and chat.type != chat.PRIVATE  # a private chat has no such screen
+    text, keyboard = await packs_screen(
+        svc, chat.id, user.user_id, lang, draw_lang, False, in_settings=back
+    )
     await edit_text(context, query, text, keyboard)
 
 
@@ -78,32 +82,3 @@ async def field_button(update: Update, context: BotContext) -> None:
     else:
         text = svc.strings(lang, "field_chosen", packs=titles(svc.strings, lang, chosen))
     await send(context, query.message.chat.id, [text])
-
-
-async def _drawing_language(svc: Services, chat_id: int, kind: str, lang: str) -> str:
-    """The language a chat's questions are drawn in: a group's own (else the asker's), a
-    private chat's user's."""
-    if kind == "private":
-        return lang
-    record = await svc.chats.find(chat_id)
-    return (record.language if record else None) or lang
-
-
-async def _screen(
-    svc: Services, chat_id: int, user_id: int, lang: str, draw_lang: str, read_only: bool
-) -> tuple[Html, InlineKeyboardMarkup | None]:
-    """The /packs message and its buttons (None: read only)."""
-    listing = await svc.packs.listing(chat_id, user_id, draw_lang)
-    lines = [PackLine(r.pack, r.followed, r.done, r.levels) for r in listing.rows]
-    text = packs_message(
-        svc.strings,
-        lang,
-        lines,
-        any_in_language=listing.any_in_language,
-        read_only=read_only,
-        drawn_in=draw_lang,
-    )
-    if read_only:
-        return text, None
-    buttons = [(r.pack.id, r.pack.title, r.followed) for r in listing.rows]
-    return text, packs_keyboard(svc.strings, lang, buttons)

@@ -1,5 +1,6 @@
 """Settings: /level, /timezone, /lang, /forget, /settings (and their buttons), personal in
-a private chat; in a group, /settings is the group's screen (admins change it).
+a private chat; in a group, /settings is the group's screen (admins change it; its packs
+button turns the message into the /packs list, with "← Back").
 
 What the bot does not know it asks, with buttons: a zone is suggested, never assumed (from
 the Telegram app's language), and a mistyped one answered with the close matches to tap."""
@@ -46,8 +47,9 @@ from bot.keyboards import (
     start_keyboard,
     zone_keyboard,
 )
-from bot.render import clock_time, level_name, unknown_zone
+from bot.render import clock_time, group_packs_line, level_name, unknown_zone
 from bot.services import Services
+from bot.services.pack_lists import drawing_language, packs_screen
 from bot.services.preferences import (
     Preferences,
     ask_forget,
@@ -452,7 +454,8 @@ async def settings_button(update: Update, context: BotContext) -> None:
 async def _group_view(
     svc: Services, chat_id: int, lang: str, *, admin: bool
 ) -> tuple[Html, InlineKeyboardMarkup | None]:
-    """A group's language, zone, daily round and round length; buttons for admins only."""
+    """A group's language, zone, daily round, round length, packs and level (when it has
+    one; /level sets it); buttons for admins only."""
     t = svc.strings
     record = await svc.chats.find(chat_id)
     zone = zone_of(svc.settings.default_timezone, record)
@@ -460,6 +463,14 @@ async def _group_view(
     daily_time = clock_time(record.daily_time if record is not None else DEFAULT_DAILY_TIME)
     minutes = (record.round_minutes if record else None) or svc.settings.round_minutes
     days = t(lang, f"days_{record.daily_days.value}") if record is not None else ""
+    draw_lang = (record.language if record else None) or lang
+    packs = group_packs_line(
+        t,
+        lang,
+        await svc.packs.followed(chat_id),
+        drawn_in=draw_lang,
+        any_in_language=svc.packs.any_in(draw_lang),
+    )
     title = t(
         lang,
         "group_settings_title",
@@ -473,9 +484,13 @@ async def _group_view(
             days=days,
         ),
         minutes=minutes,
+        packs=packs,
     )
-    note = t(lang, "group_settings_admin_note" if admin else "group_settings_member_note")
-    text = Html(f"{title}\n{note}")
+    lines = [title]
+    if record is not None and record.level is not None:
+        lines.append(t(lang, "group_settings_level", level=level_name(t, lang, record.level)))
+    lines.append(t(lang, "group_settings_admin_note" if admin else "group_settings_member_note"))
+    text = Html("\n".join(lines))
     if not admin:
         return text, None
     keyboard = group_settings_keyboard(
@@ -504,7 +519,7 @@ async def group_settings_button(update: Update, context: BotContext) -> None:
     turn = context.turn(update)
     if query is None or turn is None:
         return
-    svc, _, chat, lang = turn
+    svc, user, chat, lang = turn
     tap = parse_group_settings(query.data)
     if tap is None or chat.type == chat.PRIVATE:
         await expired(context, query)
@@ -523,6 +538,13 @@ async def group_settings_button(update: Update, context: BotContext) -> None:
         text = svc.strings(lang, "group_zone_pick", zone=zone_label(current))
         keyboard = zone_keyboard(svc.strings, lang, zones, "grp", back="grp:show")
         await edit_text(context, query, text, keyboard)
+        return
+    if what == "packs":  # the /packs list on this message: it fits, and Back returns here
+        draw_lang = await drawing_language(svc, chat.id, chat.type, lang)
+        shown = await packs_screen(
+            svc, chat.id, user.user_id, lang, draw_lang, False, in_settings=True
+        )
+        await edit_text(context, query, *shown)
         return
     if what == "lang":
         await set_group_language(svc, chat.id, chat.type, title, value)

@@ -43,8 +43,16 @@ class Packs:
             PackRow(p, p.id in followed, done[p.id], tuple(levels_of(p)))
             for p in listed(self.library, lang)
         )
-        any_in_language = bool(draw_from(self.library, (), lang).packs)
-        return Listing(rows, any_in_language)
+        return Listing(rows, self.any_in(lang))
+
+    async def followed(self, chat_id: int) -> tuple[Pack, ...]:
+        """The packs `chat_id` follows and that are still offered, in the order followed."""
+        followed = await self.storage.followed_packs(chat_id)
+        return tuple(self.library.offered[p] for p in followed if p in self.library.offered)
+
+    def any_in(self, lang: str) -> bool:
+        """Whether a chat following no pack gets questions in `lang` (some pack is in it)."""
+        return bool(draw_from(self.library, (), lang).packs)
 
     async def follow(self, chat_id: int, pack_id: str) -> bool:
         """Follow a pack offered; False if there is no such pack (a stale button)."""
