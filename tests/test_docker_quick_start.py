@@ -6,14 +6,24 @@ DATABASE_PATH=data/bot.sqlite3, which `--env-file` puts over the image's /data/b
 the bot, in /app as a user who may not write there, stopped with status 3; and with no
 `.dockerignore` the build sent ~300 MB (.venv/, .git) and the `.env` with the token to the
 daemon. Here the build context is computed by Docker's rules (tests/support/docker.py) and
-the container's environment is put together as `docker run --env-file` does.
+the container's environment is put together as `docker run --env-file` does; then the
+Dockerfile's steps are replayed in a folder standing for the image, into a fresh venv
+(tests/support/image.py, ~20-45 s once per run: the only test here that installs packages,
+from pip's index and cache), and the image's CMD runs with the README's `.env` against the
+fake Bot API.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import shlex
+import shutil
+import signal
+import tempfile
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,6 +32,9 @@ from bot.config import Settings
 from tests.conftest import ROOT
 from tests.support.docker import build_context, container_env, env_file, is_excluded
 from tests.support.docker import read_dockerignore as patterns
+from tests.support.fake_bot_api import FakeBotAPI, FakeUser
+from tests.support.image import ReplayedImage, replay
+from tests.support.wait import until
 
 DOCKERFILE = (ROOT / "Dockerfile").read_text(encoding="utf-8")
 ENV_EXAMPLE = (ROOT / ".env.example").read_text(encoding="utf-8")
@@ -228,3 +241,81 @@ def test_the_image_runs_as_a_user_who_owns_the_volume() -> None:
     assert chown < names.index("USER") < names.index("VOLUME") < names.index("CMD")
     healthcheck = DOCKERFILE[DOCKERFILE.index("HEALTHCHECK") :]
     assert 'CMD ["interview-bot", "health"]' in healthcheck
+
+
+# -- the image's steps replayed: the bot it would run ------------------------------------------
+
+NEW_OPERATOR = FakeUser(424242, "Neo", "en")
+
+
+@pytest.fixture(scope="module")
+def image() -> Iterator[ReplayedImage]:
+    """The Dockerfile's steps replayed once (tests/support/image.py): a fresh venv with the
+    lock and the package installed, ~15 s from pip's cache."""
+    # Not under pytest's own temporary folder, which only its owner may enter.
+    root = Path(tempfile.mkdtemp(prefix="interview-bot-image-"))
+    started = time.monotonic()
+    built = replay(DOCKERFILE, ROOT, root)
+    print(f"image replayed in {time.monotonic() - started:.1f} s")  # seen with -s
+    yield built
+    built.remove()
+
+
+async def stderr_of(process: asyncio.subprocess.Process) -> str:
+    """What the process wrote on stderr, once it has stopped."""
+    _, stderr = await asyncio.wait_for(process.communicate(), 60)
+    return stderr.decode()
+
+
+async def test_the_readme_docker_steps_replayed_serve_with_the_database_in_the_volume(
+    api: FakeBotAPI, image: ReplayedImage, tmp_path: Path
+) -> None:
+    """The README's `.env` (`cp .env.example .env`, the token put in) given to the image's
+    CMD as `docker run --env-file .env -v interview-data:/data` would: the bot starts, answers
+    /start, keeps its database in /data, the HEALTHCHECK passes, SIGTERM stops it with 0.
+
+    /app and /data are folders of the replayed image (tests/support/image.py). Not checked
+    here: the base image itself (this machine's Python 3.11 in a venv stands for it), the
+    `bot` user and its uid (the image's files are made read-only and /data writable instead,
+    which is what that user finds), the volume's ownership, HEALTHCHECK's timing, the network
+    between a container and the Bot API.
+    """
+    # .env as the README makes it, with the test's Bot API server put in as well.
+    shutil.copyfile(ROOT / ".env.example", tmp_path / ".env")
+    text = (tmp_path / ".env").read_text(encoding="utf-8")
+    text, tokens = re.subn("(?m)^TELEGRAM_BOT_TOKEN=$", f"TELEGRAM_BOT_TOKEN={api.token}", text)
+    text, urls = re.subn(
+        "(?m)^#TELEGRAM_API_BASE_URL=$", f"TELEGRAM_API_BASE_URL={api.base_url}", text
+    )
+    assert (tokens, urls) == (1, 1)
+    (tmp_path / ".env").write_text(text, encoding="utf-8")
+
+    env = image.env(env_file((tmp_path / ".env").read_text(encoding="utf-8"), caller={}))
+    process = await asyncio.create_subprocess_exec(
+        *image.command(image.cmd, env), cwd=image.path("."), env=env,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        await until(lambda: api.calls["getUpdates"] or process.returncode is not None, 120)
+        assert process.returncode is None, (await stderr_of(process))[-2000:]
+        api.message(NEW_OPERATOR, "/start")
+        (welcome,) = await api.wait_for(NEW_OPERATOR.id, 1, timeout=60)
+        assert "Hi Neo" in welcome.visible
+
+        assert image.path("/data/bot.sqlite3").is_file()
+        assert not image.path("/app/data").exists()
+
+        health = await asyncio.create_subprocess_exec(
+            *image.command(image.healthcheck, env), cwd=image.path("."), env=env,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+        )  # fmt: skip
+        said, _ = await asyncio.wait_for(health.communicate(), 60)
+        assert health.returncode == 0, said.decode()
+        assert "renewed its lease" in said.decode()  # the running bot, not "stopped"
+    finally:
+        if process.returncode is None:
+            process.send_signal(signal.SIGTERM)
+        logs = await stderr_of(process)
+    assert process.returncode == 0, logs[-2000:]
+    assert "bot @interview_test_bot started: long polling" in logs
+    assert api.token.split(":")[1] not in logs

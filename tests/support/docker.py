@@ -121,29 +121,40 @@ def _files(root: Path) -> Iterator[tuple[str, int]]:
             yield path, (Path(folder) / name).lstat().st_size
 
 
-def dockerfile_env(dockerfile: str) -> dict[str, str]:
-    """The environment the image's `ENV` instructions set, in order."""
-    env: dict[str, str] = {}
+def instructions(dockerfile: str) -> list[tuple[str, str]]:
+    """The Dockerfile's instructions in order, as (INSTRUCTION, the rest): lines continued with
+    `\\` joined, comments (also inside a continued instruction) left out."""
+    out: list[tuple[str, str]] = []
     logical = ""
     for line in dockerfile.splitlines():
-        if logical and line.lstrip().startswith("#"):
-            continue  # a comment inside a continued instruction
+        if line.lstrip().startswith("#"):
+            continue
         if line.rstrip().endswith("\\"):
             logical += line.rstrip()[:-1] + " "
             continue
         logical += line
         instruction, _, rest = logical.strip().partition(" ")
         logical = ""
-        if instruction.upper() != "ENV":
-            continue
-        words = shlex.split(rest)
-        if words and "=" not in words[0]:  # the older form: ENV KEY the rest of the line
-            key, _, value = rest.strip().partition(" ")
-            env[key] = value.strip()
-            continue
-        for word in words:
-            key, _, value = word.partition("=")
-            env[key] = value
+        if instruction:
+            out.append((instruction.upper(), rest.strip()))
+    return out
+
+
+def env_words(rest: str) -> dict[str, str]:
+    """What one `ENV` instruction sets."""
+    words = shlex.split(rest)
+    if words and "=" not in words[0]:  # the older form: ENV KEY the rest of the line
+        key, _, value = rest.strip().partition(" ")
+        return {key: value.strip()}
+    return dict(word.partition("=")[::2] for word in words)
+
+
+def dockerfile_env(dockerfile: str) -> dict[str, str]:
+    """The environment the image's `ENV` instructions set, in order."""
+    env: dict[str, str] = {}
+    for instruction, rest in instructions(dockerfile):
+        if instruction == "ENV":
+            env.update(env_words(rest))
     return env
 
 
