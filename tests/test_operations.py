@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -340,8 +341,10 @@ def test_health_says_a_bot_whose_pid_is_gone_is_stopped(tmp_path: Path) -> None:
 @pytest.mark.parametrize("target", ["practice", "run"])
 def test_make_run_and_practice_install_the_bot_alone_not_the_dev_tools(target: str) -> None:
     # `make -n -B` prints every recipe the target would run from scratch, running none.
+    make = shutil.which("make")
+    assert make is not None, "make is on the PATH: the README's two commands need it"
     printed = subprocess.run(
-        ["make", "-n", "-B", target], cwd=ROOT, capture_output=True, text=True, check=True
+        [make, "-n", "-B", target], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout
     assert "requirements.lock" in printed
     assert "requirements-dev.lock" not in printed
