@@ -12,7 +12,8 @@ async def seed_due_subscribers(
     database: Path, chats: int, due_in: timedelta = timedelta(minutes=-1)
 ) -> list[int]:
     """`chats` subscribers whose prompt falls due `due_in` from now (by default it fell due a
-    minute ago; real time: the bot's clock)."""
+    minute ago; real time: the bot's clock). They read Chinese, the language of the shipped
+    packs: an English reader with no pack in English is offered the packs once instead."""
     storage = Storage(database)
     await storage.open()
     now = datetime.now(UTC)
@@ -22,7 +23,7 @@ async def seed_due_subscribers(
         async with storage.transaction() as db:
             await db.executemany(
                 "INSERT INTO users (user_id, first_name, language, timezone, created_at, started)"
-                " VALUES (?, 'u', 'en', 'UTC', ?, 1)",
+                " VALUES (?, 'u', 'zh', 'UTC', ?, 1)",
                 [(i, now.isoformat()) for i in ids],
             )
             await db.executemany(
