@@ -13,6 +13,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
+import yaml
 
 from bot.cli import main
 from bot.config import Settings
@@ -158,7 +159,11 @@ async def test_with_the_shipped_packs_an_english_user_is_told_they_are_chinese(
         assert fields == ["ML serving & LLM inference", "All fields"]
         (offer,) = await bot.say(ADA, "/quiz")
         assert "There are no questions in English yet" in offer.visible
-        assert [d for _, d in offer.buttons] == ["pack:f:llm", "pack:f:triton"]
+        # Every shipped pack (all Chinese), each offered to follow: read from the files.
+        shipped = sorted(
+            yaml.safe_load(p.read_text(encoding="utf-8"))["id"] for p in CONTENT.glob("*.yaml")
+        )
+        assert [d for _, d in offer.buttons] == [f"pack:f:{i}" for i in shipped]
         await bot.press(ADA, welcome, "field:ml-serving")  # chosen, knowing the language
         (question,) = await bot.say(ADA, "/quiz")
         assert "This question bank is in Chinese" in question.visible
