@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import yaml
+
 from bot.config import Settings
 from bot.core.content import Library
 from bot.storage import Storage
@@ -216,8 +218,13 @@ async def test_no_pack_in_the_terminals_language_names_the_packs_and_asks_nothin
     )
     assert code == 1
     out = stdout.getvalue()
+    # Every shipped pack, in Chinese, named by id (read from the files, not the code).
+    shipped = sorted(
+        yaml.safe_load(p.read_text(encoding="utf-8"))["id"] for p in CONTENT.glob("*.yaml")
+    )
+    packs = ", ".join(f"{i} (zh)" for i in shipped)
     assert (
-        "No questions in English yet. The packs: llm (zh), triton (zh). Choose one with"
+        f"No questions in English yet. The packs: {packs}. Choose one with"
         " --pack, or another language with --lang." in out
     )
     assert "Beginner" not in out and "Intermediate" not in out  # no question shown

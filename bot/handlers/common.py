@@ -111,8 +111,9 @@ async def _screen(update: Update, context: BotContext) -> None:
     """Stop what no handler should act on, before anything is stored for it: a private
     message from a bot (skipped, logged once per bot), a tap whose message is not there
     (inline mode: the spinner is stopped, the button called expired), and a tap on a message
-    in another person's chat (refused: every button the bot makes is in the private chat of
-    the person it is for; a group has none)."""
+    in another person's private chat (refused: a private chat's buttons are its person's). A
+    group's buttons are anyone's to tap: their handlers decide who may (an admin, the member
+    a round is for)."""
     sender = update.effective_user
     if sender is None or update.my_chat_member is not None or update.chat_member is not None:
         return
@@ -132,7 +133,8 @@ async def _screen(update: Update, context: BotContext) -> None:
     if query.message is None:
         await query.answer(context.svc.strings(lang, "button_expired"))
         raise ApplicationHandlerStop
-    if query.message.chat.id != sender.id:
+    message_chat = query.message.chat
+    if message_chat.type == message_chat.PRIVATE and message_chat.id != sender.id:
         await query.answer(context.svc.strings(lang, "button_not_yours"))
         raise ApplicationHandlerStop
 
