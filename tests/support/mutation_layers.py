@@ -70,6 +70,12 @@ LINKED = ("bot", "tests", "content", "bench", "requirements.lock", "requirements
 #   they could never kill a mutant here, and mutmut would still run them all once for its
 #   coverage of tests to functions, and once more as the clean run.
 RUN_HERE = ("--ignore=tests/test_ratelimit.py",)
+# Tests that hold a rule by stopping the bot within a delay of the fake Bot API (0.5 s): under
+# mutmut's tracing at low priority on a loaded machine the delay passes first, the coverage
+# run fails, and mutmut stops before the first mutant. Their neighbours cover the same code.
+DESELECT_HERE = (
+    "--deselect=tests/test_daily_flow.py::test_restart_in_the_middle_of_a_fan_out_sends_exactly_one",
+)
 SAFE_HELPERS = ("tests.support.questions", "tests.support.wait")
 FLOW_FIXTURES = frozenset({"bot", "api", "storage", "practice", "bot_settings"})
 
@@ -106,7 +112,7 @@ def reaches_layers(test_file: Path) -> bool:
 
 
 def layer_test_selection(base: list[str]) -> list[str]:
-    selection = [arg for arg in base if arg not in RUN_HERE]
+    selection = [arg for arg in base if arg not in RUN_HERE] + list(DESELECT_HERE)
     for test_file in sorted((ROOT / "tests").glob("test_*.py")):
         ignore = f"--ignore=tests/{test_file.name}"
         if ignore not in selection and not reaches_layers(test_file):
