@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import random
 import signal
 import sqlite3
@@ -214,8 +215,9 @@ async def test_a_trailing_slash_and_a_charset_are_accepted(
 
 
 async def test_updates_without_the_right_secret_are_refused_and_never_handled(
-    listener: Listener, api: FakeBotAPI
+    listener: Listener, api: FakeBotAPI, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.DEBUG, logger="bot.webhook")
     assert await post(listener.port, update(21, "/start"), secret=None) == 403
     assert await post(listener.port, update(22, "/start"), secret="wrong-secret") == 403
     assert await post(listener.port, update(23, "/start"), secret=SECRET + "x") == 403
@@ -226,6 +228,8 @@ async def test_updates_without_the_right_secret_are_refused_and_never_handled(
     assert len(api.to(NEO.id)) == 1
     assert "Hi Neo" not in api.to(NEO.id)[0].visible
     assert not any(listener.recorded(n) for n in (21, 22, 23, 24))
+    # At LOG_LEVEL=DEBUG the operator sees why Telegram's requests are refused.
+    assert "no or wrong secret from 127.0.0.1" in caplog.text
 
 
 @pytest.mark.parametrize(
@@ -275,7 +279,36 @@ async def test_a_body_that_is_not_an_update_gets_400(listener: Listener, body: b
 async def test_a_body_that_is_not_json_by_its_type_gets_415(listener: Listener) -> None:
     body = update(41, "/start")
     assert await post(listener.port, body, **{"Content-Type": "text/plain"}) == 415
+    headers = post_headers(body)
+    del headers["Content-Type"]
+    status, _ = await request(listener.port, "POST", "/telegram", body, headers=headers)
+    assert status == 415
     assert not listener.recorded(41)
+
+
+async def test_an_update_that_cannot_be_recorded_gets_500_so_telegram_sends_it_again(
+    listener: Listener, api: FakeBotAPI, caplog: pytest.LogCaptureFixture
+) -> None:
+    storage = listener.app.bot_data["services"].storage
+    await storage.close()
+    try:
+        assert await post(listener.port, update(61, "/start")) == 500
+    finally:
+        await storage.open()
+    assert "update 61 could not be recorded" in caplog.text
+    # Sent again, as Telegram does after a 500: now it is recorded and handled.
+    assert await post(listener.port, update(61, "/start")) == 200
+    (welcome,) = await api.wait_for(NEO.id, 1, timeout=30)
+    assert "Hi Neo" in welcome.visible
+
+
+async def test_only_post_is_served_on_the_webhook_path(
+    listener: Listener, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="bot.webhook")
+    assert await request(listener.port, "GET", "/telegram") == (405, b"")
+    # At LOG_LEVEL=DEBUG the operator sees why a request failed.
+    assert "webhook request failed" in caplog.text
 
 
 async def test_health_says_ok_while_the_database_answers(listener: Listener) -> None:
@@ -292,8 +325,14 @@ async def test_health_says_unavailable_once_the_database_is_gone(listener: Liste
 
 
 async def test_a_start_while_telegram_is_away_registers_once_it_answers(
-    api: FakeBotAPI, tmp_path: Path, flow_content: Path, flow_library: Library, clock: FakeClock
+    api: FakeBotAPI,
+    tmp_path: Path,
+    flow_content: Path,
+    flow_library: Library,
+    clock: FakeClock,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
+    caplog.set_level(logging.DEBUG, logger="bot.webhook")
     port = free_port()
     settings = webhook_settings(api, tmp_path, flow_content, port)
     api.fail("setWebhook", 502, times=2)
@@ -309,6 +348,26 @@ async def test_a_start_while_telegram_is_away_registers_once_it_answers(
         await api.wait_for(NEO.id, 1, timeout=30)
     finally:
         await stop(app, task)
+    # What the operator reads: the waits while Telegram is away, the start, the stop.
+    assert "Telegram did not answer" in caplog.text
+    assert "again in 1 s" in caplog.text and "again in 2 s" in caplog.text
+    assert f"webhook at http://127.0.0.1:{port}/telegram" in caplog.text
+    assert "stopping" in [r.getMessage() for r in caplog.records if r.name == "bot.webhook"]
+
+
+async def test_a_stop_while_telegram_is_away_ends_the_run_unregistered(
+    api: FakeBotAPI, tmp_path: Path, flow_content: Path, flow_library: Library, clock: FakeClock
+) -> None:
+    settings = webhook_settings(api, tmp_path, flow_content, free_port())
+    api.fail("setWebhook", 502, times=1000)
+    app, task = await start(settings, flow_library, clock)
+    for _ in range(600):  # until the first try was refused
+        if api.calls["setWebhook"]:
+            break
+        await asyncio.sleep(0.05)
+    await stop(app, task)  # a bound of 60 s: without the stop it would try for ever
+    assert api.webhook is None
+    assert api.calls["setWebhook"] == 1
 
 
 async def test_a_webhook_url_telegram_refuses_stops_the_start_naming_the_setting(
