@@ -252,6 +252,22 @@ async def test_a_refusal_is_answered_from_the_headers_before_the_body(
     assert body == b""  # nothing about the bot in an error
 
 
+async def test_an_update_sent_chunked_without_a_length_is_accepted(
+    listener: Listener, api: FakeBotAPI
+) -> None:
+    body = update(32, "/start")
+    headers = post_headers(body, **{"Transfer-Encoding": "chunked"})
+    del headers["Content-Length"]
+    half = len(body) // 2
+    chunked = b"".join(b"%x\r\n%s\r\n" % (len(p), p) for p in (body[:half], body[half:]))
+    status, _ = await request(
+        listener.port, "POST", "/telegram", chunked + b"0\r\n\r\n", headers=headers
+    )
+    assert status == 200
+    (welcome,) = await api.wait_for(NEO.id, 1, timeout=30)
+    assert "Hi Neo" in welcome.visible
+
+
 async def test_an_update_of_exactly_one_megabyte_is_accepted(
     listener: Listener, api: FakeBotAPI
 ) -> None:
