@@ -1,5 +1,6 @@
 """A Chinese user is refused and prompted in Chinese: a group setting they may not change,
-and the toast under a question shown again. (The English texts have their own flow tests.)"""
+/reveal with no round open, and the toast under a question shown again. (The English texts
+have their own flow tests.)"""
 
 from __future__ import annotations
 
@@ -27,3 +28,8 @@ async def test_keep_answering_under_a_question_shown_again_says_so_in_chinese(
     keep = again.buttons[0][1]  # the first of the two: keep answering, then skip
     await bot.press(LI, again, keep)
     assert api.callback_answers[-1] == "好的，直接发一条消息作答吧。"
+
+
+async def test_reveal_with_no_round_open_says_so_in_chinese(bot: BotHarness) -> None:
+    (reply,) = await bot.say(LI, "/reveal", chat_id=GROUP)
+    assert reply.visible == "当前没有进行中的轮次。/quiz 开启一轮。"
