@@ -9,6 +9,7 @@ one that resets the line while the request is still being written (it cannot hav
 from __future__ import annotations
 
 import asyncio
+import re
 import socket
 import struct
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -29,7 +30,7 @@ from telegram.error import (
 )
 from telegram.request import HTTPXRequest
 
-from bot.delivery import Outcome, classify, send_messages, trace_requests
+from bot.delivery import Outages, Outcome, classify, send_messages, trace_requests
 
 
 def _wrapped(kind: type[TelegramError], cause: Exception) -> TelegramError:
@@ -69,6 +70,10 @@ def _wrapped(kind: type[TelegramError], cause: Exception) -> TelegramError:
                      id="connect-timeout"),
         pytest.param(_wrapped(TimedOut, httpx.PoolTimeout("pool")), Outcome.RETRY,
                      id="pool-timeout"),
+        # PTB's own pool timeout has no httpx cause, only its words: nothing was sent.
+        pytest.param(TimedOut("Pool timeout: All connections in the connection pool are occupied."
+                              " Request was *not* sent to Telegram."), Outcome.RETRY,
+                     id="ptb-pool-timeout"),
         pytest.param(_wrapped(TimedOut, httpx.WriteTimeout("write")), Outcome.RETRY,
                      id="write-timeout"),
         pytest.param(_wrapped(TimedOut, httpx.ReadTimeout("read")), Outcome.MAYBE_SENT,
@@ -151,3 +156,20 @@ async def test_without_the_hook_a_cut_write_cannot_be_told_from_a_dropped_answer
     """The control for the test above: what the hook adds (httpcore swallows the failed write)."""
     async with _server(_reset_unread) as base_url:
         assert await _send(base_url, HUGE, hooked=False) is Outcome.MAYBE_SENT
+
+
+def test_an_outage_is_two_log_lines_that_count_the_failed_requests(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    outages = Outages()
+    for _ in range(3):
+        outages.failed(NetworkError("Bad Gateway"))
+    outages.failed(TimedOut("Pool timeout: all connections are occupied"))  # ours, not theirs
+    outages.succeeded()
+    said = [r.getMessage() for r in caplog.records if r.name == "bot.delivery"]
+    assert said[0] == "Telegram is not answering (Bad Gateway); retrying with backoff"
+    assert re.fullmatch(r"Telegram answers again after \d+\.\d s \(3 failed requests\)", said[1])
+    assert len(said) == 2
+    # A refusal is an answer: Telegram is up, and no outage is begun.
+    outages.failed(Forbidden("Forbidden: bot was blocked by the user"))
+    assert not outages.down

@@ -71,6 +71,19 @@ async def test_a_skipped_question_makes_way_for_the_waiting_daily_one(
     assert len(dailies(api, ADA.id)) == 1  # the daily one instead of another, not both
 
 
+async def test_the_waiting_daily_question_comes_in_the_users_language(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    li = FakeUser(ADA.id + 50, "Li", "zh")
+    await bot.say(li, "/daily 09:02")
+    await bot.open_shared(li, "triton-q3")
+    bot.clock.advance(minutes=2)
+    await bot.tick()
+    skipped, daily = await bot.say(li, "/skip", expect=2)
+    assert skipped.visible == "⏭ 已跳过。"
+    assert daily.visible.startswith("☀️ 每日一题")
+
+
 async def test_quiz_with_a_question_open_shows_it_again_with_a_choice(
     bot: BotHarness, api: FakeBotAPI
 ) -> None:

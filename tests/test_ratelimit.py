@@ -247,3 +247,23 @@ async def test_no_minute_of_a_groups_burst_holds_more_than_twenty_sends(
     times = sorted(s.at for s in sent)
     for first, twenty_first in zip(times, times[20:], strict=False):
         assert twenty_first - first > window, "21 sends to the group within one minute"
+
+
+async def test_a_429_that_is_retried_is_not_logged_as_an_error(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """PTB's limiter logs "Rate limit hit after maximum of 0 retries" as an error for every
+    429 it is told not to retry; this one retries it, so the operator sees no error."""
+    limiter = PerChatRetryRateLimiter(overall_max_rate=1000, overall_time_period=1, max_retries=2)
+    calls = 0
+
+    async def flaky() -> bool:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            raise RetryAfter(0)
+        return True
+
+    result = await limiter.process_request(flaky, (), {}, "sendMessage", {"chat_id": 1}, None)
+    assert result is True and calls == 2
+    assert not [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]

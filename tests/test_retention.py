@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from collections.abc import AsyncIterator
 from datetime import UTC, date, datetime, timedelta
@@ -71,7 +72,10 @@ async def play_round(
     return round_id
 
 
-async def test_retention_keeps_what_still_matters_and_deletes_the_old(storage: Storage) -> None:
+async def test_retention_keeps_what_still_matters_and_deletes_the_old(
+    storage: Storage, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="bot.jobs.retention")
     today, old = NOW.date(), NOW.date() - timedelta(days=5)
     for day in (today, today - timedelta(days=1), old):
         assert await storage.claim_daily(ANA, day.isoformat(), NOW)
@@ -85,6 +89,12 @@ async def test_retention_keeps_what_still_matters_and_deletes_the_old(storage: S
     deleted = await prune_once(storage, NOW)
 
     assert deleted == {"daily_sends": 1, "reminders_sent": 1, "round_answers": 2, "outbox": 0}
+    # The operator's log says what a pass deleted (and a pass that deletes nothing, nothing).
+    said = [r.getMessage() for r in caplog.records if r.name == "bot.jobs.retention"]
+    assert said == [
+        "retention: deleted"
+        " {'daily_sends': 1, 'reminders_sent': 1, 'round_answers': 2, 'outbox': 0}"
+    ]
     kept_days = await storage._all("SELECT local_day FROM daily_sends ORDER BY local_day")
     assert [r[0] for r in kept_days] == ["2026-03-11", "2026-03-12"]
     assert not await storage.claim_reminder(ANA, today.isoformat(), NOW)  # still once a day
@@ -105,6 +115,7 @@ async def test_retention_keeps_what_still_matters_and_deletes_the_old(storage: S
     # A second pass finds nothing more.
     again = await prune_once(storage, NOW + timedelta(hours=1), NOW - timedelta(days=10))
     assert again == {"daily_sends": 0, "reminders_sent": 0, "round_answers": 0, "outbox": 0}
+    assert len([r for r in caplog.records if r.name == "bot.jobs.retention"]) == 1
 
 
 async def test_pruning_deletes_in_batches(storage: Storage) -> None:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import ast
 import fnmatch
+import json
 import os
 import random
 import shutil
@@ -70,6 +71,12 @@ LINKED = ("bot", "tests", "content", "bench", "requirements.lock", "requirements
 #   they could never kill a mutant here, and mutmut would still run them all once for its
 #   coverage of tests to functions, and once more as the clean run.
 RUN_HERE = ("--ignore=tests/test_ratelimit.py",)
+# Tests that hold a rule by stopping the bot within a delay of the fake Bot API (0.5 s): under
+# mutmut's tracing at low priority on a loaded machine the delay passes first, the coverage
+# run fails, and mutmut stops before the first mutant. Their neighbours cover the same code.
+DESELECT_HERE = (
+    "--deselect=tests/test_daily_flow.py::test_restart_in_the_middle_of_a_fan_out_sends_exactly_one",
+)
 SAFE_HELPERS = ("tests.support.questions", "tests.support.wait")
 FLOW_FIXTURES = frozenset({"bot", "api", "storage", "practice", "bot_settings"})
 
@@ -106,7 +113,7 @@ def reaches_layers(test_file: Path) -> bool:
 
 
 def layer_test_selection(base: list[str]) -> list[str]:
-    selection = [arg for arg in base if arg not in RUN_HERE]
+    selection = [arg for arg in base if arg not in RUN_HERE] + list(DESELECT_HERE)
     for test_file in sorted((ROOT / "tests").glob("test_*.py")):
         ignore = f"--ignore=tests/{test_file.name}"
         if ignore not in selection and not reaches_layers(test_file):
@@ -212,8 +219,21 @@ def check(names: list[str], jobs: int) -> None:
     mutmut = Path(sys.executable).parent / "mutmut"
     subprocess.run([str(mutmut), "run", "--max-children", str(jobs), *names], cwd=WORK, check=False)
     spent = time.monotonic() - started
-    print(f"\n{len(names)} mutants in {spent:.0f} s wall time with {jobs} workers", end="")
-    print(f" ({spent / max(1, len(names)):.1f} s a mutant, setup included)")
+    # Not per mutant: a run stopped part way leaves some named mutants unchecked. The report
+    # gives the seconds each checked mutant's tests took (mutmut's own timing).
+    print(f"\n{len(names)} mutants named; {spent:.0f} s wall time with {jobs} workers")
+
+
+def durations() -> dict[str, float]:
+    """Seconds each checked mutant's tests took (mutmut's timing, setup excluded)."""
+    found: dict[str, float] = {}
+    for meta in (WORK / "mutants").glob("**/*.meta"):
+        data = json.loads(meta.read_text(encoding="utf-8"))
+        codes = data.get("exit_code_by_key", {})
+        for name, seconds in data.get("durations_by_key", {}).items():
+            if codes.get(name) not in (None, 33):  # 33: no tests, nothing was run
+                found[name] = seconds
+    return found
 
 
 def report() -> int:
@@ -242,9 +262,22 @@ def report() -> int:
         total.update(rows[layer])
         print(_row(layer, sizes.get(layer, 0), rows[layer]))
     print(_row("all", sum(sizes.values()), total))
+    timed = durations()
+    killed = [timed[n] for n in names if n in timed and statuses.get(n) in KILLED]
+    lasted = [timed[n] for n in names if n in timed and statuses.get(n) not in KILLED]
+    if killed or lasted:
+        print(
+            f"seconds a mutant (its tests, as mutmut timed them): killed {_mean(killed)}"
+            f" ({len(killed)}), survived {_mean(lasted)} ({len(lasted)}),"
+            f" all {_mean(killed + lasted)}"
+        )
     if survivors:
         print("survivors:", *survivors, sep="\n  ")
     return 0
+
+
+def _mean(values: list[float]) -> str:
+    return f"{sum(values) / len(values):.1f}" if values else "–"
 
 
 def _row(name: str, size: int, c: Counter[str]) -> str:

@@ -1,0 +1,39 @@
+"""The ✍ under a counted group answer follows the one rule for every send's outcome: a
+reaction refused because the bot was removed marks the group unreachable, as a message
+would."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+
+import pytest
+
+from bot.handlers import groups
+from tests.conftest import BotHarness
+from tests.support.fake_bot_api import FakeBotAPI
+from tests.test_group_flow import ANA, GROUP, MEDIUM, open_beginner_q3
+
+
+@pytest.fixture(autouse=True)
+def _fresh_ack_window() -> Iterator[None]:
+    groups._acks.clear()
+    yield
+    groups._acks.clear()
+
+
+async def test_a_reaction_refused_as_the_bot_was_removed_marks_the_group_unreachable(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    question = await open_beginner_q3(bot)
+    api.fail(
+        "setMessageReaction", 403, chat_id=GROUP,
+        description="Forbidden: bot was kicked from the supergroup chat",
+    )  # fmt: skip
+    api.message(ANA, MEDIUM, chat_id=GROUP, reply_to=question.message_id)
+    for _ in range(500):  # a bound, not a measurement: the ✍ is sent beside the handling
+        chat = await bot.storage.get_chat(GROUP)
+        if chat is not None and not chat.active:
+            break
+        await asyncio.sleep(0.01)
+    assert chat is not None and not chat.active
