@@ -64,7 +64,9 @@ def test_a_database_no_bot_runs_on_is_healthy(
     database: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     lease(database, None, "", timedelta())
-    assert health(capsys) == (0, f"ok: database {database} answers; no bot is running on it")
+    assert health(capsys) == (
+        0, f"ok: stopped: database {database} answers; no bot is running on it"
+    )
 
 
 def test_a_bot_that_renewed_its_lease_lately_is_healthy(
@@ -97,7 +99,7 @@ def test_a_bot_gone_from_this_host_without_giving_its_lease_back_is_no_bot(
     lease(database, child.pid, socket.gethostname(), timedelta(seconds=5))
     assert health(capsys) == (
         0,
-        f"ok: database {database} answers; no bot is running on it"
+        f"ok: stopped: database {database} answers; no bot is running on it"
         f" (pid {child.pid}, which held it, is gone)",
     )
 
