@@ -65,7 +65,8 @@ def test_a_database_no_bot_runs_on_is_healthy(
 ) -> None:
     lease(database, None, "", timedelta())
     assert health(capsys) == (
-        0, f"ok: stopped: database {database} answers; no bot is running on it"
+        0,
+        f"ok: stopped: database {database} answers; no bot is running on it",
     )
 
 
