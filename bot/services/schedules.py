@@ -112,7 +112,7 @@ async def draft_daily_prompt(
         drafted = await draft_round(svc, chat_id, level=None, daily=True)
         if isinstance(drafted, NoPacks):
             lang = chat.language or "en"
-            return await _no_packs_once(svc, chat_id, lang, drafted, key, day, deadline_at)
+            return await _no_packs_once(svc, chat_id, lang, drafted, key, day, due_at, deadline_at)
         if drafted is None:
             return None
         round_id, question_id, text = drafted
@@ -136,7 +136,7 @@ async def draft_daily_prompt(
     if asked is None:
         drawn = await svc.practice.ask(chat_id, user, None, None, lang, replacing=seen)
         if isinstance(drawn, NoPacks):
-            return await _no_packs_once(svc, chat_id, lang, drawn, key, day, deadline_at)
+            return await _no_packs_once(svc, chat_id, lang, drawn, key, day, due_at, deadline_at)
         asked = drawn
     if asked is None:
         # Nothing to ask, or a question opened a moment ago (a /quiz): that one stays.
@@ -188,11 +188,20 @@ async def ask_waiting_daily(
 
 
 async def _no_packs_once(
-    svc: Services, chat_id: int, lang: str, drawn: NoPacks, key: str, day: str, deadline: datetime
+    svc: Services,
+    chat_id: int,
+    lang: str,
+    drawn: NoPacks,
+    key: str,
+    day: str,
+    due_at: datetime,
+    deadline: datetime,
 ) -> Draft | None:
     """No pack followed and none in the user's language: the first day, the daily question
-    says so and offers the packs there are (to follow with a tap); after that, nothing."""
-    if not await svc.storage.claim_pack_offer(chat_id, lang, svc.practice.clock()):
+    says so and offers the packs there are (to follow with a tap); after that, nothing. A
+    claim made since the prompt fell due is this same prompt, drafted again after a stop."""
+    now = svc.practice.clock()
+    if not await svc.storage.claim_pack_offer(chat_id, lang, now, since=due_at):
         return None
     others = svc.packs.others(drawn.others)
     text = no_packs_message(svc.strings, lang, others)

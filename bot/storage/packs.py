@@ -45,10 +45,21 @@ class PacksStore(Database):
                     (chat_id, pack_id, iso(now)),
                 )
 
-    async def claim_pack_offer(self, chat_id: int, language: str, now: datetime) -> bool:
-        """True the first time the chat is to be told no pack is in `language`; then False."""
+    async def claim_pack_offer(
+        self, chat_id: int, language: str, now: datetime, since: datetime | None = None
+    ) -> bool:
+        """True the first time the chat is to be told no pack is in `language`; then False.
+
+        True again for a claim made at or after `since` (the day's prompt drafted again after
+        a stop between this claim and the prompt's record: the outbox key keeps it once)."""
         changed = await self._write(
             "INSERT OR IGNORE INTO pack_offers (chat_id, language, told_at) VALUES (?, ?, ?)",
             (chat_id, language, iso(now)),
         )
-        return changed > 0
+        if changed > 0 or since is None:
+            return changed > 0
+        row = await self._one(
+            "SELECT told_at FROM pack_offers WHERE chat_id = ? AND language = ?",
+            (chat_id, language),
+        )
+        return row is not None and row[0] >= iso(since)

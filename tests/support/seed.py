@@ -9,11 +9,12 @@ from bot.storage import Storage
 
 
 async def seed_due_subscribers(
-    database: Path, chats: int, due_in: timedelta = timedelta(minutes=-1)
+    database: Path, chats: int, due_in: timedelta = timedelta(minutes=-1), language: str = "zh"
 ) -> list[int]:
     """`chats` subscribers whose prompt falls due `due_in` from now (by default it fell due a
-    minute ago; real time: the bot's clock). They read Chinese, the language of the shipped
-    packs: an English reader with no pack in English is offered the packs once instead."""
+    minute ago; real time: the bot's clock). They read Chinese by default, the language of the
+    shipped packs: an English reader, with no pack in English, is offered the packs once
+    instead of a question."""
     storage = Storage(database)
     await storage.open()
     now = datetime.now(UTC)
@@ -23,8 +24,8 @@ async def seed_due_subscribers(
         async with storage.transaction() as db:
             await db.executemany(
                 "INSERT INTO users (user_id, first_name, language, timezone, created_at, started)"
-                " VALUES (?, 'u', 'zh', 'UTC', ?, 1)",
-                [(i, now.isoformat()) for i in ids],
+                " VALUES (?, 'u', ?, 'UTC', ?, 1)",
+                [(i, language, now.isoformat()) for i in ids],
             )
             await db.executemany(
                 "INSERT INTO chats (chat_id, kind, created_at, daily_enabled, daily_time,"
