@@ -272,6 +272,33 @@ async def test_rows_waiting_in_the_rate_limiter_are_not_in_flight(
         await again.stop()
 
 
+async def test_a_stop_tells_the_operator_what_waits_for_the_next_run(
+    api: FakeBotAPI,
+    bot_settings: Settings,
+    library: Library,
+    clock: FakeClock,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Stopped with five prompts due at one a second and Telegram hanging: one request is
+    out (recorded as unknown, not sent again), four wait their turn and are handed back."""
+    slow = bot_settings.model_copy(update={"rate_limit_per_second": 1.0, "stop_grace_seconds": 0.2})
+    bot = BotHarness(api, slow, library, clock)
+    await bot.start()
+    for chat_id in range(36001, 36006):
+        await subscribe(bot, chat_id, "09:30")
+    bot.clock.advance(minutes=30)
+    api.hang()
+    await bot.sender.tick()
+    await until(lambda: api.hanging == 1)
+    caplog.set_level(logging.INFO, logger="bot.jobs.outbox")
+    await bot.stop()
+    api.unhang()
+    assert (
+        "outbox stopped: 4 messages wait for the next run (4 handed back now); 1 had their"
+        " request out (recorded as unknown, not sent again)"
+    ) in caplog.messages
+
+
 @pytest.mark.parametrize(
     ("fault", "status"),
     [
