@@ -427,3 +427,18 @@ async def test_a_request_leaves_only_while_the_lease_is_surely_held(
     await _sentinel(bot, ADA)
     assert len(dailies(api, 36101)) == 1
     assert await bot.storage.outbox_statuses() == {"sent": 1}
+
+
+async def test_a_token_refused_while_sending_is_logged_with_telegrams_words(
+    bot: BotHarness, api: FakeBotAPI, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A revoked token answers 401 "Unauthorized": the operator's log says so, and which
+    message met it, before sending stops."""
+    await subscribe(bot, 37001, "09:30")
+    bot.clock.advance(minutes=30)
+    api.fail("sendMessage", 401, chat_id=37001, description="Unauthorized")
+    await bot.sender.tick()
+    await until(lambda: "rejected the token" in caplog.text)
+    (line,) = [m for m in caplog.messages if "rejected the token" in m]
+    assert line.startswith("Telegram rejected the token (Unauthorized) sending daily message")
+    assert "to chat 37001: sending stops" in line
