@@ -442,3 +442,19 @@ async def test_a_token_refused_while_sending_is_logged_with_telegrams_words(
     (line,) = [m for m in caplog.messages if "rejected the token" in m]
     assert line.startswith("Telegram rejected the token (Unauthorized) sending daily message")
     assert "to chat 37001: sending stops" in line
+
+
+async def test_a_prompt_that_meets_one_502_is_sent_again_without_a_traceback(
+    bot: BotHarness, api: FakeBotAPI, caplog: pytest.LogCaptureFixture
+) -> None:
+    """One failed request (no outage: the others go through) is routine: the prompt is
+    retried after its backoff, arrives once, and the operator's log holds no traceback."""
+    await subscribe(bot, 38001, "09:30")
+    bot.clock.advance(minutes=30)
+    api.fail("sendMessage", 502, chat_id=38001)
+    await bot.sender.tick()
+    await bot.settle(timeout=30)
+    await _sentinel(bot, ADA)
+    assert len(dailies(api, 38001)) == 1
+    assert await bot.storage.outbox_statuses() == {"sent": 1}
+    assert not [r for r in caplog.records if r.exc_info], "no traceback for one 502"
