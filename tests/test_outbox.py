@@ -92,10 +92,16 @@ async def _due_in_a_hang(bot: BotHarness, api: FakeBotAPI) -> Counter[str]:
     return outcomes
 
 
-async def test_a_hang_is_the_only_maybe_and_is_not_resent(bot: BotHarness, api: FakeBotAPI) -> None:
+async def test_a_hang_is_the_only_maybe_and_is_not_resent(
+    bot: BotHarness, api: FakeBotAPI, caplog: pytest.LogCaptureFixture
+) -> None:
     await subscribe(bot, 32001, "09:30")
     outcomes = await _due_in_a_hang(bot, api)
     assert outcomes["unknown"] == 1
+    # The operator is told which message it was, and that it will not be sent again.
+    (maybe,) = [m for m in caplog.messages if "may or may not have arrived" in m]
+    assert maybe.startswith("daily message ") and "to chat 32001" in maybe
+    assert maybe.endswith(": not sent again")
     assert len(dailies(api, 32001)) == 1  # it had arrived; it is not sent a second time
     bot.clock.advance(minutes=30)
     await bot.tick()
