@@ -8,10 +8,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.core.claims import Layout, predicates
 from bot.core.content import Concept, Question
 from bot.core.levels import Level
 from bot.core.scoring import Status, score_answer
+from bot.core.scoring.cues import predicates
+from bot.core.scoring.layout import Layout
 from bot.core.text import tokenize
 
 QuestionGetter = Callable[[str], Question]

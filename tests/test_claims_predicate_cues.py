@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from bot.core.claims import _PREDICATE_PATTERN, _PREDICATE_RE, _literal_first
+from bot.core.scoring.cues import _PREDICATE_PATTERN, _PREDICATE_RE, _literal_first
 
 SENTENCES = [
     "两种模式：poll 和 explicit",

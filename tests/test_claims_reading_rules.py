@@ -1,4 +1,4 @@
-"""Claim reading rules that the mutation run of issue 12 found untested (bot/core/claims.py).
+"""Claim reading rules that the mutation run of issue 12 found untested (bot/core/scoring/).
 
 Expected values are worked out by hand: offsets are counted in the text written in the test,
 statuses follow from the rule each test states. The reference is "Reference." unless the
@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from bot.core import claims
-from bot.core.claims import list_item_at, values_at
 from bot.core.content import Concept
-from bot.core.scoring import Status
+from bot.core.scoring import Status, cues
+from bot.core.scoring.cues import list_item_at
+from bot.core.scoring.values import values_at
 from tests.support.questions import question_of as _question
 from tests.support.questions import statuses as _statuses
 
@@ -292,18 +292,18 @@ def test_a_value_after_three_coordinated_terms_reaches_the_first() -> None:
 
 def test_a_negator_alone_makes_a_statement() -> None:
     # No verb, copula or relation mark left: the denial itself says something.
-    assert claims.has_verb("not yet") is True
-    assert claims.has_verb("PagedAttention, KV cache") is False
+    assert cues.has_verb("not yet") is True
+    assert cues.has_verb("PagedAttention, KV cache") is False
 
 
 def test_the_end_of_a_sentence_adds_no_item_to_a_list() -> None:
     # Three short items are not a list however the sentence ends; four are.
-    assert claims._is_list("TTL, CDC, Redis;") is False
-    assert claims._is_list("TTL, CDC, Redis\n") is False
-    assert claims._is_list("TTL, CDC, Redis, jitter;") is True
+    assert cues._is_list("TTL, CDC, Redis;") is False
+    assert cues._is_list("TTL, CDC, Redis\n") is False
+    assert cues._is_list("TTL, CDC, Redis, jitter;") is True
 
 
 def test_an_item_of_four_words_is_a_clause_not_a_term() -> None:
     # "cache stampede on hot keys": four words that are not fillers ("on" is one).
-    assert claims._is_list("cache stampede on hot keys, TTL, CDC, Redis") is False
-    assert claims._is_list("cache stampede on keys, TTL, CDC, Redis") is True
+    assert cues._is_list("cache stampede on hot keys, TTL, CDC, Redis") is False
+    assert cues._is_list("cache stampede on keys, TTL, CDC, Redis") is True

@@ -1,6 +1,6 @@
 """The patterns written for speed find what their plain forms find.
 
-Scoring runs a few of `claims.py`'s patterns over every answer. Python's engine skips ahead in
+Scoring runs a few of its patterns over every answer. Python's engine skips ahead in
 C only when a pattern starts with a character or a class of them; a pattern that starts with a
 look around or a word boundary is tried at every position, three to five times slower. So
 some patterns are written in a faster but harder-to-read form, and a few tests run only where
@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bot.core import claims
+from bot.core.scoring import cues, layout
 from bot.core.text import tokenize
 
 DATA = Path(__file__).parent / "data"
@@ -98,15 +98,15 @@ def test_the_corpus_holds_what_the_patterns_look_for() -> None:
     assert len(CORPUS) > 3500
     assert sum(1 for t in CORPUS if ". " in t) > 100
     assert sum(1 for t in CORPUS if PLAIN_RELATION.search(t)) > 500
-    assert sum(1 for t in CORPUS if claims._NEGATION_RE.search(t)) > 500
-    assert sum(1 for t in CORPUS if claims._IMPERATIVE_RE.search(t)) > 100
+    assert sum(1 for t in CORPUS if layout._NEGATION_RE.search(t)) > 500
+    assert sum(1 for t in CORPUS if cues._IMPERATIVE_RE.search(t)) > 100
 
 
 @pytest.mark.parametrize(
     ("fast", "plain"),
     [
-        (claims._SENTENCE_END_RE, PLAIN_SENTENCE_END),
-        (claims._RELATION_RE, PLAIN_RELATION),
+        (layout._SENTENCE_END_RE, PLAIN_SENTENCE_END),
+        (cues._RELATION_RE, PLAIN_RELATION),
     ],
     ids=["sentence-end", "relation"],
 )
@@ -120,9 +120,9 @@ def test_the_fast_form_matches_the_plain_form(
 
 
 def test_the_chinese_cues_match_their_plain_form_everywhere() -> None:
-    plain = re.compile(claims._PREDICATE_PATTERN)
+    plain = re.compile(cues._PREDICATE_PATTERN)
     for text in CORPUS:
-        assert [m.span() for m in claims._PREDICATE_RE.finditer(text)] == [
+        assert [m.span() for m in cues._PREDICATE_RE.finditer(text)] == [
             m.span() for m in plain.finditer(text)
         ], text
 
@@ -130,8 +130,8 @@ def test_the_chinese_cues_match_their_plain_form_everywhere() -> None:
 def _plain_clause_starts(text: str) -> tuple[list[int], set[int]]:
     """Clause starts as the rule reads: a connective opens a clause at its own start, a
     punctuation mark after itself; one of "instead, rather, 而不是, 而非" opens a denial."""
-    layout = claims.Layout(text)
-    starts = set(layout._sentence_starts)
+    laid = layout.Layout(text)
+    starts = set(laid._sentence_starts)
     negating = set()
     for m in PLAIN_CLAUSE_MARK.finditer(text):
         word = m.group().strip().lower()
@@ -148,8 +148,8 @@ def test_clauses_start_where_the_plain_pattern_says() -> None:
     for text in CORPUS:
         expected = _plain_clause_starts(text)
         for words in (set(tokenize(text).latin), None):
-            layout = claims.Layout(text, words)
-            assert (layout._clauses(), layout._negating_clauses) == expected, text
+            laid = layout.Layout(text, words)
+            assert (laid._clauses(), laid._negating_clauses) == expected, text
         opened += len(expected[0]) > 1
     assert opened > 2000
 
@@ -162,21 +162,21 @@ def test_the_first_test_for_negators_never_misses_one() -> None:
     # With the answer's own token words (as Layout gets them) and with plain letter runs
     # (as has_verb gets them).
     for text in CORPUS:
-        if claims._NEGATION_RE.search(text) or claims._NEGATING_WORD_RE.search(text):
-            assert claims.may_deny(text, _words(text)), text
-            assert claims.may_deny(text, set(tokenize(text).latin)), text
+        if layout._NEGATION_RE.search(text) or layout._NEGATING_WORD_RE.search(text):
+            assert layout.may_deny(text, _words(text)), text
+            assert layout.may_deny(text, set(tokenize(text).latin)), text
 
 
 def test_an_imperative_verb_is_always_one_of_the_words() -> None:
     for text in CORPUS:
-        for m in claims._IMPERATIVE_RE.finditer(text):
+        for m in cues._IMPERATIVE_RE.finditer(text):
             assert m.group(1).lower() in _words(text), text
 
 
 def test_sentences_split_where_people_end_them() -> None:
-    layout = claims.Layout("Triton 很快。It batches. v1.2 is out!! 然后呢？ok.结束")
-    text = layout.text
-    spans = [text[slice(*layout.sentence_span(i))] for i in range(layout.sentences)]
+    laid = layout.Layout("Triton 很快。It batches. v1.2 is out!! 然后呢？ok.结束")
+    text = laid.text
+    spans = [text[slice(*laid.sentence_span(i))] for i in range(laid.sentences)]
     assert spans == ["Triton 很快。", "It batches.", " v1.2 is out!!", " 然后呢？", "ok.", "结束"]
 
 
@@ -192,18 +192,18 @@ def test_has_verb_says_what_it_says_without_its_first_tests(
 ) -> None:
     # The word tests only skip searches that would find nothing: with them forced to
     # "maybe", every search runs, and every text must get the same answer.
-    fast = [claims.has_verb(t) for t in CORPUS]
-    monkeypatch.setattr(claims, "_IMPERATIVE_VERBS", _Intersects())
-    monkeypatch.setattr(claims, "may_deny", lambda text, words: True)
-    assert [claims.has_verb(t) for t in CORPUS] == fast
+    fast = [cues.has_verb(t) for t in CORPUS]
+    monkeypatch.setattr(cues, "_IMPERATIVE_VERBS", _Intersects())
+    monkeypatch.setattr(cues, "may_deny", lambda text, words: True)
+    assert [cues.has_verb(t) for t in CORPUS] == fast
     assert sum(fast) > 500 and len(fast) - sum(fast) > 200  # both answers are common
 
 
 def test_alternatives_split_only_at_the_top_level() -> None:
     # A `|` inside a class or inside groups (nested too) is not an alternative of the whole.
-    assert claims._alternatives(r"a[b|c]d|(x|(y|z))w|e") == ["a[b|c]d", "(x|(y|z))w", "e"]
+    assert cues._alternatives(r"a[b|c]d|(x|(y|z))w|e") == ["a[b|c]d", "(x|(y|z))w", "e"]
 
 
 def test_a_class_of_first_characters_ends_at_its_own_bracket() -> None:
     # The class is the first `]`, not a later one in a lookahead.
-    assert claims._literal_first(r"[ab]c(?=[d])") == r"ac(?=[d])|bc(?=[d])"
+    assert cues._literal_first(r"[ab]c(?=[d])") == r"ac(?=[d])|bc(?=[d])"

@@ -1,4 +1,4 @@
-"""Claim cues used by the scorer (bot/core/claims.py): denials, avoidance, statements.
+"""Claim cues used by the scorer (bot/core/scoring/): denials, avoidance, statements.
 
 Each expected value follows from the cue lists the module documents: negators (没有, not),
 avoidance (避免, prevents), copulas and auxiliaries (is, does).
@@ -6,7 +6,8 @@ avoidance (避免, prevents), copulas and auxiliaries (is, does).
 
 from __future__ import annotations
 
-from bot.core.claims import Layout, denies_or_avoids, has_verb, is_statement
+from bot.core.scoring.cues import has_verb, is_statement
+from bot.core.scoring.layout import Layout, denies_or_avoids
 
 
 def test_a_claim_stated_as_a_denial_or_an_avoidance() -> None:

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from bot.core.claims import clash, values_at
 from bot.core.content import Concept, Question
 from bot.core.glossary import Glossary
 from bot.core.levels import Level
 from bot.core.scoring import Status, score_answer
+from bot.core.scoring.values import clash, values_at
 from bot.core.suggest import Analyser, suggest_concepts
 
 

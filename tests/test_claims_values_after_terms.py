@@ -1,4 +1,4 @@
-"""The value the words after a term give it, and where those words end (bot/core/claims.py,
+"""The value the words after a term give it, and where those words end (bot/core/scoring/,
 values_at): a term named right after another shares its value, and the window of 16
 characters after a term decides which later term is coordinated with it.
 
@@ -8,7 +8,7 @@ Written for survivors of the mutation run. Scales, in order: amount (high/low), 
 
 from __future__ import annotations
 
-from bot.core.claims import values_at
+from bot.core.scoring.values import values_at
 
 
 def _spans(text: str, *terms: str) -> tuple[tuple[int, int], ...]:

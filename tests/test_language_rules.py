@@ -12,10 +12,9 @@ from typing import Any
 import pytest
 import yaml
 
-from bot.core import claims
 from bot.core.content import Question
 from bot.core.lang import LANGUAGES
-from bot.core.scoring import Status, score_answer
+from bot.core.scoring import Status, layout, score_answer
 
 RULES = Path(__file__).parent / "data" / "rules"
 
@@ -63,7 +62,7 @@ def test_the_negation_search_starts_only_where_a_language_says_a_denial_can(lang
         "ja": "再利用しません。使わない。使わず。なかった。キャッシュなし。無し。無い",
     }[lang.code]
     own = re.compile(lang.negation, re.IGNORECASE)
-    combined = claims._NEGATION_RE
+    combined = layout._NEGATION_RE
     assert [m.span() for m in own.finditer(texts)], "the sample holds no denial"
     assert [m.span() for m in own.finditer(texts)] == [m.span() for m in combined.finditer(texts)]
 
@@ -95,3 +94,42 @@ def test_a_word_of_five_letters_or_more_may_carry_one_typo() -> None:
     # Two edits apart is another word, however long: not a typo of it.
     for other in ("It is dynamo.", "It is implicit."):
         assert score_answer(question, other).covered == [], other
+
+
+# Words of a language in a scorer module: a Han or kana character, or an English word
+# after a regular expression's word boundary (`\band\b`, `\b(?:than|vs)`).
+_LANGUAGE_WORD_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]|\\b(?:\(\?:)?[A-Za-z]{2,}")
+
+
+def _string_literals(path: Path) -> list[tuple[int, str]]:
+    """Every string literal of a module but its docstrings, with its line."""
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in docstrings
+    ]
+
+
+def test_the_scorer_reads_every_word_of_a_language_from_the_language_data() -> None:
+    """Adding a word or a language is a change to bot/core/lang alone: no scorer module
+    holds a Chinese, Japanese or English word of its own."""
+    found = [
+        f"{path.name}:{line}: {text[:60]!r}"
+        for path in sorted(Path("bot/core/scoring").glob("*.py"))
+        for line, text in _string_literals(path)
+        if _LANGUAGE_WORD_RE.search(text)
+    ]
+    assert found == []

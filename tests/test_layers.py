@@ -169,6 +169,9 @@ def test_the_check_sees_each_way_of_importing() -> None:
 # stages before it, so a rule is read from its stage forward and never back.
 SCORER_STAGES = [
     "records",
+    "values",
+    "layout",
+    "cues",
     "phrases",
     "compiled",
     "reading",

@@ -35,7 +35,7 @@ CONTENT_TOOLS = (
 
 
 # Loaded by the first answer, not by start-up.
-FIRST_ANSWER = ("bot.core.scoring", "bot.core.claims", "rapidfuzz")
+FIRST_ANSWER = ("bot.core.scoring", "bot.core.scoring.layout", "rapidfuzz")
 # Loaded once the first getUpdates is out: the client replies travel on (0.16 s of imports).
 FIRST_POLL = ("bot.reply_client", "aiohttp")
 

@@ -10,10 +10,10 @@ import yaml
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-from bot.core.claims import negation_in
 from bot.core.content import Concept, Library, Question
 from bot.core.levels import Level
 from bot.core.scoring import score_answer
+from bot.core.scoring.layout import negation_in
 
 GRADED = yaml.safe_load((Path(__file__).parent / "data" / "graded_answers.yaml").read_text())
 QuestionGetter = Callable[[str], Question]

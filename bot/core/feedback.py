@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 def is_bare_list(text: str, result: ScoreResult) -> bool:
     """Whether `text` only names terms: with every place the scorer found blanked out, what
     is left predicates nothing (no verb, copula, negator or relation)."""
-    from bot.core.claims import predicates  # loaded with the scorer, on the first answer
+    from bot.core.scoring.cues import predicates  # loaded with the scorer, on the first answer
 
     chars = list(text)
     for hit in (*result.covered, *result.contradicted):

@@ -1,8 +1,9 @@
 """The words each language reads a claim by: one data module per language, one seam.
 
-`bot.core.claims` (is a place denied, does a sentence say something, is it a bare list),
-`bot.core.scoring` (what is a topic word) and `bot.core.suggest` (what can be a key term) ask
-these questions of any text; the words that answer them live here, a module per language:
+The scorer (`bot.core.scoring`: is a place denied, does a sentence say something, is it a bare
+list, which way does it turn a value, what is a topic word, whose claim is it) and
+`bot.core.suggest` (what can be a key term) ask these questions of any text; the words that
+answer them live here, a module per language:
 
 - `zh` Chinese, `en` English, `ja` Japanese, each a `Language` of plain data: regular
   expression alternatives (written as one would grep for them) and word sets;

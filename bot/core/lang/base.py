@@ -44,6 +44,34 @@ class Language:
     # Which way a claim turns a quantity: up ("调大", "raise") or down.
     up: str = ""
     down: str = ""
+    # The two poles of each scale a value is read on, by scale name (see SCALES in
+    # bot.core.scoring.values): (scale, up pattern, down pattern).
+    poles: tuple[tuple[str, str, str], ...] = ()
+    # Characters that ask, not deny, between a character said twice: 是不是, 能没能.
+    question_negators: str = ""
+    # Words that join the items of a list ("和", "and") and articles that may follow them.
+    conjunctions: tuple[str, ...] = ()
+    articles: tuple[str, ...] = ()
+    # Words after a term that make it a clause of time ("OOM 之后不要重试"): a negator that
+    # follows denies the main clause's verb, not the term.
+    time_clause_after: str = ""
+    # After a term, a denied verb it is the subject of ("<term> is not", "… isn't").
+    denied_after: str = ""
+    # Words too slight to count toward an item's or a clause's length ("the", "of").
+    filler_words: frozenset[str] = frozenset()
+    # Words that open a clause without naming its topic ("而", "but", "the").
+    topic_openers: tuple[str, ...] = ()
+    # Words that make what follows (`比 X`, `than X`) or what precedes (`X 相比`) a comparand.
+    comparand_before: str = ""
+    comparand_after: str = ""
+    # Words after which a verb opens advice ("…, and lower X", "then raise Y").
+    advice_openers: tuple[str, ...] = ()
+    # Particles that make a verb phrasal ("slow down", "speed up"): read with the verb.
+    phrasal_particles: tuple[str, ...] = ()
+    # The particle that makes a word an attribute (大的, 低的): read through, named by nothing.
+    attributive_particles: tuple[str, ...] = ()
+    # Words that are never a short name of a subject (`small` of small model, 生成 of 生成阶段).
+    not_names: frozenset[str] = frozenset()
     # Function words: no topic of an answer, no part of a name.
     stop_words: frozenset[str] = frozenset()
     stop_chars: frozenset[str] = frozenset()

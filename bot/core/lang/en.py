@@ -69,6 +69,47 @@ LANGUAGE = Language(
     enumeration=r"\bwhich\b|\bname\b|\blist\b|what are the",
     up=r"\b(?:increas\w*|rais(?:e|es|ed|ing)|enlarg\w*|higher|larger|bigger)\b",
     down=r"\b(?:decreas\w*|reduc\w*|lower(?:s|ed|ing)?|shrink\w*|smaller)\b",
+    poles=(
+        (
+            "amount",
+            r"\b(?:higher|high|larger|large|bigger|big|more|increas\w*|rais(?:e|es|ed|ing)"
+            r"|grows?|grew|boosts?|boosted)\b",
+            r"\b(?:lower|low|smaller|small|less|fewer|decreas\w*|reduc\w*|shrinks?|cuts?"
+            r"|saves?|saving)\b",
+        ),
+        ("quality", r"\b(?:better|improv\w*)\b", r"\b(?:worse|degrad\w*|hurts?)\b"),
+        (
+            "speed",
+            r"\b(?:faster|fast|speeds? up|accelerat\w*)\b",
+            r"\b(?:slower|slow|slows? down)\b",
+        ),
+        (
+            "bound",
+            r"compute[- ]bound",
+            r"memory[- ]bound|memory-bandwidth-bound|bandwidth[- ]bound",
+        ),
+    ),
+    conjunctions=("and", "or"),
+    advice_openers=("and", "then"),
+    phrasal_particles=("down", "up"),
+    articles=("the", "a", "an"),
+    denied_after=(
+        r"(?:\s+[A-Za-z]+)?\s+(?:(?:is|are|was|were|does|do|did|has|have|had|should|must|can"
+        r"|could|will|would|may|might)\s+(?:not|never)\b|[A-Za-z]+n[’']t\b)"
+    ),
+    filler_words=frozenset(
+        "a an the of in on at for to and or with its it this that as by from".split()
+    ),
+    topic_openers=tuple("and but while whereas so for with the a an".split()),
+    comparand_before=r"than|compared\s+(?:to|with)|vs\.?|versus",
+    # Word parts, common adjectives and verbs: what is left of `intra-layer`, `post-training`,
+    # `small model` or `maximum batch size` names nothing.
+    not_names=frozenset(
+        """intra inter post multi non self over under small smaller smallest large larger largest
+        big bigger main cheap cheaper fast faster slow slower high higher low lower maximum
+        minimum max min default new old first last other single multiple simple full half total
+        overall good better best basic general common normal special""".split()
+    ),
     stop_words=frozenset(
         """
         a about also an and are as at be been being by can could did do does each etc for

@@ -3,7 +3,7 @@
 `score_answer(question, text)` is pure and total: any string in, a `ScoreResult` out, score in
 [0, 1]. A concept is named when one of its phrases appears as a run of whole tokens (see
 `bot.core.text`; long English words and identifiers also match with small typos). Naming is
-not stating: `bot.core.claims` reads the text around each place a concept is named, and the
+not stating: `layout` and `cues` read the text around each place a concept is named, and the
 concept counts as
 
 - **covered** (full weight) when it is named in a sentence that says something of it, not
@@ -23,10 +23,13 @@ nothing). Full coverage is 100%; with no concept covered, an on-topic answer sti
 an off-topic one, as a person grading would rank them.
 
 The stages, one module each, each using only those before it (tests/test_layers.py holds it):
-`phrases` (needles and typo budgets) → `compiled` (a compiled question and the caches) →
-`reading` (where an answer names each phrase, what its sentences say) → `attribution`
-(whose claim) → `judging` (each concept's verdict) → `names`, `reference` (compiling a
-question, which reads its reference answer with the stages above) → `total` (the score).
+`values` (which way the words by a place turn a quantity) → `layout` (sentences, clauses,
+denials) → `cues` (does a sentence say anything, or only list terms) → `phrases` (needles
+and typo budgets) → `compiled` (a compiled question and the caches) → `reading` (where an
+answer names each phrase, what its sentences say) → `attribution` (whose claim) → `judging`
+(each concept's verdict) → `names`, `reference` (compiling a question, which reads its
+reference answer with the stages above) → `total` (the score). The words they read by are
+language data, a module per language in `bot.core.lang`.
 """
 
 from __future__ import annotations

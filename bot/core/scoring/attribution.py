@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import re
 
+from bot.core.lang import LANGUAGES, alternatives
 from bot.core.scoring.compiled import CompiledConcept
 from bot.core.scoring.phrases import Group
 from bot.core.scoring.reading import Reading
 
+# Words that open a clause before its topic: "而 X …", "but for X …".
 _CLAUSE_OPENING_RE = re.compile(
-    r"[\s\W]*(?:(?:而|但|但是|对于|对|至于|其中|and|but|while|whereas|so|for|with|the|a|an)\s*)*",
+    rf"[\s\W]*(?:(?:{'|'.join(w for lang in LANGUAGES for w in lang.topic_openers)})\s*)*",
     re.IGNORECASE,
 )
 # What a comparison is measured against is not what it is said of: `动态范围比 INT8 大` says
@@ -19,11 +21,8 @@ _CLAUSE_OPENING_RE = re.compile(
 # How far before a subject the words that make it a comparand may start ("compared with "
 # is 14 characters; a phone may type two spaces).
 _COMPARAND_REACH = 24
-_COMPARAND_BEFORE_RE = re.compile(
-    r"(?:比|相比|相比于|相较于|相对于|不如|than|compared\s+(?:to|with)|vs\.?|versus)\s*$",
-    re.IGNORECASE,
-)
-_COMPARAND_AFTER_RE = re.compile(r"\s*(?:相比|相比较|比较|比起来|来说更)")
+_COMPARAND_BEFORE_RE = re.compile(rf"(?:{alternatives('comparand_before')})\s*$", re.IGNORECASE)
+_COMPARAND_AFTER_RE = re.compile(rf"\s*(?:{alternatives('comparand_after')})")
 
 
 class Attributed(Reading):

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from bot.core.claims import clash, values_at
 from bot.core.scoring.attribution import Attributed
 from bot.core.scoring.compiled import CompiledConcept
 from bot.core.scoring.phrases import Phrase
 from bot.core.scoring.reading import denied
 from bot.core.scoring.records import RANK, ConceptHit, Status
+from bot.core.scoring.values import clash, values_at
 
 _CONTRADICTING = frozenset({Status.MISATTRIBUTED, Status.NEGATED})
 # Stripped from a quote's ends: spaces, separators, and the punctuation a clause ends at.

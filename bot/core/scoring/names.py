@@ -4,23 +4,14 @@ probe`), and the words that are never such a name."""
 from __future__ import annotations
 
 from bot.core.content import Question
+from bot.core.lang import LANGUAGES, words
 from bot.core.scoring.phrases import STOP_WORDS
 from bot.core.text import canonical, tokenize
 
-# Word parts, function words, common adjectives and verbs: what is left of `intra-layer`,
-# `post-training`, `small model` or `maximum batch size` names nothing.
-_NOT_NAMES = STOP_WORDS | frozenset(
-    """intra inter post multi non self over under small smaller smallest large larger largest
-    big bigger main cheap cheaper fast faster slow slower high higher low lower maximum minimum
-    max min default new old first last other single multiple simple full half total overall
-    good better best basic general common normal special""".split()
-)
-# The same for Chinese: adjectives (…的) and verbs that name a phase or a kind (生成阶段,
-# 计算密集) without naming a thing.
-_NOT_CJK_NAMES = frozenset(
-    """生成 计算 处理 执行 运行 推理 训练 加载 调度 读取 写入 大的 小的 新的 旧的 快的 慢的
-    高的 低的 主要 默认 普通 简单 单个 多个 全部 部分""".split()
-)
+# Function words, and words that are never a subject's short name (`small` of small model,
+# 生成 of 生成阶段): language data.
+_NOT_NAMES = STOP_WORDS | words("not_names")
+_ATTRIBUTIVE = tuple(w for lang in LANGUAGES for w in lang.attributive_particles)
 
 
 def short_forms(question: Question) -> dict[tuple[str, ...], tuple[str, ...]]:
@@ -65,8 +56,8 @@ def short_forms(question: Question) -> dict[tuple[str, ...], tuple[str, ...]]:
                     if (
                         common
                         and len(short) >= 2
-                        and short not in _NOT_CJK_NAMES
-                        and not short.endswith("的")
+                        and short not in _NOT_NAMES
+                        and not short.endswith(_ATTRIBUTIVE)
                     ):
                         forms.append(short)
             elif tokens.latin and not tokens.cjk_runs:

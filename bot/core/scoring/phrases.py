@@ -10,8 +10,8 @@ from itertools import pairwise
 
 from rapidfuzz.distance import OSA
 
-from bot.core.claims import has_verb, is_statement
 from bot.core.lang import words
+from bot.core.scoring.cues import has_verb, is_statement
 from bot.core.text import Tokens, stem, tokenize
 
 # Typo tolerance, per Latin word of an identifier or English phrase: words shorter than
@@ -164,7 +164,7 @@ def phrases(texts: tuple[str, ...], *, unless_in: str = "", said: bool = False) 
     return out
 
 
-# What no phrase runs across: a sentence end (as claims.py reads them). Commas are left
+# What no phrase runs across: a sentence end (as layout.py reads them). Commas are left
 # alone: a phrase may hold one (`min(1, p/q)` is searched as `min 1 p q`).
 PHRASE_BREAK_RE = re.compile(r"[。！？；!?;\n]|\.(?=\s|$|[\u3400-\u9fff])")
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 from bisect import bisect_right
 from itertools import accumulate, chain, compress
 
-from bot.core.claims import Layout, list_item_at, masked, predicates
 from bot.core.scoring.compiled import Compiled, remember_typos
+from bot.core.scoring.cues import list_item_at, predicates
+from bot.core.scoring.layout import Layout, masked
 from bot.core.scoring.phrases import (
     PHRASE_BREAK_RE,
     Group,

@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from bot.core.claims import asks_to_enumerate, denies_or_avoids, negation_in, values_at
 from bot.core.content import Concept, Question
 from bot.core.scoring.attribution import Attributed
 from bot.core.scoring.compiled import (
@@ -19,9 +18,12 @@ from bot.core.scoring.compiled import (
     CompiledConcept,
     remember,
 )
+from bot.core.scoring.cues import asks_to_enumerate
+from bot.core.scoring.layout import denies_or_avoids, negation_in
 from bot.core.scoring.names import short_forms
 from bot.core.scoring.phrases import Group, phrases, vocabulary
 from bot.core.scoring.reading import denied
+from bot.core.scoring.values import values_at
 from bot.core.text import canonical, stem, tokenize
 
 
