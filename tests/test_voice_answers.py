@@ -37,9 +37,15 @@ ROUND_ANSWER = "要调 max_batch_size 和 max_queue_delay_microseconds"
 ROUND_SPOKEN = b"OggS\x00\x02 the round answer, spoken"
 
 
+# Ten minutes of talk, with what HTML would take for markup: shown as said, within limits.
+LONG_SPOKEN = b"OggS\x00\x02 ten minutes of talk"
+LONG_ANSWER = (ANSWER + "，batch <= 8 & queue <b>delay</b> 很短。") * 60
+
+
 @pytest.fixture
 async def stt() -> AsyncIterator[FakeSTT]:
-    server = FakeSTT(transcripts={SPOKEN: ANSWER, ROUND_SPOKEN: ROUND_ANSWER})
+    transcripts = {SPOKEN: ANSWER, ROUND_SPOKEN: ROUND_ANSWER, LONG_SPOKEN: LONG_ANSWER}
+    server = FakeSTT(transcripts=transcripts)
     await server.start()
     yield server
     await server.stop()
@@ -136,6 +142,32 @@ async def test_a_voice_answer_is_shown_then_scored_as_the_same_words_typed(
     assert request.filename.endswith(".oga") or request.filename.endswith(".ogg")
     assert request.content_type == "audio/ogg"
     assert request.authorization == "Bearer stt-key-not-real-7f3a"
+
+
+async def test_a_long_transcript_is_shown_escaped_within_telegrams_limits_and_kept_whole(
+    api: FakeBotAPI,
+    bot_settings: Settings,
+    flow_library: Library,
+    clock: FakeClock,
+    stt: FakeSTT,
+) -> None:
+    settings = with_stt(bot_settings, stt.base_url, stt_max_seconds=600)
+    bot = BotHarness(api, settings, flow_library, clock)
+    await bot.start()
+    try:
+        assert len(LONG_ANSWER) > 4096
+        await bot.open_shared(ADA, "triton-q9")
+        feedback = await speak(bot, ADA, LONG_SPOKEN, duration=600)
+        # The fake refuses a message over 4,096 characters or with broken HTML (the `api`
+        # fixture asserts none was): what was heard shows as said, cut short with "…".
+        assert feedback[0].visible.startswith("🎙 I heard: " + ANSWER + "，batch <= 8 & queue")
+        assert "<b>delay</b>" in feedback[0].visible
+        assert "…" in feedback[0].visible
+        assert "Score: " in shown(feedback)
+        (kept,) = await bot.storage.answers_for(ADA.id)
+        assert kept.answer == LONG_ANSWER  # all of it scored and stored
+    finally:
+        await bot.stop()
 
 
 async def test_an_audio_file_is_transcribed_like_a_voice_message(
@@ -316,3 +348,15 @@ async def test_a_failing_stt_in_a_round_is_said_under_the_recording(
     # The round is still open to a typed reply.
     typed = api.message(BEN, ROUND_ANSWER, chat_id=GROUP, reply_to=question.message_id)
     await until(lambda: typed in reacted(api), 5)
+
+
+async def test_without_stt_a_voice_reply_to_a_round_is_told_voice_is_off(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    question = await open_round_on_q3(bot)
+    before = len(api.to(GROUP))
+    spoken = api.voice(BEN, chat_id=GROUP, audio=ROUND_SPOKEN, reply_to=question.message_id)
+    (note,) = (await api.wait_for(GROUP, before + 1, timeout=20))[before:]
+    assert note.visible.startswith("🎙 Voice answers are not enabled on this bot")
+    assert note.params.get("reply_parameters", {}).get("message_id") == spoken
+    assert api.downloads == [] and spoken not in reacted(api)

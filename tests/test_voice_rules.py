@@ -1,6 +1,7 @@
 """The rules of voice answers, as tables: what stops a recording before it is downloaded,
-the language hint the speech-to-text service gets, what its answer says, and the one URL
-setting that could point every request at the wrong path."""
+the language hint the speech-to-text service gets, what its answer says, the one URL
+setting that could point every request at the wrong path, and where what was heard is
+shown."""
 
 from __future__ import annotations
 
@@ -16,6 +17,9 @@ from bot.core.voice import (
     stt_language,
     transcript_of,
 )
+from bot.i18n import Html, Strings
+from bot.render import with_heard
+from tests.conftest import CONTENT
 
 
 @pytest.mark.parametrize(
@@ -90,3 +94,30 @@ def test_an_stt_url_that_would_miss_the_endpoint_is_refused(given: str) -> None:
 def test_unset_stt_url_leaves_voice_answers_off() -> None:
     settings = Settings(_env_file=None, stt_base_url="")  # type: ignore[call-arg]
     assert settings.stt_base_url is None and settings.stt_max_seconds == 180
+
+
+# -- how what was heard is shown ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def strings() -> Strings:
+    return Strings.load(CONTENT / "strings")
+
+
+def test_what_was_heard_goes_atop_the_first_message_when_it_fits(strings: Strings) -> None:
+    shown = with_heard(strings, "en", "max_batch_size 是 8", [Html("Score: 40%"), Html("b")])
+    assert shown == ["🎙 I heard: <i>max_batch_size 是 8</i>\nScore: 40%", "b"]
+
+
+def test_what_was_heard_comes_as_a_message_of_its_own_when_the_first_is_full(
+    strings: Strings,
+) -> None:
+    full = Html("x" * 4000)
+    shown = with_heard(strings, "en", "a & b " * 200, [full])
+    assert shown[1:] == [full]
+    assert shown[0].startswith("🎙 I heard: <i>a &amp; b a &amp; b")
+    assert all(len(m) <= 4096 for m in shown)
+
+
+def test_a_typed_answer_gets_no_transcript(strings: Strings) -> None:
+    assert with_heard(strings, "zh", None, [Html("得分")]) == ["得分"]

@@ -78,8 +78,12 @@ class FakeSTT:
             error = {"message": str(exc), "type": "invalid_request_error"}
             return web.json_response({"error": error}, status=400)
         self.requests.append(heard)
+        authorization = heard.authorization
         if self.failure == "status":
-            return web.json_response({"error": {"message": "model overloaded"}}, status=self.status)
+            # As OpenAI's 401 does, the message quotes the key it was given: a body that must
+            # never reach a log.
+            message = f"model overloaded, or incorrect API key provided: {authorization}"
+            return web.json_response({"error": {"message": message}}, status=self.status)
         if self.failure == "hang":
             await self._release.wait()
             return web.json_response({"text": "too late"})
