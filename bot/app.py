@@ -270,6 +270,7 @@ def build_application(
         for task in background:
             task.cancel()
         await asyncio.gather(*background, return_exceptions=True)
+        await svc.voice.close()
         if storage._db is not None and storage.damage is not None:
             await storage.close()  # nothing more is written to a damaged file
         elif storage._db is not None:
@@ -560,6 +561,11 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
             & ~filters.COMMAND,
             groups.answer,
         ),
+        # A voice message or audio file replying to a round's question (recordings are not
+        # edited): transcribed, then counted as a typed reply.
+        MessageHandler(
+            in_group & filters.REPLY & (filters.VOICE | filters.AUDIO), groups.voice_answer
+        ),
         # 6. Buttons, by callback-data prefix.
         CallbackQueryHandler(
             private.practice_button, pattern=r"^(hint|show|skip|next|keep|renew|switch):"
@@ -594,7 +600,9 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         ),
         # A photo or file with a caption is answered by its caption.
         MessageHandler(in_private & filters.CAPTION, private.answer),
-        # 8. Anything else in private: unknown commands, stickers, photos, voice, files.
+        # A voice message or audio file: transcribed, then answered as the text typed.
+        MessageHandler(in_private & (filters.VOICE | filters.AUDIO), private.voice_answer),
+        # 8. Anything else in private: unknown commands, stickers, photos, files.
         MessageHandler(in_private & filters.COMMAND, private.unknown_command),
         MessageHandler(in_private, private.not_text),
     ]
@@ -644,7 +652,7 @@ def run_bot(
     """
     secrets = [
         s.get_secret_value()
-        for s in (settings.telegram_bot_token, settings.webhook_secret_token)
+        for s in (settings.telegram_bot_token, settings.webhook_secret_token, settings.stt_api_key)
         if s
     ]
     configure_logging(settings.log_level, secrets)

@@ -20,6 +20,7 @@ from bot.core.models import LeaderboardRow, RoundAnswer, RoundRecord
 from bot.core.rounds import MemberResult, points, rank
 from bot.core.streaks import StreakState, visible_streak
 from bot.core.timezones import ambiguous_timezone, suggest_timezones, zone_label
+from bot.core.voice import NotEnabled, TooLong, Unfetched, VoiceOutcome
 from bot.i18n import LANGUAGES, Html, Strings
 
 if TYPE_CHECKING:
@@ -351,6 +352,40 @@ def prepend(lines: list[Html], messages: list[Html]) -> list[Html]:
     """`lines` above the first message, when they still fit in it (they are a nicety)."""
     joined = Html("\n".join([*lines, messages[0]]))
     return [joined, *messages[1:]] if utf16_len(joined) <= MESSAGE_LIMIT else messages
+
+
+# What a transcript shows of itself, at most: with its line and the feedback's first message
+# it stays within one message. All of it is scored and kept; only the echo is cut.
+HEARD_SHOWN = 3000
+
+
+def heard_line(t: Strings, lang: str, text: str) -> Html:
+    """What the bot heard in a voice answer, shown above what it made of it."""
+    shown = text if len(text) <= HEARD_SHOWN else text[:HEARD_SHOWN].rstrip() + "…"
+    return t(lang, "voice_heard", text=shown)
+
+
+def with_heard(t: Strings, lang: str, text: str | None, messages: list[Html]) -> list[Html]:
+    """`messages` with the transcript of a voice answer first (none for a typed one): in
+    their first message when it fits, else as a message of its own."""
+    if text is None:
+        return messages
+    line = heard_line(t, lang, text)
+    joined = prepend([line], messages)
+    return joined if joined is not messages else [line, *messages]
+
+
+def voice_note(t: Strings, lang: str, outcome: VoiceOutcome) -> Html:
+    """Why a voice answer was not read: voice answers off, too long, not fetched, or the
+    speech-to-text service failing (nothing was scored; the question stays open)."""
+    match outcome:
+        case NotEnabled():
+            return t(lang, "voice_not_enabled")
+        case TooLong(seconds=seconds, limit=limit):
+            return t(lang, "voice_too_long", seconds=seconds, limit=limit)
+        case Unfetched():
+            return t(lang, "voice_unfetched")
+    return t(lang, "voice_failed")
 
 
 def with_reference(

@@ -23,14 +23,17 @@ from bot.core.practice import (
 )
 from bot.core.schedule import DEFAULT_DAILY_TIME
 from bot.core.timezones import likely_zones
+from bot.core.voice import Heard
 from bot.export import learner_csv
 from bot.handlers.common import (
     BotContext,
     expired,
+    seconds_of,
     send,
     send_document,
     send_photo,
     set_keyboard,
+    transcribe,
 )
 from bot.i18n import Html
 from bot.keyboards import (
@@ -71,6 +74,8 @@ from bot.render import (
     stats_caption,
     stats_messages,
     still_open_messages,
+    voice_note,
+    with_heard,
     with_reference,
 )
 from bot.services import Services
@@ -266,18 +271,60 @@ async def quiz(update: Update, context: BotContext) -> None:
 async def answer(update: Update, context: BotContext) -> None:
     """A text message (or a caption) in a private chat: an answer. What becomes of it is the
     service's to decide (`Practice.answer`); this renders the outcome."""
-    svc = context.svc
     message = update.effective_message
-    user = context.user
-    if message is None or user is None:
+    if message is None or context.user is None:
         return
     # A photo or file with a caption: the caption is the answer (the picture is not read).
     text = message.text if message.text is not None else message.caption
     if text is None:
         return
+    await _answer(update, context, message, text, captioned=message.text is None)
+
+
+async def voice_answer(update: Update, context: BotContext) -> None:
+    """A voice message or audio file in a private chat: transcribed, then answered exactly
+    as the same text typed, with what was heard shown first. Refused before it is
+    downloaded when voice answers are off or it is too long; a failed transcription is
+    said, and the question stays open."""
+    svc = context.svc
+    message = update.effective_message
+    if message is None or context.user is None:
+        return
+    recording = message.voice or message.audio
+    if recording is None:
+        return
+    lang, chat_id = context.lang, message.chat_id
+    # Nothing to answer: not sent off to be transcribed (told as a typed answer would be).
+    if (
+        svc.voice.refusal(seconds_of(recording)) is None
+        and _replied_bot_text(context, message) is None
+        and await svc.practice.open_question(chat_id) is None
+    ):
+        await send(context, chat_id, [svc.strings(lang, "no_open_question")])
+        return
+    heard = await transcribe(context, recording, lang)
+    if isinstance(heard, Heard):
+        await _answer(update, context, message, heard.text, captioned=False, heard=heard.text)
+    else:
+        await send(context, chat_id, [voice_note(svc.strings, lang, heard)])
+
+
+async def _answer(
+    update: Update,
+    context: BotContext,
+    message: Message,
+    text: str,
+    *,
+    captioned: bool,
+    heard: str | None = None,
+) -> None:
+    """Answer the open question with `text`; `heard`: it was spoken, this is its transcript
+    (shown above the reply)."""
+    svc = context.svc
+    user = context.user
+    assert user is not None
     lang = context.lang
     chat_id = message.chat_id
-    captioned = message.text is None
     outcome = await svc.practice.answer(
         chat_id,
         user,
@@ -291,11 +338,11 @@ async def answer(update: Update, context: BotContext) -> None:
         case NotText():
             await send(context, chat_id, [t(lang, "not_text")])
         case NothingOpen():
-            await send(context, chat_id, [t(lang, "no_open_question")])
+            await send(context, chat_id, with_heard(t, lang, heard, [t(lang, "no_open_question")]))
         case TooShort():  # the question stays open and the day is not counted
-            await send(context, chat_id, [t(lang, "answer_too_short")])
+            await send(context, chat_id, with_heard(t, lang, heard, [t(lang, "answer_too_short")]))
         case OneWord():
-            await send(context, chat_id, [t(lang, "answer_one_word")])
+            await send(context, chat_id, with_heard(t, lang, heard, [t(lang, "answer_one_word")]))
         case ReplyToClosedQuestion(question=earlier, result=result, bare_list=bare):
             messages = feedback_messages(
                 t,
@@ -308,9 +355,10 @@ async def answer(update: Update, context: BotContext) -> None:
                 rated=False,  # not recorded: nothing to rate
             )
             messages = prepend([t(lang, "answered_closed_question")], messages)
+            messages = with_heard(t, lang, heard, messages)
             await send(context, chat_id, messages, reply_to=message.message_id)
         case Feedback() as feedback:
-            await _send_feedback(context, chat_id, user, lang, feedback, message, captioned)
+            await _send_feedback(context, chat_id, user, lang, feedback, message, captioned, heard)
             await follow_with_daily(context, chat_id, user, lang)
 
 
@@ -322,6 +370,7 @@ async def _send_feedback(
     feedback: Feedback,
     message: Message,
     captioned: bool,
+    heard: str | None = None,
 ) -> None:
     t = context.svc.strings
     messages = feedback_messages(
@@ -339,6 +388,7 @@ async def _send_feedback(
         messages = [*messages, line]
     if captioned:  # the picture itself is not read: say what was scored
         messages = prepend([t(lang, "caption_answer")], messages)
+    messages = with_heard(t, lang, heard, messages)
     keyboard = feedback_keyboard(
         t, lang, feedback.question.level, feedback.answer_id, feedback.level_up
     )
@@ -565,7 +615,7 @@ async def _open_id(context: BotContext, chat_id: int) -> str | None:
 
 
 async def not_text(update: Update, context: BotContext) -> None:
-    """Stickers, photos, voice, files…: explain that answers are text."""
+    """Stickers, photos, files…: explain that answers are text."""
     svc = context.svc
     if update.effective_chat:
         await send(context, update.effective_chat.id, [svc.strings(context.lang, "not_text")])
