@@ -45,6 +45,7 @@ def sets() -> list[tuple[str, Pack, Path]]:
         ("llm (reviewed)", library.packs["llm"], DATA / "graded_llm_inference.yaml"),
         ("quant (reviewed)", library.packs["quant"], DATA / "heldout" / "graded_quantization.yaml"),
         ("dep (reviewed)", library.packs["dep"], DATA / "heldout" / "graded_deploy_scaling.yaml"),
+        ("llm-en (reviewed)", library.packs["llm-en"], DATA / "graded" / "llm-en.yaml"),
         (
             "llm (imported)",
             imported(CONTENT / "guides" / "llm_inference.txt", "llm"),

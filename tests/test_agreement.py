@@ -86,12 +86,14 @@ def test_second_bank_after_review(library: Library) -> None:
 # Issue 30's gate for a shipped pack: rho >= 0.88, pairwise >= 0.92, gamed <= 0.20, on answers
 # graded before the pack was reviewed. Measured 0.883 / 0.950 / 0.06 (quant) and 0.885 /
 # 0.936 / 0.16 (dep); 0.856 / 0.929 and 0.841 / 0.897 / 0.21 for their first reviews, before
-# their disagreements were read.
+# their disagreements were read. llm-en, the English llm, on the llm grades' answers put into
+# English by someone who had not seen the scorer: 0.892 / 0.927 / 0.09 (0.877 / 0.913 first).
 @pytest.mark.parametrize(
     ("pack_id", "graded"),
     [
         pytest.param("quant", "heldout/graded_quantization.yaml", id="quant"),
         pytest.param("dep", "heldout/graded_deploy_scaling.yaml", id="dep"),
+        pytest.param("llm-en", "graded/llm-en.yaml", id="llm-en"),
     ],
 )
 def test_a_shipped_pack_passes_the_pack_gate(library: Library, pack_id: str, graded: str) -> None:
