@@ -39,6 +39,8 @@ def pack_id_of(graded: dict[str, object]) -> str:
 
 def sets() -> list[tuple[str, Pack, Path]]:
     library = load_library([CONTENT])
+    # Drafts are below the pack gate (not loaded by the bot); measured to see them move.
+    drafts = load_library([CONTENT, CONTENT / "drafts"])
     out: list[tuple[str, Pack, Path]] = [
         ("triton (reviewed)", library.packs["triton"], DATA / "graded_answers.yaml"),
         ("triton gaming (reviewed)", library.packs["triton"], DATA / "graded_triton_gaming.yaml"),
@@ -46,6 +48,7 @@ def sets() -> list[tuple[str, Pack, Path]]:
         ("quant (reviewed)", library.packs["quant"], DATA / "heldout" / "graded_quantization.yaml"),
         ("dep (reviewed)", library.packs["dep"], DATA / "heldout" / "graded_deploy_scaling.yaml"),
         ("llm-en (reviewed)", library.packs["llm-en"], DATA / "graded" / "llm-en.yaml"),
+        ("draft: dep-en (reviewed)", drafts.packs["dep-en"], DATA / "graded" / "dep-en.yaml"),
         (
             "llm (imported)",
             imported(CONTENT / "guides" / "llm_inference.txt", "llm"),
