@@ -45,7 +45,9 @@ LANGUAGE = Language(
         scans shifts compares rolls drains evicts replaces triggers retries verifies accepts
         rejects proposes generates computes predicts measures tracks skips ensures guarantees
         enables disables decreases grows shrinks fits fails breaks copies transfers passes
-        hides overlaps stalls spreads assigns picks chooses
+        hides overlaps stalls spreads assigns picks chooses matches reuses returns starts stops
+        pulls replicates applies adds removes contains includes creates builds finishes completes
+        produces consumes
         it they we you he she otherwise usually often always typically sometimes
         because since so if when while whereas although though unless until after before by
         via through into onto than instead rather therefore thus hence which who whose whom
@@ -72,10 +74,10 @@ LANGUAGE = Language(
     poles=(
         (
             "amount",
-            r"\b(?:higher|high|larger|large|bigger|big|more|increas\w*|rais(?:e|es|ed|ing)"
-            r"|grows?|grew|boosts?|boosted)\b",
-            r"\b(?:lower|low|smaller|small|less|fewer|decreas\w*|reduc\w*|shrinks?|cuts?"
-            r"|saves?|saving)\b",
+            r"\b(?:higher|high|larger|large|bigger|big|greater|longer|more|increas\w*"
+            r"|rais(?:e|es|ed|ing)|grows?|grew|boosts?|boosted|lengthen\w*|exceed\w*)\b",
+            r"\b(?:lower(?:s|ed|ing)?|low|smaller|small|shorter|less|fewer|decreas\w*|reduc\w*"
+            r"|shrinks?|cuts?|saves?|saving|shorten\w*)\b",
         ),
         ("quality", r"\b(?:better|improv\w*)\b", r"\b(?:worse|degrad\w*|hurts?)\b"),
         (

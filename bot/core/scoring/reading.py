@@ -8,7 +8,7 @@ from bisect import bisect_right
 from itertools import accumulate, chain, compress
 
 from bot.core.scoring.compiled import Compiled, remember_typos
-from bot.core.scoring.cues import list_item_at, predicates
+from bot.core.scoring.cues import PREDICATE_WORDS, list_item_at, predicates
 from bot.core.scoring.layout import Layout, masked
 from bot.core.scoring.phrases import (
     PHRASE_BREAK_RE,
@@ -227,12 +227,29 @@ class Reading:
         s_start, s_end = layout.sentence_span(index)
         blanked = masked(self.folded, s_start, s_end, tuple(self.term_spans))
         if found is None:
-            found = self.predicating[index] = predicates(blanked)
+            found = predicates(blanked)
+            if not found:
+                # A term that is the sentence's only verb still says the claim ("a draft
+                # model proposes k tokens", where `proposes` is an alias); a list stays a
+                # list (its verbs must be statements: see cues.has_verb).
+                verbs = [(b, e) for b, e in self.term_spans if self._verb_at(b, e)]
+                if verbs:
+                    rest = tuple(span for span in self.term_spans if span not in verbs)
+                    found = predicates(masked(self.folded, s_start, s_end, rest))
+            self.predicating[index] = found
         if found and layout.has_negator:
             item = list_item_at(blanked, pos - s_start)
             if item is not None:
                 return predicates(blanked[item[0] : item[1]])
         return found
+
+    def _verb_at(self, begin: int, end: int) -> bool:
+        """Whether the word at [begin, end) (to its end: `propose` matches "proposes") is a
+        verb of the predicate cues."""
+        folded = self.folded
+        while end < len(folded) and folded[end].isalpha():
+            end += 1
+        return folded[begin:end] in PREDICATE_WORDS
 
     def says_anything(self) -> bool:
         """Whether any sentence of the answer predicates (for the relevance share)."""
