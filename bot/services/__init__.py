@@ -1,7 +1,8 @@
 """The use cases: practice (ask, answer, hint, review), rounds (open, answer, close, rank, group
 settings, the leaderboard), schedules (the daily question, the time zone), preferences (a
-user's level, language, reminders, forgetting them), packs (the packs a chat follows) and
-chats (registering senders and chats, an unreachable chat, a migrated group). Handlers, the
+user's level, language, reminders, forgetting them), packs (the packs a chat follows), mock
+(mock interviews) and chats (registering senders and chats, an unreachable chat, a migrated
+group). Handlers, the
 terminal and background jobs all call these; none of them imports telegram handlers, and SQL
 stays in `bot.storage`.
 """
@@ -15,6 +16,7 @@ from bot.config import Settings
 from bot.core.content import Library
 from bot.i18n import Strings
 from bot.services.chats import Chats
+from bot.services.mock import Mock
 from bot.services.packs import Packs
 from bot.services.practice import Practice
 from bot.storage import Storage
@@ -31,7 +33,9 @@ class Services:
     notify_outbox: Callable[[], None] = field(default=lambda: None)
     chats: Chats = field(init=False)
     packs: Packs = field(init=False)
+    mock: Mock = field(init=False)
 
     def __post_init__(self) -> None:
         self.chats = Chats(self.storage)
         self.packs = Packs(self.storage, self.library, self.practice.clock)
+        self.mock = Mock(self.practice)
