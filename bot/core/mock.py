@@ -268,6 +268,7 @@ class MockSession:
     limit_seconds: int | None
     started_at: datetime
     step_at: datetime
+    last_update: int | None = None  # the update that moved it last (a redelivery: not again)
 
     @property
     def question_id(self) -> str:
@@ -339,4 +340,4 @@ class NoMockQuestions:
     level: Level
 
 
-MockAnswer = MockTurn | MockStale | AnswerOutcome
+MockAnswer = MockTurn | MockRunning | MockStale | AnswerOutcome

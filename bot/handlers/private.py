@@ -301,7 +301,7 @@ async def answer(update: Update, context: BotContext) -> None:
         replied_text=_replied_bot_text(context, message),
     )
     t = svc.strings
-    if isinstance(outcome, MockTurn):
+    if isinstance(outcome, MockTurn | MockRunning):
         await _send_mock_turn(context, chat_id, user, lang, outcome)
         return
     if isinstance(outcome, MockStale):
@@ -395,7 +395,8 @@ async def _hint(context: BotContext, chat_id: int, lang: str) -> None:
 async def skip(update: Update, context: BotContext) -> None:
     if (turn := context.turn(update)) is None:
         return
-    mocked = await context.svc.mock.skip(turn.chat.id)  # a mock interview's step, if one runs
+    # A mock interview's step, if one runs.
+    mocked = await context.svc.mock.skip(turn.chat.id, update.update_id)
     if mocked is not None:
         await _send_mock_turn(context, turn.chat.id, turn.user, turn.lang, mocked)
         return
@@ -751,10 +752,15 @@ async def _mock(
 
 
 async def _send_mock_turn(
-    context: BotContext, chat_id: int, user: UserProfile, lang: str, turn: MockTurn
+    context: BotContext, chat_id: int, user: UserProfile, lang: str, turn: MockTurn | MockRunning
 ) -> None:
-    """An answer's short score and the next step; after the last, the report."""
-    await send(context, chat_id, turn_messages(context.svc.strings, lang, turn))
+    """An answer's short score and the next step; after the last, the report. (A step
+    handled before a crash: the step the session is on, shown again.)"""
+    t = context.svc.strings
+    if isinstance(turn, MockRunning):
+        await send(context, chat_id, started_messages(t, lang, turn.step, running=True))
+        return
+    await send(context, chat_id, turn_messages(t, lang, turn))
     if turn.ended is not None:
         await _send_mock_report(context, chat_id, user, lang, turn.ended)
 

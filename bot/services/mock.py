@@ -116,8 +116,12 @@ class Mock:
     ) -> MockAnswer:
         """A message in a private chat: with a session running, its question's or
         follow-up's answer; else (or when it went stale) what `Practice.answer` makes of it.
+        The update that moved the session last, handled again after a crash, moves nothing:
+        the step the session is on is shown again (`MockRunning`).
         """
         session = await self.storage.running_mock(chat_id)
+        if session is not None and update_id is not None and session.last_update == update_id:
+            return MockRunning(self._step(session))
         if session is not None and is_stale(session.step_at, self.practice.clock()):
             await self._end(session, End.STALE, close=session.phase is not Phase.QUESTION)
             outcome = await self.practice.answer(
@@ -125,7 +129,7 @@ class Mock:
             )
             return MockStale(session.position, len(session.questions), outcome)
         if session is not None and session.phase is Phase.FOLLOW_UP:
-            return await self._follow_up_answer(session, text)
+            return await self._follow_up_answer(session, text, update_id)
         outcome = await self.practice.answer(
             chat_id, user, text, update_id, caption=caption, replied_text=replied_text
         )
@@ -133,18 +137,23 @@ class Mock:
             return outcome
         if outcome.question.id != session.question_id:
             return outcome  # not the session's question (cannot be: it is the open one)
-        return await self._answered(session, outcome)
+        return await self._answered(session, outcome, update_id)
 
-    async def skip(self, chat_id: int) -> MockTurn | None:
+    async def skip(
+        self, chat_id: int, update_id: int | None = None
+    ) -> MockTurn | MockRunning | None:
         """/skip during a session: its question (0 points) or its follow-up; None when no
-        session runs."""
+        session runs. Handled again after a crash (`update_id` moved it last), the step the
+        session is on now is shown again, not skipped too."""
         session = await self._running(chat_id)
         if session is None:
             return None
+        if update_id is not None and session.last_update == update_id:
+            return MockRunning(self._step(session))
         now = self.practice.clock()
         seconds = self._seconds(session, now)
-        if not await self.storage.mock_step(session, now, seconds=seconds):
-            return await self.skip(chat_id)  # moved meanwhile: skip the step it is on now
+        if not await self.storage.mock_step(session, now, seconds=seconds, update_id=update_id):
+            return await self.skip(chat_id, update_id)  # moved meanwhile: the step it is on
         return await self._turn(session, None, None, seconds)
 
     async def stop(self, chat_id: int) -> MockEnded | None:
@@ -183,7 +192,9 @@ class Mock:
     def _seconds(self, session: MockSession, now: datetime) -> int:
         return max(0, int((now - session.step_at).total_seconds()))
 
-    async def _answered(self, session: MockSession, feedback: Feedback) -> MockTurn:
+    async def _answered(
+        self, session: MockSession, feedback: Feedback, update_id: int | None
+    ) -> MockTurn:
         """The session's question answered (`feedback`, stored): one follow-up if a heavy
         concept was missed, else the next question."""
         now = self.practice.clock()
@@ -199,6 +210,7 @@ class Mock:
             seconds=seconds,
             follow_label=follow.concept.label if follow is not None else None,
             follow_said=follow.mentioned if follow is not None else None,
+            update_id=update_id,
         )
         if not moved:  # handled before (a redelivery): the session is where that left it
             current = await self.storage.running_mock(session.chat_id)
@@ -212,7 +224,9 @@ class Mock:
             )
         return await self._turn(session, result, None, seconds)
 
-    async def _follow_up_answer(self, session: MockSession, text: str) -> MockAnswer:
+    async def _follow_up_answer(
+        self, session: MockSession, text: str, update_id: int | None
+    ) -> MockAnswer:
         question = self.library.question(session.question_id)
         label = session.follow_label or ""
         asked = follow_up_question(question, label) if question is not None else None
@@ -226,7 +240,10 @@ class Mock:
         coverage = score_answer(asked, text).coverage if asked is not None else 0.0
         now = self.practice.clock()
         seconds = self._seconds(session, now)
-        if not await self.storage.mock_step(session, now, score=coverage, seconds=seconds):
+        moved = await self.storage.mock_step(
+            session, now, score=coverage, seconds=seconds, update_id=update_id
+        )
+        if not moved:
             current = await self.current(session.chat_id)
             return MockTurn(
                 session.position, len(session.questions), None, coverage, seconds,

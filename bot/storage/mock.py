@@ -33,6 +33,7 @@ def _session(row: aiosqlite.Row) -> MockSession:
         limit_seconds=row["limit_seconds"],
         started_at=datetime.fromisoformat(row["started_at"]),
         step_at=datetime.fromisoformat(row["step_at"]),
+        last_update=row["last_update"],
     )
 
 
@@ -85,18 +86,20 @@ class MockStore(UsersStore):
         seconds: int | None = None,
         follow_label: str | None = None,
         follow_said: str | None = None,
+        update_id: int | None = None,
     ) -> bool:
         """Record the step `session` was on and move it on, in one transaction: on its
         question, the answer (`score` None: skipped, and the question closed), then the
         follow-up on `follow_label` if given, else the next question opened (or the session
         done); on a follow-up, its score (None: skipped), then the next question. False, and
-        nothing written, if the session moved or ended since it was read."""
+        nothing written, if the session moved or ended since it was read. `update_id`: the
+        update of the step, kept (handled again after a crash, it is known)."""
 
         async def body(db: aiosqlite.Connection) -> bool:
             cur = await db.execute(
-                "UPDATE mock_sessions SET step_at = ? WHERE id = ? AND position = ?"
-                " AND phase = ? AND ended_at IS NULL",
-                (iso(now), session.session_id, session.position, session.phase.value),
+                "UPDATE mock_sessions SET step_at = ?, last_update = ? WHERE id = ?"
+                " AND position = ? AND phase = ? AND ended_at IS NULL",
+                (iso(now), update_id, session.session_id, session.position, session.phase.value),
             )
             if cur.rowcount == 0:
                 return False

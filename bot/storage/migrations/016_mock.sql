@@ -13,6 +13,7 @@ CREATE TABLE mock_sessions (
     limit_seconds INTEGER,  -- per answer; NULL: none
     started_at    TEXT    NOT NULL,
     step_at       TEXT    NOT NULL,  -- when the current question or follow-up was put
+    last_update   INTEGER,  -- the update that moved it last: handled again, it moves nothing
     ended_at      TEXT,
     end_reason    TEXT  -- 'done' | 'stopped' | 'stale'
 );
