@@ -3,7 +3,10 @@ against the fake Bot API (the Triton pack; question choice seeded)."""
 
 from __future__ import annotations
 
+import io
 import re
+
+from PIL import Image
 
 from bot.core.content import Library, Question
 from tests.conftest import BotHarness
@@ -55,8 +58,11 @@ async def test_mock_3_asks_three_questions_with_follow_ups_then_a_report(
             assert f"🎤 Question {n + 1}/3" in turn.visible
             asked.append(shown_question(flow_library, turn))
     assert len({q.id for q in asked}) == 3  # three different questions
-    turn, report = await bot.say(ADA, "这个负责把请求调度到合适的地方", expect=2)
+    turn, report, card = await bot.say(ADA, "这个负责把请求调度到合适的地方", expect=3)
     assert turn.visible.startswith("✍️ Follow-up: ")
+    # Then its card, a PNG as wide as the /stats picture (a phone's width).
+    assert card.method == "sendPhoto"
+    assert Image.open(io.BytesIO(card.params["photo"])).size[0] == 1080
     lines = report.visible.split("\n")
     assert lines[0] == "📋 Mock interview report · 3 of 3 answered"
     rows = [line for line in lines if re.match(r"\d\. ", line)]
@@ -85,7 +91,8 @@ async def test_skip_and_mock_stop_end_with_the_report_of_what_was_answered(
     assert "🔎 Follow-up" in turn.visible
     (turn,) = await bot.say(ADA, "/skip")  # the follow-up skipped: the next question
     assert turn.visible.startswith("⏭ Skipped.") and "🎤 Question 2/3" in turn.visible
-    (report,) = await bot.say(ADA, "/mock stop")
+    report, card = await bot.say(ADA, "/mock stop", expect=2)
+    assert card.method == "sendPhoto"
     lines = report.visible.split("\n")
     assert lines[0] == "⏹ Mock interview stopped · 1 of 3 answered"
     assert lines[1].startswith("1. ") and " — 0% · ⏱ " in lines[1]
@@ -107,7 +114,7 @@ async def test_a_skipped_question_counts_zero_and_reveal_waits_for_the_report(
     (turn,) = await bot.say(ADA, "/skip")
     assert turn.visible.startswith("⏭ Skipped.") and "🎤 Question 2/2" in turn.visible
     await bot.say(ADA, BLANK)
-    _, report = await bot.say(ADA, "/skip", expect=2)
+    _, report, _card = await bot.say(ADA, "/skip", expect=3)
     lines = report.visible.split("\n")
     assert lines[0] == "📋 Mock interview report · 1 of 2 answered"
     assert lines[1].startswith("1. ") and lines[1].endswith(" — skipped")
@@ -145,17 +152,17 @@ async def test_time_over_the_limit_is_noted(bot: BotHarness) -> None:
     bot.clock.advance(minutes=3, seconds=5)
     (turn,) = await bot.say(ADA, BLANK)
     assert turn.visible.startswith("✍️ Question 1/1: 0% · ⏱ 3:05\n ⚠️ over the 2:00 limit")
-    _, report = await bot.say(ADA, "/skip", expect=2)
+    _, report, _card = await bot.say(ADA, "/skip", expect=3)
     assert " — 0% · ⏱ 3:05 ⚠️ over the 2:00 limit" in report.visible
 
 
 async def test_the_second_mock_is_compared_with_the_first(bot: BotHarness) -> None:
     await bot.say(ADA, "/mock 1")
     await bot.say(ADA, BLANK)
-    _, report = await bot.say(ADA, "/skip", expect=2)
+    _, report, _card = await bot.say(ADA, "/skip", expect=3)
     assert "Total: 0%" in report.visible
     await bot.say(ADA, "/mock 1")
-    _, report = await bot.say(ADA, "/skip", expect=2)  # skipped: this mock is over
+    _, report, _card = await bot.say(ADA, "/skip", expect=3)  # skipped: this mock is over
     assert "📈 Previous mock: 0% (0 points)" in report.visible
 
 
@@ -185,7 +192,7 @@ async def test_the_daily_question_waits_for_the_report(bot: BotHarness, api: Fak
     assert not [m for m in api.to(ADA.id) if m.visible.startswith("☀️ Daily question")]
     (turn,) = await bot.say(ADA, BLANK)  # the mock's answer, not the daily question's
     assert turn.visible.startswith("✍️ Question 1/1: 0%")
-    _, report = await bot.say(ADA, "/skip", expect=2)
+    _, report, _card = await bot.say(ADA, "/skip", expect=3)
     assert report.visible.startswith("📋 Mock interview report")
     await bot.sentinel(ADA)  # everything the report's update did, delivered
     (daily,) = [m for m in api.to(ADA.id) if m.visible.startswith("☀️ Daily question")]

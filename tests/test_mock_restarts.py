@@ -58,7 +58,8 @@ async def test_kill_9_mid_interview_then_a_restart_resumes_at_the_same_question(
         (third,) = await said(api, "/skip", 1)
         assert "🎤 第 3/3 题" in third.visible
         assert question_after(third, "第 3/3 题") not in (asked,)
-        _, report = await said(api, "/skip", 2)
+        _, report, card = await said(api, "/skip", 3)
+        assert card.method == "sendPhoto"
         lines = report.visible.split("\n")
         assert lines[0] == "📋 模拟面试报告 · 答了 2/3 题"
         assert [line[:3] for line in lines if line[:1].isdigit()] == ["1. ", "2. ", "3. "]

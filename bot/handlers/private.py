@@ -768,12 +768,26 @@ async def _send_mock_turn(
 async def _send_mock_report(
     context: BotContext, chat_id: int, user: UserProfile, lang: str, ended: MockEnded
 ) -> None:
-    """The report with a button per question (its reference answer), then the daily
-    question if it waited for the interview to end."""
-    t = context.svc.strings
+    """The report with a button per question (its reference answer), its card (a PNG),
+    then the daily question if it waited for the interview to end."""
+    from bot.picture import render_mock_card  # Pillow: loaded by the first picture
+
+    svc = context.svc
+    t = svc.strings
     numbers = [row.position + 1 for row in ended.report.rows]
     keyboard = mock_report_keyboard(t, lang, ended.session_id, numbers)
     await send(context, chat_id, [report_message(t, lang, ended)], keyboard)
+    if ended.report.rows:
+        # Drawn off the event loop, as /stats' picture is: other chats are not held up.
+        card = await asyncio.to_thread(
+            render_mock_card,
+            strings=t,
+            lang=lang,
+            fonts=svc.settings.content_dir / "fonts",
+            report=ended.report,
+            day=svc.practice.today(user).date(),
+        )
+        await send_photo(context, chat_id, card, t(lang, "mock_card_caption"))
     await follow_with_daily(context, chat_id, user, lang)
 
 
