@@ -120,6 +120,40 @@ async def test_a_skipped_question_counts_zero_and_reveal_waits_for_the_report(
     assert lines[1].startswith("1. ") and lines[1].endswith(" — skipped")
 
 
+async def test_quiz_waits_for_the_interview_and_forget_deletes_it(bot: BotHarness) -> None:
+    await bot.say(ADA, "/mock 2")
+    (held,) = await bot.say(ADA, "/quiz")  # a new question would take the interview's answers
+    assert held.visible.startswith("🎤 A mock interview is on: answer its question")
+    (turn,) = await bot.say(ADA, BLANK)
+    assert turn.visible.startswith("✍️ Question 1/2: 0%")
+    (confirm,) = await bot.say(ADA, "/forget")
+    data = next(d for _, d in confirm.buttons if d.startswith("forget:yes"))
+    (done,) = await bot.press(ADA, confirm, data)
+    assert "deleted everything" in done.visible
+    assert await bot.storage.running_mock(ADA.id) is None
+    async with bot.storage.transaction() as db:
+        rows = await db.execute_fetchall("SELECT COUNT(*) FROM mock_items")
+    assert next(iter(rows))[0] == 0
+
+
+async def test_questions_scored_low_on_weak_spots_come_up_more_often(
+    bot: BotHarness, flow_library: Library
+) -> None:
+    # Li missed everything of triton-q9 twice: its concepts are weak spots, its last score 0.
+    for _ in range(2):
+        await bot.open_shared(LI, "triton-q9")
+        await bot.say(LI, BLANK)
+    drawn = []
+    for _ in range(60):
+        (first,) = await bot.say(LI, "/mock 1 advanced")
+        drawn.append(flow_library.questions["triton-q9"].question in first.visible)
+        await bot.say(LI, "/mock stop")  # nothing answered: the report alone
+    # Drawn at random, one of the five advanced questions would come up 1 time in 5 (12 of
+    # 60); triton-q9 weighs 1 + 2 (weak spots) + 1 (scored 0) against 1 for each of the
+    # four never answered: 1 time in 2 (30 of 60). Seeded: the same draws every run.
+    assert sum(drawn) >= 21, drawn
+
+
 async def test_mock_arguments_in_any_order_and_friendly_refusals(
     bot: BotHarness, flow_library: Library
 ) -> None:

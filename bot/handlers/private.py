@@ -262,6 +262,10 @@ async def quiz(update: Update, context: BotContext) -> None:
     if turn is None:
         return
     svc, user, chat, lang = turn
+    if await svc.mock.current(chat.id) is not None:
+        # A new question would take the interview's answers: it waits for the report.
+        await send(context, chat.id, [svc.strings(lang, "mock_quiz_held")])
+        return
     words = pack_words(svc.library, lang)
     wanted = parse_quiz_args(context.args or [], words, svc.library.drafts)
     if (problem := wanted.problem) is not None:
