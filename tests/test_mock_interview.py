@@ -120,6 +120,19 @@ async def test_a_skipped_question_counts_zero_and_reveal_waits_for_the_report(
     assert lines[1].startswith("1. ") and lines[1].endswith(" — skipped")
 
 
+async def test_a_reply_to_an_earlier_question_answers_the_one_on_now(
+    bot: BotHarness, flow_library: Library
+) -> None:
+    (first,) = await bot.say(ADA, "/mock 2")
+    earlier = shown_question(flow_library, first)
+    await bot.say(ADA, BLANK)
+    await bot.say(ADA, "/skip")  # the follow-up: question 2 is on
+    (turn,) = await bot.say(ADA, BLANK, reply_to=first.message_id)
+    # Not scored against question 1 with its reference shown: it is question 2's answer.
+    assert turn.visible.startswith("✍️ Question 2/2: 0%")
+    assert earlier.answer.splitlines()[0][:30] not in turn.visible
+
+
 async def test_quiz_waits_for_the_interview_and_forget_deletes_it(bot: BotHarness) -> None:
     await bot.say(ADA, "/mock 2")
     (held,) = await bot.say(ADA, "/quiz")  # a new question would take the interview's answers

@@ -130,6 +130,10 @@ class Mock:
             return MockStale(session.position, len(session.questions), outcome)
         if session is not None and session.phase is Phase.FOLLOW_UP:
             return await self._follow_up_answer(session, text, update_id)
+        if session is not None:
+            # A reply to an earlier question's message answers this one: scored against the
+            # one replied to, it would show that reference answer before the report.
+            replied_text = None
         outcome = await self.practice.answer(
             chat_id, user, text, update_id, caption=caption, replied_text=replied_text
         )
