@@ -11,6 +11,7 @@ from PIL import Image
 from bot.core.content import Library, Question
 from tests.conftest import BotHarness
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser, Sent
+from tests.support.wait import until
 
 ADA = FakeUser(1101, "Ada", "en")
 LI = FakeUser(1102, "李雷", "zh-hans")
@@ -131,6 +132,22 @@ async def test_a_reply_to_an_earlier_question_answers_the_one_on_now(
     # Not scored against question 1 with its reference shown: it is question 2's answer.
     assert turn.visible.startswith("✍️ Question 2/2: 0%")
     assert earlier.answer.splitlines()[0][:30] not in turn.visible
+
+
+async def test_a_next_button_from_before_does_not_open_a_question_mid_interview(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    await bot.open_shared(ADA, "triton-q3")
+    *_, feedback = await bot.say(ADA, "max_batch_size 是单次最大 batch，preferred 是期望的大小")
+    (next_button,) = [d for _, d in feedback.buttons if d.startswith("next:")]
+    await bot.say(ADA, "/mock 1")
+    (turn,) = await bot.say(ADA, BLANK)
+    assert "🔎 Follow-up" in turn.visible  # nothing is open while the follow-up is asked
+    api.callback(ADA, next_button, feedback)
+    await until(lambda: len(api.callback_answers) == 1)
+    assert api.callback_answers[0].startswith("🎤 A mock interview is on")
+    turn, _report, _card = await bot.say(ADA, "它决定每批最多放多少请求", expect=3)
+    assert turn.visible.startswith("✍️ Follow-up: ")  # still the follow-up's answer
 
 
 async def test_quiz_waits_for_the_interview_and_forget_deletes_it(bot: BotHarness) -> None:

@@ -504,6 +504,9 @@ async def practice_button(update: Update, context: BotContext) -> None:
         if await _open_id(context, chat_id) is not None:
             await query.answer(context.svc.strings(lang, "next_already_open"))
             return
+        if await context.svc.mock.current(chat_id) is not None:  # on a mock's follow-up
+            await query.answer(context.svc.strings(lang, "mock_quiz_held"))
+            return
         await query.answer()
         await ask(context, chat_id, user, lang, level)
         return
