@@ -89,17 +89,18 @@ def turn_messages(t: Strings, lang: str, turn: MockTurn) -> list[Html]:
     took = duration(turn.seconds)
     over = _over(t, lang, turn.seconds, limit)
     if turn.result is not None:
-        score = turn.result.score
-        lines = [t(lang, "mock_scored", n=n, count=count, percent=percent(score), time=took)]
-        if over:
-            lines.append(Html(over))
-        missed = turn.result.missed_labels
+        result = turn.result
+        score = t(lang, "mock_scored", n=n, count=count, percent=percent(result.score), time=took)
+        lines = [Html(f"{score}{over}")]
+        # Heaviest first, as feedback names them (the pack's order among equals).
+        weight = {c.label: c.weight for c in result.missed}
+        weight |= {hit.label: hit.weight for hit in result.covered}
+        missed = sorted(result.missed_labels, key=lambda label: -weight.get(label, 0.0))
         if missed:
             lines.append(t(lang, "mock_missed", items=_labels(t, lang, missed)))
     elif turn.follow_score is not None:
-        lines = [t(lang, "mock_followed", percent=percent(turn.follow_score), time=took)]
-        if over:
-            lines.append(Html(over))
+        followed = t(lang, "mock_followed", percent=percent(turn.follow_score), time=took)
+        lines = [Html(f"{followed}{over}")]
     else:
         lines = [t(lang, "mock_skipped")]
     if turn.next is None:

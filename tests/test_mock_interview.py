@@ -52,6 +52,8 @@ async def test_mock_3_asks_three_questions_with_follow_ups_then_a_report(
         # heaviest concept missed, in the user's language.
         assert turn.visible.startswith(f"✍️ Question {n}/3: 0% · ⏱ 0:00")
         assert f"🔎 Follow-up: what part does “{heaviest(question)}” play here?" in turn.visible
+        # What was missed, heaviest first, as feedback names it.
+        assert f"❌ Missed: {heaviest(question)[:39]}" in turn.visible
         assert question.answer.splitlines()[0] not in turn.visible
         if n < 3:
             (turn,) = await bot.say(ADA, "这个负责把请求调度到合适的地方，提高整体吞吐")
@@ -69,6 +71,8 @@ async def test_mock_3_asks_three_questions_with_follow_ups_then_a_report(
     rows = [line for line in lines if re.match(r"\d\. ", line)]
     assert [row[:3] for row in rows] == ["1. ", "2. ", "3. "]
     assert all(" — 0% · ⏱ 0:00" in row for row in rows)
+    for question in asked:  # each row's missed concepts, heaviest first
+        assert f"\n    ❌ {heaviest(question)[:39]}" in report.visible
     assert "Total: 0%" in report.visible
     assert "📈 Your first mock interview" in report.visible
     # The reference answers on demand: a button per question.
@@ -215,7 +219,7 @@ async def test_time_over_the_limit_is_noted(bot: BotHarness) -> None:
     await bot.say(ADA, "/mock 1 2min")
     bot.clock.advance(minutes=3, seconds=5)
     (turn,) = await bot.say(ADA, BLANK)
-    assert turn.visible.startswith("✍️ Question 1/1: 0% · ⏱ 3:05\n ⚠️ over the 2:00 limit")
+    assert turn.visible.startswith("✍️ Question 1/1: 0% · ⏱ 3:05 ⚠️ over the 2:00 limit\n")
     _, report, _card = await bot.say(ADA, "/skip", expect=3)
     assert " — 0% · ⏱ 3:05 ⚠️ over the 2:00 limit" in report.visible
 

@@ -201,6 +201,14 @@ def follow_up_question(question: Question, label: str) -> Question | None:
     return question.model_copy(update={"concepts": (concept,)})
 
 
+def missed_heaviest_first(question: Question, result: ScoreResult) -> list[str]:
+    """The concepts an answer did not state in full, heaviest first (as feedback names
+    them), in the pack's order among equals."""
+    missed = set(result.missed_labels)
+    ordered = sorted(question.concepts, key=lambda c: -c.weight)
+    return [c.label for c in ordered if c.label in missed]
+
+
 def is_stale(step_at: datetime, now: datetime) -> bool:
     """Whether a session whose last step (a question or follow-up put) was at `step_at` is
     over: nothing stale is resumed a day later."""
