@@ -61,6 +61,9 @@ def started_messages(
     intro = t(lang, "mock_running") if running else t(lang, "mock_started", count=step.count)
     if not running and asked is not None and step.count < asked:
         intro = Html(f"{intro}\n{t(lang, 'mock_fewer', asked=asked, count=step.count)}")
+    if step.closed is not None:  # the question left open is closed by the interview: name it
+        left = t(lang, "question_replaces_named", question=excerpt(step.closed.question, 60))
+        intro = Html(f"{intro}\n{left}")
     return prepend([intro, Html("")], step_messages(t, lang, step))
 
 

@@ -188,6 +188,15 @@ async def test_questions_scored_low_on_weak_spots_come_up_more_often(
     assert sum(drawn) >= 21, drawn
 
 
+async def test_a_question_left_open_is_closed_by_the_interview_and_named(
+    bot: BotHarness, flow_library: Library
+) -> None:
+    await bot.open_shared(ADA, "triton-q3")
+    (first,) = await bot.say(ADA, "/mock 1")
+    left = flow_library.questions["triton-q3"].question
+    assert f"(The question left open earlier, “{left}”, is closed unanswered" in first.visible
+
+
 async def test_mock_arguments_in_any_order_and_friendly_refusals(
     bot: BotHarness, flow_library: Library
 ) -> None:

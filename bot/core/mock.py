@@ -297,6 +297,7 @@ class MockStep:
     pack_title: str
     limit_seconds: int | None
     follow_up: FollowUp | None = None  # set: the follow-up on this question is asked
+    closed: Question | None = None  # the question left open that starting the session closed
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,7 @@ until the report (bot/core/mock.py holds the rules).
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -98,7 +99,10 @@ class Mock:
         if running is None:  # ended between the two (cannot happen in one chat's order)
             return NoMockQuestions(level)
         step = self._step(running)
-        return step if started is not None else MockRunning(step)
+        if started is None:
+            return MockRunning(step)
+        closed = self.library.question(started[1]) if started[1] is not None else None
+        return replace(step, closed=closed)
 
     async def current(self, chat_id: int) -> MockStep | None:
         """The step of the session running in the chat (a stale one is closed: None)."""

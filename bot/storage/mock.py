@@ -45,23 +45,29 @@ class MockStore(UsersStore):
         questions: Sequence[str],
         limit_seconds: int | None,
         now: datetime,
-    ) -> int | None:
-        """Start a session and open its first question (replacing any open one); None, and
-        nothing written, if one runs in the chat already."""
+    ) -> tuple[int, str | None] | None:
+        """Start a session and open its first question, replacing any open one: the
+        session's id and the question closed (None: none was open); None, and nothing
+        written, if one runs in the chat already."""
 
-        async def body(db: aiosqlite.Connection) -> int | None:
+        async def body(db: aiosqlite.Connection) -> tuple[int, str | None] | None:
             running = await db.execute_fetchall(
                 "SELECT 1 FROM mock_sessions WHERE chat_id = ? AND ended_at IS NULL", (chat_id,)
             )
             if list(running):
                 return None
+            left = await db.execute_fetchall(
+                "SELECT question_id FROM open_questions WHERE chat_id = ?", (chat_id,)
+            )
+            closed = next((row[0] for row in left), None)
             cur = await db.execute(
                 "INSERT INTO mock_sessions (chat_id, user_id, questions, limit_seconds,"
                 " started_at, step_at) VALUES (?, ?, ?, ?, ?, ?)",
                 (chat_id, user_id, json.dumps(list(questions)), limit_seconds, iso(now), iso(now)),
             )
             await write_open_question(db, chat_id, user_id, questions[0], now)
-            return cur.lastrowid
+            assert cur.lastrowid is not None
+            return cur.lastrowid, closed
 
         return await self.atomic(body)
 
