@@ -511,9 +511,14 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         ChatMemberHandler(membership.my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER),
         MessageHandler(filters.StatusUpdate.MIGRATE, groups.migrated),
         # 2. Practice commands in private chats.
+        # The group's /mock button opens the private chat with /start mock.
+        CommandHandler(
+            "start", private.mock_link, in_private & filters.Regex(r"^/start(@\w+)? mock$")
+        ),
         CommandHandler("start", private.start, in_private),
         CommandHandler("help", private.help_command, in_private),
         CommandHandler("quiz", private.quiz, in_private),
+        CommandHandler("mock", private.mock, in_private),
         CommandHandler("hint", private.hint, in_private),
         CommandHandler("skip", private.skip, in_private),
         CommandHandler("reveal", private.reveal, in_private),
@@ -534,6 +539,7 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         CommandHandler("quiz", groups.quiz, in_group),
         CommandHandler("reveal", groups.reveal, in_group),
         CommandHandler("top", groups.top, in_group),
+        CommandHandler("mock", groups.mock, in_group),
         CommandHandler("level", groups.group_level, in_group),
         CommandHandler("roundlength", groups.round_length, in_group),
         CommandHandler("lang", groups.group_language, in_group),
@@ -571,6 +577,7 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
             private.practice_button, pattern=r"^(hint|show|skip|next|keep|renew|switch):"
         ),
         CallbackQueryHandler(private.rate_button, pattern=r"^rate:"),
+        CallbackQueryHandler(private.mock_reference_button, pattern=r"^mkref:"),
         CallbackQueryHandler(settings_handlers.level_button, pattern=r"^level:"),
         CallbackQueryHandler(settings_handlers.forget_button, pattern=r"^forget:"),
         CallbackQueryHandler(settings_handlers.settings_button, pattern=r"^set:"),

@@ -107,7 +107,7 @@ EXIT_STATUSES: dict[str, dict[int, str]] = {
     "practice": {
         0: "done (/quit, or the end of the input)",
         EXIT_CONFIG: SETTING_OR_PACK,
-        EXIT_USAGE: f"no such --pack, or {USAGE}",
+        EXIT_USAGE: f"no such --pack, --mock not 1-10, or {USAGE}",
         EXIT_DATABASE: UNUSABLE_DATABASE,
         EXIT_OUTPUT_CLOSED: OUTPUT_CLOSED,
     },
@@ -553,10 +553,16 @@ def cmd_practice(args: argparse.Namespace) -> int:
     if args.pack and args.pack not in library.packs:
         print(f"No pack {args.pack!r}. Packs: {', '.join(library.packs)}", file=sys.stderr)
         return EXIT_USAGE
+    from bot.core.mock import MAX_COUNT, MIN_COUNT
     from bot.terminal import run_practice
 
+    if args.mock is not None and not MIN_COUNT <= args.mock <= MAX_COUNT:
+        print(f"--mock takes {MIN_COUNT} to {MAX_COUNT} questions, e.g. --mock 5", file=sys.stderr)
+        return EXIT_USAGE
     return asyncio.run(
-        run_practice(settings, library, level=args.level, pack=args.pack, lang=args.lang)
+        run_practice(
+            settings, library, level=args.level, pack=args.pack, lang=args.lang, mock=args.mock
+        )
     )
 
 
@@ -776,6 +782,9 @@ def build_parser() -> argparse.ArgumentParser:
     practice = _command(sub, "practice", "practice", help="answer questions in the terminal")
     practice.add_argument("--level", type=_level_arg, help=LEVEL_CHOICES)
     practice.add_argument("--pack", help="pack id, e.g. triton")
+    practice.add_argument(
+        "--mock", type=int, metavar="N", help="a mock interview of N questions (1-10)"
+    )
     practice.add_argument(
         "--lang", choices=LANGUAGES, help="interface language (default: from LC_ALL/LANG)"
     )

@@ -88,6 +88,12 @@ async def user_session(bot: BotHarness, api: FakeBotAPI) -> None:
     ):
         api.message(ADA, text)
     await settle(bot, ADA)
+    # A mock interview: an answer, a follow-up skipped, where it is, stopped, a reference.
+    for text in ("/mock 2", "Triton 负责调度", "/skip", "/mock", "/mock stop"):
+        api.message(ADA, text)
+    await settle(bot, ADA)
+    report = next(m for m in api.to(ADA.id) if any(d.startswith("mkref:") for _, d in m.buttons))
+    await bot.press(ADA, report, report.buttons[0][1])
 
     # A group: a round, replies, an edit, the leaderboard, closing, migration.
     api.my_chat_member(ADMIN, GROUP, "left", "member", title="Study")
@@ -137,6 +143,7 @@ async def test_no_user_triggered_query_scans_a_table(bot: BotHarness, api: FakeB
         "FROM group_totals",  # /top all time
         "JOIN round_answers",  # /top this week
         "DELETE FROM round_answers WHERE user_id",  # /forget
+        "UPDATE mock_sessions SET step_at",  # a mock interview's step
         "UPDATE OR REPLACE answers SET chat_id",  # migration
         "GROUP BY level, question_id",  # /stats
         "INSERT INTO group_totals",  # closing a round

@@ -228,3 +228,29 @@ async def test_no_pack_in_the_terminals_language_names_the_packs_and_asks_nothin
         " --pack, or another language with --lang." in out
     )
     assert "Beginner" not in out and "Intermediate" not in out  # no question shown
+
+
+async def test_mock_in_the_terminal_asks_its_questions_then_the_report_and_references(
+    tmp_path: Path,
+) -> None:
+    blank = "我需要再查一下资料才能回答这个问题"  # states no concept: each earns a follow-up
+    typed = f"{blank}\n\n/skip\n{blank}\n\n/skip\n2\n\n"
+    done = _terminal(tmp_path, typed, "--mock", "2", "--lang", "en", "--level", "beginner")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "Mock interview: 2 questions, one at a time." in out
+    assert "Question 1/2" in out and "Question 2/2" in out
+    assert out.count("🔎 Follow-up") == 2
+    assert "📋 Mock interview report · 2 of 2 answered" in out
+    # The reference answers only after the report, the one asked for by its number.
+    report_at = out.index("📋 Mock interview report")
+    assert "📖 Reference answer" not in out[:report_at]
+    assert out[report_at:].count("📖 Reference answer") == 1
+    assert "Bye — 2 answers this time" in out
+    assert await _streak(tmp_path / "bot.sqlite3") == (1, 2)  # counted like any answers
+
+
+def test_mock_out_of_range_is_a_usage_error(tmp_path: Path) -> None:
+    done = _terminal(tmp_path, "", "--mock", "11")
+    assert done.returncode == 2
+    assert "--mock takes 1 to 10 questions, e.g. --mock 5" in done.stderr

@@ -22,7 +22,12 @@ from bot.core.packs import pack_words
 from bot.core.voice import Heard
 from bot.handlers.common import BotContext, is_admin, refuse_non_admin, send, transcribe
 from bot.i18n import parse_language
-from bot.keyboards import chat_link_keyboard, language_keyboard, packs_keyboard
+from bot.keyboards import (
+    chat_link_keyboard,
+    language_keyboard,
+    mock_link_keyboard,
+    packs_keyboard,
+)
 from bot.render import (
     language_name,
     leaderboard_messages,
@@ -339,6 +344,20 @@ async def private_only(update: Update, context: BotContext) -> None:
         text = svc.strings(lang, "private_only", bot=username)
         keyboard = chat_link_keyboard(svc.strings, lang, username) if username else None
         await send(context, chat.id, [text], keyboard, reply_to=message.message_id)
+
+
+async def mock(update: Update, context: BotContext) -> None:
+    """/mock in a group: mock interviews are one to one; a button opens the private chat
+    with the interview started (/start mock)."""
+    svc = context.svc
+    chat, message = update.effective_chat, update.effective_message
+    if chat is None or message is None:
+        return
+    lang = context.lang
+    username = context.bot.username or ""
+    keyboard = mock_link_keyboard(svc.strings, lang, username) if username else None
+    text = svc.strings(lang, "mock_group")
+    await send(context, chat.id, [text], keyboard, reply_to=message.message_id)
 
 
 async def migrated(update: Update, context: BotContext) -> None:

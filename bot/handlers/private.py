@@ -1,4 +1,5 @@
-"""Private practice: /start, /help, /quiz, answers, /hint, /skip, /reveal, /stats, nudges."""
+"""Private practice: /start, /help, /quiz, /mock, answers, /hint, /skip, /reveal, /stats,
+nudges."""
 
 from __future__ import annotations
 
@@ -8,6 +9,15 @@ from telegram import CallbackQuery, InlineKeyboardMarkup, Message, MessageEntity
 
 from bot.commands import GROUP_ONLY
 from bot.core.levels import Level, parse_quiz_args
+from bot.core.mock import (
+    MockEnded,
+    MockRunning,
+    MockStale,
+    MockStep,
+    MockTurn,
+    NoMockQuestions,
+    parse_mock_args,
+)
 from bot.core.models import UserProfile
 from bot.core.packs import field_languages, fields, pack_words
 from bot.core.practice import (
@@ -43,8 +53,10 @@ from bot.keyboards import (
     SwitchTap,
     feedback_keyboard,
     field_rows,
+    mock_report_keyboard,
     next_keyboard,
     packs_keyboard,
+    parse_mock_reference,
     parse_next,
     parse_practice,
     parse_rate,
@@ -78,6 +90,7 @@ from bot.render import (
     with_heard,
     with_reference,
 )
+from bot.render_mock import reference_messages, report_message, started_messages, turn_messages
 from bot.services import Services
 from bot.services.schedules import ask_waiting_daily
 
@@ -254,6 +267,10 @@ async def quiz(update: Update, context: BotContext) -> None:
     if turn is None:
         return
     svc, user, chat, lang = turn
+    if await svc.mock.current(chat.id) is not None:
+        # A new question would take the interview's answers: it waits for the report.
+        await send(context, chat.id, [svc.strings(lang, "mock_quiz_held")])
+        return
     words = pack_words(svc.library, lang)
     wanted = parse_quiz_args(context.args or [], words, svc.library.drafts)
     if (problem := wanted.problem) is not None:
@@ -325,7 +342,8 @@ async def _answer(
     assert user is not None
     lang = context.lang
     chat_id = message.chat_id
-    outcome = await svc.practice.answer(
+    # With a mock interview running, the answer is its step's (bot/services/mock.py).
+    outcome = await svc.mock.answer(
         chat_id,
         user,
         text,
@@ -334,6 +352,13 @@ async def _answer(
         replied_text=_replied_bot_text(context, message),
     )
     t = svc.strings
+    if isinstance(outcome, MockTurn | MockRunning):
+        await _send_mock_turn(context, chat_id, user, lang, outcome)
+        return
+    if isinstance(outcome, MockStale):
+        note = t(lang, "mock_stale", answered=outcome.answered, count=outcome.count)
+        await send(context, chat_id, [note])
+        outcome = outcome.outcome
     match outcome:
         case NotText():
             await send(context, chat_id, [t(lang, "not_text")])
@@ -422,8 +447,14 @@ async def _hint(context: BotContext, chat_id: int, lang: str) -> None:
 
 
 async def skip(update: Update, context: BotContext) -> None:
-    if (turn := context.turn(update)) is not None:
-        await _skip(context, turn.chat.id, turn.user, turn.lang)
+    if (turn := context.turn(update)) is None:
+        return
+    # A mock interview's step, if one runs.
+    mocked = await context.svc.mock.skip(turn.chat.id, update.update_id)
+    if mocked is not None:
+        await _send_mock_turn(context, turn.chat.id, turn.user, turn.lang, mocked)
+        return
+    await _skip(context, turn.chat.id, turn.user, turn.lang)
 
 
 async def _skip(
@@ -448,8 +479,13 @@ async def _skip(
 
 
 async def reveal(update: Update, context: BotContext) -> None:
-    if (turn := context.turn(update)) is not None:
-        await _reveal(context, turn.chat.id, turn.user, turn.lang)
+    if (turn := context.turn(update)) is None:
+        return
+    if await context.svc.mock.current(turn.chat.id) is not None:
+        # A mock interview holds the reference answers back until its report.
+        await send(context, turn.chat.id, [context.svc.strings(turn.lang, "mock_reveal_held")])
+        return
+    await _reveal(context, turn.chat.id, turn.user, turn.lang)
 
 
 async def _reveal(context: BotContext, chat_id: int, user: UserProfile, lang: str) -> None:
@@ -517,6 +553,9 @@ async def practice_button(update: Update, context: BotContext) -> None:
         # (the first of a double tap, /quiz, the daily one), it would replace that: it waits.
         if await _open_id(context, chat_id) is not None:
             await query.answer(context.svc.strings(lang, "next_already_open"))
+            return
+        if await context.svc.mock.current(chat_id) is not None:  # on a mock's follow-up
+            await query.answer(context.svc.strings(lang, "mock_quiz_held"))
             return
         await query.answer()
         await ask(context, chat_id, user, lang, level)
@@ -718,3 +757,112 @@ async def stale_button(update: Update, context: BotContext) -> None:
     query = update.callback_query
     if query is not None:
         await expired(context, query)
+
+
+# -- mock interviews (/mock) -----------------------------------------------------------------
+
+
+async def mock(update: Update, context: BotContext) -> None:
+    """/mock [count] [level] [pack] [limit], or /mock stop."""
+    if (turn := context.turn(update)) is not None:
+        await _mock(context, turn.chat.id, turn.user, turn.lang, context.args or [])
+
+
+async def mock_link(update: Update, context: BotContext) -> None:
+    """/start mock (the button under /mock in a group): a mock interview as /mock starts it."""
+    if (turn := context.turn(update)) is not None:
+        await _mock(context, turn.chat.id, turn.user, turn.lang, [])
+
+
+async def _mock(
+    context: BotContext, chat_id: int, user: UserProfile, lang: str, args: list[str]
+) -> None:
+    svc = context.svc
+    t = svc.strings
+    wanted = parse_mock_args(args, pack_words(svc.library, lang), svc.library.drafts)
+    if (problem := wanted.problem) is not None:
+        packs = pack_list(t, lang, svc.library.offered)
+        await send(context, chat_id, [t(lang, problem, word=wanted.word[:40], packs=packs)])
+        return
+    if wanted.stop:
+        ended = await svc.mock.stop(chat_id)
+        if ended is None:
+            await send(context, chat_id, [t(lang, "mock_not_running")])
+            return
+        await _send_mock_report(context, chat_id, user, lang, ended)
+        return
+    started = await svc.mock.start(chat_id, user, wanted, lang)
+    match started:
+        case NoPacks(others=others):
+            shown = svc.packs.others(others)
+            text = no_packs_message(t, lang, shown)
+            buttons = [(p.id, p.title, False) for p in shown]
+            await send(context, chat_id, [text], packs_keyboard(t, lang, buttons))
+        case NoMockQuestions(level=level):
+            text = t(lang, "mock_no_questions", level=level_name(t, lang, level))
+            await send(context, chat_id, [text])
+        case MockRunning(step=step):
+            await send(context, chat_id, started_messages(t, lang, step, running=True))
+        case MockStep() as step:
+            messages = started_messages(t, lang, step, running=False, asked=wanted.count)
+            await send(context, chat_id, messages)
+
+
+async def _send_mock_turn(
+    context: BotContext, chat_id: int, user: UserProfile, lang: str, turn: MockTurn | MockRunning
+) -> None:
+    """An answer's short score and the next step; after the last, the report. (A step
+    handled before a crash: the step the session is on, shown again.)"""
+    t = context.svc.strings
+    if isinstance(turn, MockRunning):
+        await send(context, chat_id, started_messages(t, lang, turn.step, running=True))
+        return
+    await send(context, chat_id, turn_messages(t, lang, turn))
+    if turn.ended is not None:
+        await _send_mock_report(context, chat_id, user, lang, turn.ended)
+
+
+async def _send_mock_report(
+    context: BotContext, chat_id: int, user: UserProfile, lang: str, ended: MockEnded
+) -> None:
+    """The report with a button per question (its reference answer), its card (a PNG),
+    then the daily question if it waited for the interview to end."""
+    from bot.picture import render_mock_card  # Pillow: loaded by the first picture
+
+    svc = context.svc
+    t = svc.strings
+    numbers = [row.position + 1 for row in ended.report.rows]
+    keyboard = mock_report_keyboard(t, lang, ended.session_id, numbers)
+    await send(context, chat_id, [report_message(t, lang, ended)], keyboard)
+    if ended.report.rows:
+        # Drawn off the event loop, as /stats' picture is: other chats are not held up.
+        card = await asyncio.to_thread(
+            render_mock_card,
+            strings=t,
+            lang=lang,
+            fonts=svc.settings.content_dir / "fonts",
+            report=ended.report,
+            day=svc.practice.today(user).date(),
+        )
+        await send_photo(context, chat_id, card, t(lang, "mock_card_caption"))
+    await follow_with_daily(context, chat_id, user, lang)
+
+
+async def mock_reference_button(update: Update, context: BotContext) -> None:
+    """A report's button: that question's reference answer."""
+    query = update.callback_query
+    user = context.user
+    if query is None or user is None or query.message is None:
+        return
+    tap = parse_mock_reference(query.data)
+    svc = context.svc
+    question = None
+    if tap is not None:
+        question = await svc.mock.reference(user.user_id, tap.session_id, tap.number - 1)
+    if tap is None or question is None:
+        await expired(context, query)
+        return
+    await query.answer()
+    t, lang = svc.strings, context.lang
+    messages = reference_messages(t, lang, tap.number, question.question, question.answer)
+    await send(context, query.message.chat.id, messages)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import datetime, time, timedelta
 
+from bot.core.mock import is_stale
 from bot.core.models import ChatRecord, UserProfile
 from bot.core.outbox import Draft, Kind
 from bot.core.practice import NoPacks
@@ -124,6 +125,11 @@ async def draft_daily_prompt(
     if user is None:
         return None
     lang = user_language(user)
+    mock = await svc.storage.running_mock(chat_id)
+    if mock is not None and not is_stale(mock.step_at, svc.practice.clock()):
+        # A mock interview is on: the daily question waits for its report, never takes
+        # one of its answers (bot/handlers/private.py asks it once the report is sent).
+        return Waits(mock.question_id)
     state = await svc.storage.get_open_question(chat_id)
     asked = None
     if state is not None and daily_waits(state.asked_at, svc.practice.clock()):

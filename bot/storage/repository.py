@@ -2,9 +2,9 @@
 
 `Storage` is the one object the rest of the bot holds; it is composed of the aggregates'
 stores, which share its connection and write lock (see `database.py`): users, chats, the
-daily question, group rounds, practice (answers, reviews), the packs a chat follows, the
-evening reminder (`reminders.py`), the outbox and lease (`outbox.py`), incoming updates and
-retention.
+daily question, group rounds, practice (answers, reviews), mock interviews (`mock.py`), the
+packs a chat follows, the evening reminder (`reminders.py`), the outbox and lease
+(`outbox.py`), incoming updates and retention.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 from bot.storage.chats import ChatsStore
 from bot.storage.daily import DailyStore
 from bot.storage.database import migrations, schema_version
+from bot.storage.mock import MockStore
 from bot.storage.outbox import OutboxStore
 from bot.storage.packs import PacksStore
 from bot.storage.practice import PracticeStore, RecordedAnswer, ReviewUpdate
@@ -30,6 +31,7 @@ class Storage(
     DailyStore,
     RoundsStore,  # rounds and practice move streaks: they build on the users' store
     PracticeStore,
+    MockStore,
     PacksStore,
     UsersStore,
     RetentionStore,
