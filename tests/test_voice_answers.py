@@ -360,3 +360,19 @@ async def test_without_stt_a_voice_reply_to_a_round_is_told_voice_is_off(
     assert note.visible.startswith("🎙 Voice answers are not enabled on this bot")
     assert note.params.get("reply_parameters", {}).get("message_id") == spoken
     assert api.downloads == [] and spoken not in reacted(api)
+
+
+async def test_a_voice_answer_during_a_mock_interview_is_its_steps_answer(
+    voice_bot: BotHarness, stt: FakeSTT
+) -> None:
+    (first,) = await voice_bot.say(ADA, "/mock 2")
+    assert "🎤 Question 1/2" in first.visible
+    (turn,) = await speak(voice_bot, ADA, SPOKEN)
+    # Heard, then the interview's turn (score and time, the reference held back), not the
+    # ordinary feedback with its reference answer.
+    first_line, _, rest = turn.visible.partition("\n")
+    assert first_line == "🎙 I heard: " + ANSWER
+    assert rest.startswith("✍️ Question 1/2: ")
+    assert "📖" not in turn.visible
+    (kept,) = await voice_bot.storage.answers_for(ADA.id)
+    assert kept.answer == ANSWER

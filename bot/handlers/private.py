@@ -353,7 +353,7 @@ async def _answer(
     )
     t = svc.strings
     if isinstance(outcome, MockTurn | MockRunning):
-        await _send_mock_turn(context, chat_id, user, lang, outcome)
+        await _send_mock_turn(context, chat_id, user, lang, outcome, heard)
         return
     if isinstance(outcome, MockStale):
         note = t(lang, "mock_stale", answered=outcome.answered, count=outcome.count)
@@ -809,15 +809,22 @@ async def _mock(
 
 
 async def _send_mock_turn(
-    context: BotContext, chat_id: int, user: UserProfile, lang: str, turn: MockTurn | MockRunning
+    context: BotContext,
+    chat_id: int,
+    user: UserProfile,
+    lang: str,
+    turn: MockTurn | MockRunning,
+    heard: str | None = None,
 ) -> None:
     """An answer's short score and the next step; after the last, the report. (A step
-    handled before a crash: the step the session is on, shown again.)"""
+    handled before a crash: the step the session is on, shown again.) `heard`: the answer
+    was spoken, this is its transcript (shown first)."""
     t = context.svc.strings
     if isinstance(turn, MockRunning):
-        await send(context, chat_id, started_messages(t, lang, turn.step, running=True))
+        running = started_messages(t, lang, turn.step, running=True)
+        await send(context, chat_id, with_heard(t, lang, heard, running))
         return
-    await send(context, chat_id, turn_messages(t, lang, turn))
+    await send(context, chat_id, with_heard(t, lang, heard, turn_messages(t, lang, turn)))
     if turn.ended is not None:
         await _send_mock_report(context, chat_id, user, lang, turn.ended)
 
