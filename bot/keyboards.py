@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import re
 import zlib
-from datetime import time
+from dataclasses import dataclass
+from datetime import date, time
 from typing import NamedTuple
 from urllib.parse import quote
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.core.content import ID_PATTERN
+from bot.core.interview import OUTCOMES
 from bot.core.levels import LEVEL_ORDER, Level
 from bot.core.schedule import Days
 from bot.core.timezones import resolve_timezone, zone_label
@@ -654,3 +656,39 @@ def parse_field_tap(data: str | None) -> str | None:
     if fields[0] == ALL_FIELDS or re.fullmatch(ID_PATTERN, fields[0]):
         return fields[0]
     return None
+
+
+# -- after the interview date: how did it go? ------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class WentTap:
+    """A tap under "how did it go?": the interview's date and the answer."""
+
+    day: date
+    outcome: str
+
+
+def how_it_went_keyboard(t: Strings, lang: str, day: date) -> InlineKeyboardMarkup:
+    """One tap: how the interview of `day` went (the date keeps an old tap off a new plan)."""
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton(
+                    t(lang, f"button_went_{outcome}"),
+                    callback_data=f"went:{day.isoformat()}:{outcome}",
+                )
+                for outcome in OUTCOMES
+            ]
+        ]
+    )
+
+
+def parse_went(data: str | None) -> WentTap | None:
+    fields = _fields(data, "went", 2)
+    if fields is None or fields[1] not in OUTCOMES:
+        return None
+    try:
+        return WentTap(date.fromisoformat(fields[0]), fields[1])
+    except ValueError:
+        return None

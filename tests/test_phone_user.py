@@ -146,8 +146,8 @@ async def test_group_level_without_a_word_explains_in_the_groups_language(
 # -- command menus and descriptions ----------------------------------------------------------
 
 PRIVATE = [
-    "quiz", "packs", "hint", "skip", "reveal", "stats", "settings", "level", "daily", "reminders",
-    "timezone", "lang", "export", "forget", "help", "start",
+    "quiz", "packs", "hint", "skip", "reveal", "stats", "settings", "level", "daily", "interview",
+    "reminders", "timezone", "lang", "export", "forget", "help", "start",
 ]  # fmt: skip
 GROUPS = ["quiz", "reveal", "top", "packs", "help"]
 GROUP_ADMINS = [

@@ -3,8 +3,8 @@
 `Storage` is the one object the rest of the bot holds; it is composed of the aggregates'
 stores, which share its connection and write lock (see `database.py`): users, chats, the
 daily question, group rounds, practice (answers, reviews), the packs a chat follows, the
-evening reminder (`reminders.py`), the outbox and lease (`outbox.py`), incoming updates and
-retention.
+interview date and its plan (`interview.py`), the evening reminder (`reminders.py`), the
+outbox and lease (`outbox.py`), incoming updates and retention.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 from bot.storage.chats import ChatsStore
 from bot.storage.daily import DailyStore
 from bot.storage.database import migrations, schema_version
+from bot.storage.interview import InterviewStore
 from bot.storage.outbox import OutboxStore
 from bot.storage.packs import PacksStore
 from bot.storage.practice import PracticeStore, RecordedAnswer, ReviewUpdate
@@ -31,6 +32,7 @@ class Storage(
     RoundsStore,  # rounds and practice move streaks: they build on the users' store
     PracticeStore,
     PacksStore,
+    InterviewStore,
     UsersStore,
     RetentionStore,
     OutboxStore,
