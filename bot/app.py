@@ -588,6 +588,7 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         CallbackQueryHandler(daily.daily_zone_button, pattern=r"^tzd:"),
         CallbackQueryHandler(packs.pack_button, pattern=r"^pack:"),
         CallbackQueryHandler(packs.field_button, pattern=r"^field:"),
+        CallbackQueryHandler(interview.plan_button, pattern=r"^plan:"),
         CallbackQueryHandler(interview.went_button, pattern=r"^went:"),
         CallbackQueryHandler(private.stale_button),  # anything else: an outdated button
         # 7. Private chats: edits are not re-scored; plain text answers the open question.

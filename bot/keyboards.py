@@ -669,6 +669,16 @@ class WentTap:
     outcome: str
 
 
+PLAN_START = "plan:start"
+
+
+def plan_start_keyboard(t: Strings, lang: str) -> InlineKeyboardMarkup:
+    """Under /interview's reply: today's plan now, not only from the next daily question."""
+    return InlineKeyboardMarkup(
+        [[InlineKeyboardButton(t(lang, "button_plan_start"), callback_data=PLAN_START)]]
+    )
+
+
 def how_it_went_keyboard(t: Strings, lang: str, day: date) -> InlineKeyboardMarkup:
     """One tap: how the interview of `day` went (the date keeps an old tap off a new plan)."""
     return InlineKeyboardMarkup(

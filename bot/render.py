@@ -745,6 +745,13 @@ def plan_next_line(t: Strings, lang: str, days_left: int, n: int, quota: int) ->
     return t(lang, "plan_next", days=days_left, n=n, quota=quota)
 
 
+def plan_question_messages(
+    t: Strings, lang: str, asked: Asked, days_left: int, n: int, quota: int
+) -> list[Html]:
+    """The plan's next question of the day, under "9 days to go · question 2 of 3 today"."""
+    return asked_messages(t, lang, asked, [plan_next_line(t, lang, days_left, n, quota)])
+
+
 def with_plan_line(messages: list[Html], line: Html | None) -> list[Html]:
     """/stats' words with the plan's progress line after the first lines (if a plan runs)."""
     if line is None or not messages:

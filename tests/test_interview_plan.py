@@ -155,11 +155,12 @@ async def bot_daily(bot: BotHarness, user: FakeUser, zone: str, at: str) -> None
     [
         ("someday", "I couldn't read “someday” as a date. Try /interview 2026-12-20"),
         ("2026-02-30", "I couldn't read “2026-02-30” as a date."),
+        ("<b>soon</b>", "I couldn't read “<b>soon</b>” as a date."),  # shown, not markup
         ("2026-01-05", "Mon 05 Jan 2026 has already passed. Send a date still to come"),
         ("3/2", "Mon 02 Mar 2026 is today: good luck! 🍀 A plan needs at least a day"),
         ("2027-06-01", "Tue 01 Jun 2027 is more than a year away. Send a date within a year"),
     ],
-    ids=["nonsense", "no-such-day", "past", "today", "too-far"],
+    ids=["nonsense", "no-such-day", "markup", "past", "today", "too-far"],
 )
 async def test_a_date_the_plan_cannot_use_gets_a_friendly_reply_and_loses_nothing(
     planner: BotHarness, words: str, expected: str
@@ -252,3 +253,41 @@ async def test_after_the_date_the_daily_question_is_usual_and_asks_once_how_it_w
     assert prompt.visible.startswith("☀️ Daily question\n❓")
     (shown,) = await planner.say(ADA, "/interview")
     assert "Your interview was on Wed 04 Mar 2026." in shown.visible
+
+
+async def test_todays_plan_can_start_from_the_reply_one_question_at_a_time(
+    planner: BotHarness, api: FakeBotAPI
+) -> None:
+    planner.clock.now = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)  # the daily time has passed
+    await bot_daily(planner, ADA, "UTC", "08:00")
+    (reply,) = await planner.say(ADA, "/interview 3/12")
+    assert [label for label, _ in reply.buttons] == ["▶️ Start today's plan now"]
+    (first,) = await planner.press(ADA, reply, reply.buttons[0][1])
+    assert first.visible.startswith("📅 10 days to go · question 1 of 3 today\n❓")
+    question = _asked(first)
+    assert question is not None
+    # A second tap while it is open opens nothing: the toast says to answer it first.
+    before = len(api.to(ADA.id))
+    api.callback(ADA, reply.buttons[0][1], reply)
+    assert _questions((await planner.sentinel(ADA))[before:]) == []
+    assert "You already have an open question" in api.callback_answers[-1]
+    answer = planner.library.question(question).answer  # type: ignore[union-attr]
+    sent = await _answer(planner, ADA, answer, "Today's plan is done")
+    assert "question 2 of 3 today" in sent[-1].visible and len(_questions(sent)) == 1
+
+
+async def test_with_the_daily_question_off_the_plan_waits_and_says_so(
+    planner: BotHarness, api: FakeBotAPI
+) -> None:
+    planner.clock.now = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
+    await planner.say(ADA, "/interview 3/12")  # turns the daily question on
+    await planner.say(ADA, "/daily off")
+    (shown,) = await planner.say(ADA, "/interview")
+    assert "The plan comes with the daily question, which is off: /daily on" in shown.visible
+    question = await planner.open_shared(ADA, "triton-q1")
+    assert _asked(question) == "triton-q1"
+    before = len(api.to(ADA.id))
+    api.message(ADA, planner.library.question("triton-q1").answer)  # type: ignore[union-attr]
+    shown_after = (await planner.sentinel(ADA))[before:]
+    assert any("Score:" in m.visible for m in shown_after)
+    assert _questions(shown_after) == []  # no plan question follows the answer

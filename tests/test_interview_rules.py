@@ -33,6 +33,11 @@ TODAY = date(2026, 12, 7)  # a Monday
         ("12/20", InterviewCommand(day=date(2026, 12, 20))),
         ("1/5", InterviewCommand(day=date(2027, 1, 5))),  # gone this year: next year's
         ("12/8", InterviewCommand(day=date(2026, 12, 8))),  # tomorrow
+        ("Dec 20", InterviewCommand(day=date(2026, 12, 20))),
+        ("December 20th", InterviewCommand(day=date(2026, 12, 20))),
+        ("20 Dec 2026", InterviewCommand(day=date(2026, 12, 20))),
+        ("jan 5", InterviewCommand(day=date(2027, 1, 5))),
+        ("Smarch 5", InterviewCommand(problem=Problem.NONSENSE, bad_value="Smarch 5")),
         ("off", InterviewCommand(off=True)),
         ("关闭", InterviewCommand(off=True)),
         ("取消", InterviewCommand(off=True)),

@@ -1,8 +1,8 @@
 """The interview date and the plan toward it: pure rules, no I/O.
 
-- `parse_interview`: what `/interview` names (2026-12-20, 12月20日, 12/20, off, nothing), read
-  against the user's local today; a past date, today, nonsense or more than a year ahead is
-  a problem to explain, never a plan.
+- `parse_interview`: what `/interview` names (2026-12-20, 12月20日, 12/20, Dec 20, off,
+  nothing), read against the user's local today; a past date, today, nonsense or more than
+  a year ahead is a problem to explain, never a plan.
 - `plan_day`: until that day the daily question becomes a plan. Every question of the
   followed packs is seen once, and the weak ones come back: a question whose last answer was
   rated below Good (core/review.py) and whose FSRS recall on the interview day would be
@@ -54,6 +54,17 @@ class InterviewCommand:
 _ISO = re.compile(r"^(\d{4})[-/.年](\d{1,2})[-/.月](\d{1,2})[日号]?$")
 _MONTH_DAY = re.compile(r"^(\d{1,2})[-/.月](\d{1,2})[日号]?$")
 OFF = OFF_WORDS | {"none", "clear", "cancel", "取消", "清除"}
+# Dec 20, December 20th, 20 Dec, 20 December 2026 (English month names, first three letters).
+_NAMED = re.compile(
+    r"^(?:(?P<m1>[a-z]{3,9}) (?P<d1>\d{1,2})(?:st|nd|rd|th)?"
+    r"|(?P<d2>\d{1,2})(?:st|nd|rd|th)? (?P<m2>[a-z]{3,9}))(?: (?P<y>\d{4}))?$"
+)
+_MONTHS = {
+    name: n
+    for n, name in enumerate(
+        ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), 1
+    )
+}
 
 
 def parse_interview(args: Sequence[str], today: date) -> InterviewCommand:
@@ -62,14 +73,14 @@ def parse_interview(args: Sequence[str], today: date) -> InterviewCommand:
     A date without a year is the next one to come (12/20 in December is this year's, 1/5
     next year's); with a year it is taken as written.
     """
-    text = "".join(args).strip()  # "12月 20日" and "12 / 20" read as one
+    text = " ".join(args).strip()
     if not text:
         return InterviewCommand()
     if text.lower() in OFF:
         return InterviewCommand(off=True)
     day = _read_date(text, today)
     if day is None:
-        return InterviewCommand(problem=Problem.NONSENSE, bad_value=" ".join(args))
+        return InterviewCommand(problem=Problem.NONSENSE, bad_value=text)
     if day < today:
         return InterviewCommand(day=day, problem=Problem.PAST, bad_value=text)
     if day == today:
@@ -80,14 +91,26 @@ def parse_interview(args: Sequence[str], today: date) -> InterviewCommand:
 
 
 def _read_date(text: str, today: date) -> date | None:
-    if m := _ISO.match(text):
+    compact = re.sub(r"\s+", "", text)  # "12月 20日" and "12 / 20" read as one
+    if m := _ISO.match(compact):
         return _date(int(m[1]), int(m[2]), int(m[3]))
-    if m := _MONTH_DAY.match(text):
-        month, day = int(m[1]), int(m[2])
-        # The next one to come: this year's, else a later year's (2/29 waits for a leap year).
-        coming = (_date(today.year + n, month, day) for n in range(5))
-        return next((d for d in coming if d is not None and d >= today), None)
+    if m := _MONTH_DAY.match(compact):
+        return _coming(int(m[1]), int(m[2]), today)
+    words = re.sub(r"[,.]", " ", text.lower()).split()
+    if m := _NAMED.match(" ".join(words)):
+        month = _MONTHS.get((m["m1"] or m["m2"])[:3])
+        day_, year = int(m["d1"] or m["d2"]), m["y"]
+        if month is None:
+            return None
+        return _date(int(year), month, day_) if year else _coming(month, day_, today)
     return None
+
+
+def _coming(month: int, day: int, today: date) -> date | None:
+    """The next `month`/`day` to come: this year's, else a later year's (2/29 waits for a
+    leap year)."""
+    coming = (_date(today.year + n, month, day) for n in range(5))
+    return next((d for d in coming if d is not None and d >= today), None)
 
 
 def _date(year: int, month: int, day: int) -> date | None:

@@ -1,5 +1,6 @@
 """/interview: the user's interview date (set, shown, cleared), the same in a group (it is
-personal: pointed to the private chat), and the one tap after the date (how it went)."""
+personal: pointed to the private chat), the button that starts today's plan now, and the one
+tap after the date (how it went)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ from bot.core.streaks import local_day
 from bot.core.timezones import zone_label, zone_of
 from bot.handlers.common import BotContext, edit_text, expired, send
 from bot.i18n import Html
-from bot.keyboards import chat_link_keyboard, parse_went
-from bot.render import clock_time, day_text
+from bot.keyboards import chat_link_keyboard, parse_went, plan_start_keyboard, question_keyboard
+from bot.render import clock_time, day_text, plan_question_messages
 from bot.services import interview
-from bot.services.interview import PlanStatus
+from bot.services.interview import DayDone, Planned, PlanStatus
 from bot.services.schedules import set_daily
 
 _PROBLEMS = {
@@ -58,7 +59,9 @@ async def interview_command(update: Update, context: BotContext) -> None:
         lines.append(
             t(lang, "interview_daily_on", time=clock_time(record.daily_time), zone=zone_label(zone))
         )
-    await send(context, chat.id, [Html("\n".join(lines))])
+    # Today's plan can start now, not only with the next daily question.
+    keyboard = plan_start_keyboard(t, lang) if status.plan and status.plan.quota else None
+    await send(context, chat.id, [Html("\n".join(lines))], keyboard)
 
 
 def _set_text(context: BotContext, lang: str, status: PlanStatus) -> Html:
@@ -90,7 +93,7 @@ async def _shown(context: BotContext, lang: str) -> Html:
     if status.plan is None:
         return t(lang, "interview_today", date=day_text(status.day, lang))
     plan = status.plan
-    return t(
+    text = t(
         lang,
         "interview_status",
         date=day_text(status.day, lang),
@@ -101,6 +104,9 @@ async def _shown(context: BotContext, lang: str) -> Html:
         quota=plan.quota,
         done=status.done_today,
     )
+    if not status.daily_on:  # the plan waits for the daily question: say how to resume
+        text = Html(f"{text}\n{t(lang, 'interview_daily_off')}")
+    return text
 
 
 async def group_interview(update: Update, context: BotContext) -> None:
@@ -114,6 +120,29 @@ async def group_interview(update: Update, context: BotContext) -> None:
     text = svc.strings(lang, "interview_personal", bot=username)
     keyboard = chat_link_keyboard(svc.strings, lang, username) if username else None
     await send(context, chat.id, [text], keyboard, reply_to=message.message_id)
+
+
+async def plan_button(update: Update, context: BotContext) -> None:
+    """ "Start today's plan": the plan's next question now (with one open, that one first)."""
+    query = update.callback_query
+    turn = context.turn(update)
+    if query is None or turn is None:
+        return
+    svc, user, chat, lang = turn
+    t = svc.strings
+    nxt = await interview.start_now(svc, chat.id, user)
+    if isinstance(nxt, Planned):
+        await query.answer()
+        days_left = nxt.status.days_left
+        messages = plan_question_messages(t, lang, nxt.asked, days_left, nxt.n, nxt.quota)
+        keyboard = question_keyboard(t, lang, nxt.asked.question.id, context.bot.username)
+        await send(context, chat.id, messages, keyboard)
+    elif isinstance(nxt, DayDone):
+        await query.answer(t(lang, "plan_start_done"))
+    elif await svc.practice.open_question_id(chat.id) is not None:
+        await query.answer(t(lang, "next_already_open"))
+    else:  # no plan today (cleared since, or the date has come)
+        await query.answer(t(lang, "plan_start_none"))
 
 
 async def went_button(update: Update, context: BotContext) -> None:

@@ -66,7 +66,7 @@ from bot.render import (
     level_up_line,
     no_packs_message,
     pack_list,
-    plan_next_line,
+    plan_question_messages,
     prepend,
     start_field_line,
     stats_caption,
@@ -330,8 +330,8 @@ async def follow_with_plan(context: BotContext, chat_id: int, user: UserProfile,
         text = t(lang, "plan_day_done", quota=nxt.quota, seen=plan.seen, total=plan.total)
         await send(context, chat_id, [text])
     elif nxt is not None:
-        line = plan_next_line(t, lang, nxt.status.days_left, nxt.n, nxt.quota)
-        messages = asked_messages(t, lang, nxt.asked, [line])
+        days_left = nxt.status.days_left
+        messages = plan_question_messages(t, lang, nxt.asked, days_left, nxt.n, nxt.quota)
         keyboard = question_keyboard(t, lang, nxt.asked.question.id, context.bot.username)
         await send(context, chat_id, messages, keyboard)
 

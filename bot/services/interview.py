@@ -38,6 +38,7 @@ class PlanStatus:
     today: date  # the user's local today
     plan: PlanDay | None  # None: the date has come (no plan any more)
     done_today: int  # questions answered today
+    daily_on: bool = True  # the plan rides on the daily question: off, it waits
 
     @property
     def days_left(self) -> int:
@@ -88,11 +89,6 @@ async def _cards(svc: Services, user: UserProfile, interview: date) -> dict[str,
     }
 
 
-async def _days_of(svc: Services, chat_id: int) -> Days:
-    record = await svc.storage.get_chat(chat_id)
-    return record.daily_days if record is not None else Days.EVERY_DAY
-
-
 async def status(svc: Services, user: UserProfile) -> PlanStatus | None:
     """The user's interview date and the plan as it stands today; None without a date, or
     once the date is past (the plan is over)."""
@@ -114,9 +110,11 @@ async def _status(
         return PlanStatus(stored.day, today, None, len(done))
     bank = [q.id for q in await _bank(svc, chat_id, user)]
     cards = await _cards(svc, user, stored.day)
-    days = await _days_of(svc, chat_id)
+    record = await svc.storage.get_chat(chat_id)
+    days = record.daily_days if record is not None else Days.EVERY_DAY
     plan = plan_day(today, stored.day, days, bank, cards)
-    return PlanStatus(stored.day, today, plan, len(done))
+    daily_on = record is not None and record.daily_enabled
+    return PlanStatus(stored.day, today, plan, len(done), daily_on)
 
 
 async def set_date(svc: Services, user: UserProfile, day: date) -> PlanStatus:
@@ -149,7 +147,8 @@ async def _next(
     bank = [q.id for q in await _bank(svc, chat_id, user)]
     cards = await _cards(svc, user, current.day)
     answered = await svc.storage.answered_on(user.user_id, current.today.isoformat())
-    days = await _days_of(svc, chat_id)
+    record = await svc.storage.get_chat(chat_id)
+    days = record.daily_days if record is not None else Days.EVERY_DAY
     chosen = next_in_plan(current.today, current.day, days, bank, cards, answered)
     return svc.library.question(chosen) if chosen is not None else None
 
@@ -177,9 +176,12 @@ async def daily_choice(svc: Services, chat_id: int, user: UserProfile) -> DailyC
 async def after_answer(svc: Services, chat_id: int, user: UserProfile) -> Planned | DayDone | None:
     """After an answer in the private chat: the plan's next question today, opened (if the
     day's quota is not reached and nothing else is open), or the note that the day is done
-    (the answer that reached it); None without a plan today."""
+    (the answer that reached it); None without a plan today (or with the daily question
+    off: the plan waits for it)."""
     current = await status(svc, user)
     if current is None or current.plan is None or current.plan.quota == 0:
+        return None
+    if not current.daily_on:
         return None
     quota = await _quota(svc, user, current)
     if current.done_today >= quota:
@@ -188,9 +190,28 @@ async def after_answer(svc: Services, chat_id: int, user: UserProfile) -> Planne
     if question is None:
         return None
     asked = await svc.practice.ask_question(chat_id, user, question, replacing=None)
-    if asked is None:  # another question is open: that one is the one to answer
-        return None
+    if asked is None:
+        if await svc.practice.open_question_id(chat_id) != question.id:
+            return None  # another question is open: that one is the one to answer
+        # Opened by this same answer handled before (a crash before it was sent): again.
+        asked = svc.practice.asked(question)
     return Planned(asked, current, current.done_today + 1, quota)
+
+
+async def start_now(svc: Services, chat_id: int, user: UserProfile) -> Planned | DayDone | None:
+    """ "Start today's plan" (under /interview's reply): the plan's question now, if none is
+    open; the day's plan done already, or no plan today: nothing opened."""
+    current = await status(svc, user)
+    if current is None or current.plan is None or current.plan.quota == 0:
+        return None
+    quota = await _quota(svc, user, current)
+    if current.done_today >= quota:
+        return DayDone(current, quota)
+    question = await _next(svc, chat_id, user, current)
+    if question is None:
+        return None
+    asked = await svc.practice.ask_question(chat_id, user, question, replacing=None)
+    return None if asked is None else Planned(asked, current, current.done_today + 1, quota)
 
 
 async def ask_how_it_went(svc: Services, user: UserProfile, draft: Draft) -> bool:
