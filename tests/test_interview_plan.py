@@ -4,7 +4,9 @@ ticks."""
 
 from __future__ import annotations
 
+import json
 import math
+import sqlite3
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -291,3 +293,36 @@ async def test_with_the_daily_question_off_the_plan_waits_and_says_so(
     shown_after = (await planner.sentinel(ADA))[before:]
     assert any("Score:" in m.visible for m in shown_after)
     assert _questions(shown_after) == []  # no plan question follows the answer
+
+
+async def test_an_answer_handled_again_after_a_crash_shows_the_same_next_question(
+    planner: BotHarness, api: FakeBotAPI
+) -> None:
+    """The plan's next question was opened, then the process died before it was sent: the
+    answer, handled again by the next start (the inbox), shows that question, not another."""
+    planner.clock.now = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
+    await bot_daily(planner, ADA, "UTC", "08:00")
+    (reply,) = await planner.say(ADA, "/interview 3/12")
+    (first,) = await planner.press(ADA, reply, reply.buttons[0][1])
+    question = _asked(first)
+    assert question is not None
+    before = len(api.to(ADA.id))
+    message_id = api.message(ADA, planner.library.question(question).answer)  # type: ignore[union-attr]
+    sent = (await planner.sentinel(ADA))[before:]
+    (opened,) = _questions(sent)
+    update = next(
+        u for u in api._pushed.values() if u.get("message", {}).get("message_id") == message_id
+    )
+    await planner.stop()
+    # As a kill leaves it: the answer's update taken, not done, its body kept.
+    with sqlite3.connect(planner.settings.database_path) as db:
+        db.execute(
+            "UPDATE processed_updates SET state = 'handling', body = ? WHERE update_id = ?",
+            (json.dumps(update), update["update_id"]),
+        )
+    before = len(api.to(ADA.id))
+    await planner.start()
+    again = (await planner.sentinel(ADA))[before:]
+    assert any("Score: 100%" in m.visible for m in again)  # its feedback again
+    assert _questions(again) == [opened]  # the same next question, shown again
+    assert "question 2 of 3 today" in next(m for m in again if _asked(m)).visible
