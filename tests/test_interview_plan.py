@@ -12,9 +12,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from fsrs import Rating
 
 from bot.config import Settings
 from bot.core.content import Library, load_library
+from bot.core.review import review
 from tests.conftest import CONTENT, BotHarness, FakeClock
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser, Sent
 
@@ -124,6 +126,8 @@ async def test_ten_days_to_the_interview_see_every_question_once_one_at_a_time(
                 current = asked[0]
             else:
                 assert asked == [] and "今天的计划完成了" in sent[-1].visible
+                # The last day: no "tomorrow's daily question", the interview is tomorrow.
+                assert ("明天就是面试，加油" in sent[-1].visible) == (left == 1)
         # The day's plan done: nothing else arrives (the sentinel's reply comes first).
         after = len(api.to(LIN.id))
         rest = (await bot.sentinel(LIN))[after:]
@@ -326,3 +330,35 @@ async def test_an_answer_handled_again_after_a_crash_shows_the_same_next_questio
     assert any("Score: 100%" in m.visible for m in again)  # its feedback again
     assert _questions(again) == [opened]  # the same next question, shown again
     assert "question 2 of 3 today" in next(m for m in again if _asked(m)).visible
+
+
+async def test_a_weekend_day_on_weekdays_only_has_no_plan_today(planner: BotHarness) -> None:
+    planner.clock.now = datetime(2026, 3, 7, 7, 0, tzinfo=UTC)  # a Saturday
+    await bot_daily(planner, ADA, "UTC", "08:00")
+    await planner.say(ADA, "/daily weekdays")
+    (reply,) = await planner.say(ADA, "/interview 3/12")
+    assert "No daily question today: the plan starts with the next one." in reply.visible
+    assert reply.buttons == []  # nothing to start today
+
+
+async def test_with_every_question_seen_the_daily_question_keeps_its_countdown(
+    planner: BotHarness, api: FakeBotAPI, bank_library: Library
+) -> None:
+    planner.clock.now = datetime(2026, 3, 2, 7, 0, tzinfo=UTC)
+    await bot_daily(planner, ADA, "UTC", "08:00")
+    # Every question of the bank answered well a day before (an Easy review card each).
+    answered_at = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+    for n, question in enumerate(q for pid in PACKS for q in bank_library.packs[pid].questions):
+        state = review(None, Rating.Easy, answered_at)
+        await planner.storage.save_review(
+            ADA.id, question.id, card=state.card, due=state.due, previous_card=None,
+            answer_id=n + 1, reviewed_at=answered_at, rating=int(Rating.Easy),
+        )  # fmt: skip
+    (reply,) = await planner.say(ADA, "/interview 3/5")
+    assert "(24 in all, 24 seen)" in reply.visible and "Today: 1 question," in reply.visible
+    planner.clock.now = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
+    before = len(api.to(ADA.id))
+    await planner.tick()
+    (prompt,) = api.to(ADA.id)[before:]
+    assert prompt.visible.startswith("☀️ Daily question\n📅 3 days to go · 1 today\n")
+    assert _asked(prompt) is not None  # a question all the same: the usual daily one

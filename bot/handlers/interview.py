@@ -67,14 +67,16 @@ async def interview_command(update: Update, context: BotContext) -> None:
 def _set_text(context: BotContext, lang: str, status: PlanStatus) -> Html:
     plan = status.plan
     assert plan is not None  # a date to come: parse_interview refused the others
-    return context.svc.strings(
+    t = context.svc.strings
+    today = t(lang, "plan_today", quota=plan.quota) if plan.quota else t(lang, "plan_today_none")
+    return t(
         lang,
         "interview_set",
         date=day_text(status.day, lang),
         days=status.days_left,
         total=plan.total,
         seen=plan.seen,
-        quota=plan.quota,
+        today=today,
     )
 
 

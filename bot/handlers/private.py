@@ -327,7 +327,9 @@ async def follow_with_plan(context: BotContext, chat_id: int, user: UserProfile,
     if isinstance(nxt, DayDone):
         plan = nxt.status.plan
         assert plan is not None
-        text = t(lang, "plan_day_done", quota=nxt.quota, seen=plan.seen, total=plan.total)
+        # The last day before the interview: no "tomorrow's daily question", good luck.
+        key = "plan_last_day_done" if nxt.status.days_left == 1 else "plan_day_done"
+        text = t(lang, key, quota=nxt.quota, seen=plan.seen, total=plan.total)
         await send(context, chat_id, [text])
     elif nxt is not None:
         days_left = nxt.status.days_left

@@ -157,20 +157,19 @@ async def _next(
 class DailyChoice:
     """The daily prompt's question while a plan runs (not opened yet), and the countdown."""
 
-    question: Question
+    question: Question | None  # None: every question seen, none to review: the usual one
     status: PlanStatus
     quota: int
 
 
 async def daily_choice(svc: Services, chat_id: int, user: UserProfile) -> DailyChoice | None:
     """The question the daily prompt asks while a plan runs (nothing written but the day's
-    quota); None without a plan today, or with nothing of it left to ask."""
+    quota), with its countdown; None without a plan today."""
     current = await status(svc, user)
     if current is None or current.plan is None or current.plan.quota == 0:
         return None
     quota = await _quota(svc, user, current)
-    question = await _next(svc, chat_id, user, current)
-    return None if question is None else DailyChoice(question, current, quota)
+    return DailyChoice(await _next(svc, chat_id, user, current), current, quota)
 
 
 async def after_answer(svc: Services, chat_id: int, user: UserProfile) -> Planned | DayDone | None:
@@ -228,11 +227,13 @@ async def over(svc: Services, user: UserProfile) -> date | None:
 
 
 def how_it_went_draft(
-    chat_id: int, day: date, text: str, keyboard: dict[str, object], now: datetime, grace: float
+    chat_id: int, day: date, text: str, keyboard: dict[str, object], now: datetime, minutes: float
 ) -> Draft:
-    """The after-date question as an outbox row (sent once: its key names the date)."""
+    """The after-date question as an outbox row (sent once: its key names the date), worth
+    sending for `minutes`."""
     key = f"interview:{chat_id}:{day.isoformat()}"
-    return Draft(Kind.INTERVIEW, key, chat_id, (text,), now + timedelta(minutes=grace), keyboard)
+    deadline = now + timedelta(minutes=minutes)
+    return Draft(Kind.INTERVIEW, key, chat_id, (text,), deadline, keyboard)
 
 
 async def record_how_it_went(svc: Services, user: UserProfile, day: date, outcome: str) -> bool:

@@ -137,9 +137,10 @@ async def draft_daily_prompt(
     seen = state.question_id if state is not None else None
     header = [svc.strings(lang, "daily_header")]
     if asked is None and (planned := await interview.daily_choice(svc, chat_id, user)):
-        # An interview date: the plan's question, under its countdown.
-        asked = await svc.practice.ask_question(chat_id, user, planned.question, replacing=seen)
+        # An interview date: the countdown, over the plan's question (if one is left to ask).
         header.append(plan_countdown(svc.strings, lang, planned.status.days_left, planned.quota))
+        if planned.question is not None:
+            asked = await svc.practice.ask_question(chat_id, user, planned.question, replacing=seen)
     if asked is None:
         drawn = await svc.practice.ask(chat_id, user, None, None, lang, replacing=seen)
         if isinstance(drawn, NoPacks):
@@ -176,11 +177,12 @@ async def ask_waiting_daily(
         return False
     header = [svc.strings(lang, "daily_header")]
     planned = await interview.daily_choice(svc, chat_id, user)
-    if planned is not None:  # an interview date: the plan's question, under its countdown
+    chosen: tuple[Question, bool] | NoPacks | None = None
+    if planned is not None:  # an interview date: the countdown, over the plan's question
         days_left = planned.status.days_left
         header.append(plan_countdown(svc.strings, lang, days_left, planned.quota))
-        chosen: tuple[Question, bool] | NoPacks | None = (planned.question, False)
-    else:
+        chosen = (planned.question, False) if planned.question is not None else None
+    if chosen is None:
         chosen = await practice.choose(chat_id, user, None, None, lang)
     if chosen is None or isinstance(chosen, NoPacks):  # none to ask: the wait lapses
         await svc.storage.lapse_waiting_daily(chat_id)
@@ -209,8 +211,8 @@ async def _ask_how_it_went(svc: Services, chat_id: int, user: UserProfile, lang:
         return
     text = svc.strings(lang, "how_it_went", date=day_text(day, lang))
     keyboard = how_it_went_keyboard(svc.strings, lang, day).to_dict()
-    grace = svc.settings.outbox_deadline_minutes
-    draft = interview.how_it_went_draft(chat_id, day, text, keyboard, svc.practice.clock(), grace)
+    minutes = svc.settings.outbox_deadline_minutes
+    draft = interview.how_it_went_draft(chat_id, day, text, keyboard, svc.practice.clock(), minutes)
     if await interview.ask_how_it_went(svc, user, draft):
         svc.notify_outbox()
 
