@@ -362,3 +362,15 @@ async def test_with_every_question_seen_the_daily_question_keeps_its_countdown(
     (prompt,) = api.to(ADA.id)[before:]
     assert prompt.visible.startswith("☀️ Daily question\n📅 3 days to go · 1 today\n")
     assert _asked(prompt) is not None  # a question all the same: the usual daily one
+
+
+async def test_forget_deletes_the_interview_date(planner: BotHarness) -> None:
+    planner.clock.now = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+    await planner.say(ADA, "/interview 12/20")
+    (confirm,) = await planner.say(ADA, "/forget")
+    (yes,) = [d for _, d in confirm.buttons if d.startswith("forget:yes:")]
+    await planner.press(ADA, confirm, yes)
+    with sqlite3.connect(planner.settings.database_path) as db:
+        assert db.execute("SELECT COUNT(*) FROM interview_plans").fetchone() == (0,)
+    (shown,) = await planner.say(ADA, "/interview")
+    assert "No interview date set." in shown.visible
