@@ -374,3 +374,27 @@ async def test_forget_deletes_the_interview_date(planner: BotHarness) -> None:
         assert db.execute("SELECT COUNT(*) FROM interview_plans").fetchone() == (0,)
     (shown,) = await planner.say(ADA, "/interview")
     assert "No interview date set." in shown.visible
+
+
+EXPIRED = "This button has expired. Send /quiz for a new question."
+
+
+@pytest.mark.parametrize(
+    "data",
+    ["plan:", "plan:now", "plan:start:x", "went:", "went:2026-03-12", "went:2026-13-01:good",
+     "went:2026-03-12:great", "went:2026-03-04:good"],
+)  # fmt: skip
+async def test_forged_plan_and_outcome_data_is_an_expired_button(
+    planner: BotHarness, api: FakeBotAPI, data: str
+) -> None:
+    planner.clock.now = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
+    (reply,) = await planner.say(ADA, "/interview 3/12")
+    answered = len(api.callback_answers)
+    before = len(api.to(ADA.id))
+    api.callback(ADA, data, reply)
+    replies = (await planner.sentinel(ADA))[before:]
+    assert api.callback_answers[answered:] == [EXPIRED]
+    assert replies == []  # no question opened, nothing noted
+    assert await planner.storage.get_open_question(ADA.id) is None
+    with sqlite3.connect(planner.settings.database_path) as db:
+        assert db.execute("SELECT outcome FROM interview_plans").fetchall() == [(None,)]

@@ -12,7 +12,13 @@ from bot.core.streaks import local_day
 from bot.core.timezones import zone_label, zone_of
 from bot.handlers.common import BotContext, edit_text, expired, send
 from bot.i18n import Html
-from bot.keyboards import chat_link_keyboard, parse_went, plan_start_keyboard, question_keyboard
+from bot.keyboards import (
+    PLAN_START,
+    chat_link_keyboard,
+    parse_went,
+    plan_start_keyboard,
+    question_keyboard,
+)
 from bot.render import clock_time, day_text, plan_question_messages
 from bot.services import interview
 from bot.services.interview import DayDone, Planned, PlanStatus
@@ -129,6 +135,9 @@ async def plan_button(update: Update, context: BotContext) -> None:
     query = update.callback_query
     turn = context.turn(update)
     if query is None or turn is None:
+        return
+    if query.data != PLAN_START:  # only the data the bot makes starts anything
+        await expired(context, query)
         return
     svc, user, chat, lang = turn
     t = svc.strings
