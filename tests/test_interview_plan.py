@@ -398,3 +398,20 @@ async def test_forged_plan_and_outcome_data_is_an_expired_button(
     assert await planner.storage.get_open_question(ADA.id) is None
     with sqlite3.connect(planner.settings.database_path) as db:
         assert db.execute("SELECT outcome FROM interview_plans").fetchall() == [(None,)]
+
+
+async def test_with_no_pack_to_plan_with_the_reply_points_to_packs(
+    api: FakeBotAPI, bot_settings: Settings, bank_content: Path, bank_library: Library
+) -> None:
+    # Ada follows nothing, and every pack there is is in Chinese: nothing to plan with.
+    clock = FakeClock(datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
+    settings = bot_settings.model_copy(update={"content_dir": bank_content})
+    bot = BotHarness(api, settings, bank_library, clock, chosen=())
+    await bot.start()
+    try:
+        (reply,) = await bot.say(ADA, "/interview 3/12")
+    finally:
+        await bot.stop()
+    assert "(0 in all, 0 seen)" in reply.visible
+    assert "You follow no question pack in your language yet" in reply.visible
+    assert "/packs" in reply.visible and reply.buttons == []  # nothing to start

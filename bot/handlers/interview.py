@@ -66,7 +66,8 @@ async def interview_command(update: Update, context: BotContext) -> None:
             t(lang, "interview_daily_on", time=clock_time(record.daily_time), zone=zone_label(zone))
         )
     # Today's plan can start now, not only with the next daily question.
-    keyboard = plan_start_keyboard(t, lang) if status.plan and status.plan.quota else None
+    plan = status.plan
+    keyboard = plan_start_keyboard(t, lang) if plan and plan.quota and plan.total else None
     await send(context, chat.id, [Html("\n".join(lines))], keyboard)
 
 
@@ -74,7 +75,12 @@ def _set_text(context: BotContext, lang: str, status: PlanStatus) -> Html:
     plan = status.plan
     assert plan is not None  # a date to come: parse_interview refused the others
     t = context.svc.strings
-    today = t(lang, "plan_today", quota=plan.quota) if plan.quota else t(lang, "plan_today_none")
+    if plan.total == 0:  # no pack to plan with: say how to follow some
+        today = t(lang, "interview_no_packs")
+    elif plan.quota:
+        today = t(lang, "plan_today", quota=plan.quota)
+    else:  # no daily question today (a weekend, on weekdays only)
+        today = t(lang, "plan_today_none")
     return t(
         lang,
         "interview_set",
