@@ -89,39 +89,58 @@ async def _cards(svc: Services, user: UserProfile, interview: date) -> dict[str,
     }
 
 
-async def status(svc: Services, user: UserProfile) -> PlanStatus | None:
-    """The user's interview date and the plan as it stands today; None without a date, or
-    once the date is past (the plan is over)."""
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """The plan as it stands, with what it was computed from: its next question is chosen
+    from the same reads."""
+
+    status: PlanStatus
+    bank: list[str]
+    cards: dict[str, Card]
+    days: Days
+    answered: set[str]  # today
+
+
+async def _read(svc: Services, user: UserProfile) -> _Reading | None:
     stored = await svc.storage.interview_plan(user.user_id)
     if stored is None:
         return None
     today = _today(svc, user)
     if stored.day < today:
         return None
-    return await _status(svc, user, stored, today)
+    return await _reading(svc, user, stored, today)
 
 
-async def _status(
+async def _reading(
     svc: Services, user: UserProfile, stored: InterviewPlan, today: date
-) -> PlanStatus:
+) -> _Reading:
     chat_id = user.user_id  # the plan is the private chat's
     done = await svc.storage.answered_on(user.user_id, today.isoformat())
     if stored.day <= today:
-        return PlanStatus(stored.day, today, None, len(done))
+        return _Reading(
+            PlanStatus(stored.day, today, None, len(done)), [], {}, Days.EVERY_DAY, done
+        )
     bank = [q.id for q in await _bank(svc, chat_id, user)]
     cards = await _cards(svc, user, stored.day)
     record = await svc.storage.get_chat(chat_id)
     days = record.daily_days if record is not None else Days.EVERY_DAY
     plan = plan_day(today, stored.day, days, bank, cards)
     daily_on = record is not None and record.daily_enabled
-    return PlanStatus(stored.day, today, plan, len(done), daily_on)
+    current = PlanStatus(stored.day, today, plan, len(done), daily_on)
+    return _Reading(current, bank, cards, days, done)
+
+
+async def status(svc: Services, user: UserProfile) -> PlanStatus | None:
+    """The user's interview date and the plan as it stands today; None without a date, or
+    once the date is past (the plan is over)."""
+    reading = await _read(svc, user)
+    return reading.status if reading is not None else None
 
 
 async def set_date(svc: Services, user: UserProfile, day: date) -> PlanStatus:
     """Set (or move) the user's interview date; the plan as it stands today."""
     await svc.storage.set_interview(user.user_id, day, svc.practice.clock())
-    stored = InterviewPlan(day)
-    return await _status(svc, user, stored, _today(svc, user))
+    return (await _reading(svc, user, InterviewPlan(day), _today(svc, user))).status
 
 
 async def clear_date(svc: Services, user: UserProfile) -> bool:
@@ -141,15 +160,11 @@ async def _quota(svc: Services, user: UserProfile, status_: PlanStatus) -> int:
     return await svc.storage.fix_quota(user.user_id, status_.today, status_.plan.quota)
 
 
-async def _next(
-    svc: Services, chat_id: int, user: UserProfile, current: PlanStatus
-) -> Question | None:
-    bank = [q.id for q in await _bank(svc, chat_id, user)]
-    cards = await _cards(svc, user, current.day)
-    answered = await svc.storage.answered_on(user.user_id, current.today.isoformat())
-    record = await svc.storage.get_chat(chat_id)
-    days = record.daily_days if record is not None else Days.EVERY_DAY
-    chosen = next_in_plan(current.today, current.day, days, bank, cards, answered)
+def _next(svc: Services, reading: _Reading) -> Question | None:
+    current = reading.status
+    chosen = next_in_plan(
+        current.today, current.day, reading.days, reading.bank, reading.cards, reading.answered
+    )
     return svc.library.question(chosen) if chosen is not None else None
 
 
@@ -162,14 +177,15 @@ class DailyChoice:
     quota: int
 
 
-async def daily_choice(svc: Services, chat_id: int, user: UserProfile) -> DailyChoice | None:
+async def daily_choice(svc: Services, user: UserProfile) -> DailyChoice | None:
     """The question the daily prompt asks while a plan runs (nothing written but the day's
     quota), with its countdown; None without a plan today."""
-    current = await status(svc, user)
-    if current is None or current.plan is None or current.plan.quota == 0:
+    reading = await _read(svc, user)
+    if reading is None or reading.status.plan is None or reading.status.plan.quota == 0:
         return None
+    current = reading.status
     quota = await _quota(svc, user, current)
-    return DailyChoice(await _next(svc, chat_id, user, current), current, quota)
+    return DailyChoice(_next(svc, reading), current, quota)
 
 
 async def after_answer(svc: Services, chat_id: int, user: UserProfile) -> Planned | DayDone | None:
@@ -177,15 +193,16 @@ async def after_answer(svc: Services, chat_id: int, user: UserProfile) -> Planne
     day's quota is not reached and nothing else is open), or the note that the day is done
     (the answer that reached it); None without a plan today (or with the daily question
     off: the plan waits for it)."""
-    current = await status(svc, user)
-    if current is None or current.plan is None or current.plan.quota == 0:
+    reading = await _read(svc, user)
+    if reading is None or reading.status.plan is None or reading.status.plan.quota == 0:
         return None
+    current = reading.status
     if not current.daily_on:
         return None
     quota = await _quota(svc, user, current)
     if current.done_today >= quota:
         return DayDone(current, quota) if current.done_today == quota else None
-    question = await _next(svc, chat_id, user, current)
+    question = _next(svc, reading)
     if question is None:
         return None
     asked = await svc.practice.ask_question(chat_id, user, question, replacing=None)
@@ -200,13 +217,14 @@ async def after_answer(svc: Services, chat_id: int, user: UserProfile) -> Planne
 async def start_now(svc: Services, chat_id: int, user: UserProfile) -> Planned | DayDone | None:
     """ "Start today's plan" (under /interview's reply): the plan's question now, if none is
     open; the day's plan done already, or no plan today: nothing opened."""
-    current = await status(svc, user)
-    if current is None or current.plan is None or current.plan.quota == 0:
+    reading = await _read(svc, user)
+    if reading is None or reading.status.plan is None or reading.status.plan.quota == 0:
         return None
+    current = reading.status
     quota = await _quota(svc, user, current)
     if current.done_today >= quota:
         return DayDone(current, quota)
-    question = await _next(svc, chat_id, user, current)
+    question = _next(svc, reading)
     if question is None:
         return None
     asked = await svc.practice.ask_question(chat_id, user, question, replacing=None)

@@ -136,7 +136,7 @@ async def draft_daily_prompt(
         asked = await svc.practice.asked_again(chat_id)
     seen = state.question_id if state is not None else None
     header = [svc.strings(lang, "daily_header")]
-    if asked is None and (planned := await interview.daily_choice(svc, chat_id, user)):
+    if asked is None and (planned := await interview.daily_choice(svc, user)):
         # An interview date: the countdown, over the plan's question (if one is left to ask).
         header.append(plan_countdown(svc.strings, lang, planned.status.days_left, planned.quota))
         if planned.question is not None:
@@ -176,7 +176,7 @@ async def ask_waiting_daily(
         await svc.storage.lapse_waiting_daily(chat_id)
         return False
     header = [svc.strings(lang, "daily_header")]
-    planned = await interview.daily_choice(svc, chat_id, user)
+    planned = await interview.daily_choice(svc, user)
     chosen: tuple[Question, bool] | NoPacks | None = None
     if planned is not None:  # an interview date: the countdown, over the plan's question
         days_left = planned.status.days_left
