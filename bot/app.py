@@ -37,7 +37,17 @@ from bot.core.content import Library
 from bot.core.reminders import ReminderRule
 from bot.core.yamlcache import YamlCache
 from bot.delivery import reachability, trace_requests, when_written
-from bot.handlers import daily, errors, groups, membership, menus, packs, private, updates
+from bot.handlers import (
+    daily,
+    errors,
+    groups,
+    interview,
+    membership,
+    menus,
+    packs,
+    private,
+    updates,
+)
 from bot.handlers import settings as settings_handlers
 from bot.handlers.common import HELD_KEY, SERVICES_KEY, TAKEN_KEY, BotContext, load_context
 from bot.i18n import Strings
@@ -533,6 +543,7 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         CommandHandler("forget", settings_handlers.forget, in_private),
         CommandHandler("settings", settings_handlers.settings_command, in_private),
         CommandHandler("reminders", daily.reminders, in_private),
+        CommandHandler("interview", interview.interview_command, in_private),
         # 4. The daily question: private chats, and groups (admins change it).
         CommandHandler("daily", daily.daily, filters.UpdateType.MESSAGE),
         # 5. Group rounds and group settings.
@@ -546,6 +557,8 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         CommandHandler("timezone", daily.group_timezone, in_group),
         CommandHandler("settings", settings_handlers.group_settings_command, in_group),
         CommandHandler(("help", "start"), groups.group_help, in_group),
+        # The interview date is personal: a group is pointed to the private chat.
+        CommandHandler("interview", interview.group_interview, in_group),
         CommandHandler(
             (
                 "stats",
@@ -588,6 +601,8 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         CallbackQueryHandler(daily.daily_zone_button, pattern=r"^tzd:"),
         CallbackQueryHandler(packs.pack_button, pattern=r"^pack:"),
         CallbackQueryHandler(packs.field_button, pattern=r"^field:"),
+        CallbackQueryHandler(interview.plan_button, pattern=r"^plan:"),
+        CallbackQueryHandler(interview.went_button, pattern=r"^went:"),
         CallbackQueryHandler(private.stale_button),  # anything else: an outdated button
         # 7. Private chats: edits are not re-scored; plain text answers the open question.
         MessageHandler(

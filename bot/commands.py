@@ -18,6 +18,7 @@ PRIVATE_MENU: tuple[tuple[str, str], ...] = (
     ("settings", "cmd_settings"),
     ("level", "cmd_level"),
     ("daily", "cmd_daily"),
+    ("interview", "cmd_interview"),
     ("reminders", "cmd_reminders"),
     ("timezone", "cmd_timezone"),
     ("lang", "cmd_lang"),

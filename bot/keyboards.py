@@ -11,13 +11,15 @@ from __future__ import annotations
 import re
 import zlib
 from collections.abc import Sequence
-from datetime import time
+from dataclasses import dataclass
+from datetime import date, time
 from typing import NamedTuple
 from urllib.parse import quote
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.core.content import ID_PATTERN
+from bot.core.interview import OUTCOMES
 from bot.core.levels import LEVEL_ORDER, Level
 from bot.core.schedule import Days
 from bot.core.timezones import resolve_timezone, zone_label
@@ -700,3 +702,49 @@ def parse_mock_reference(data: str | None) -> MockReferenceTap | None:
         return None
     number = int(fields[1])
     return MockReferenceTap(int(fields[0]), number) if 1 <= number <= 99 else None
+
+
+# -- after the interview date: how did it go? ------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class WentTap:
+    """A tap under "how did it go?": the interview's date and the answer."""
+
+    day: date
+    outcome: str
+
+
+PLAN_START = "plan:start"
+
+
+def plan_start_keyboard(t: Strings, lang: str) -> InlineKeyboardMarkup:
+    """Under /interview's reply: today's plan now, not only from the next daily question."""
+    return InlineKeyboardMarkup(
+        [[InlineKeyboardButton(t(lang, "button_plan_start"), callback_data=PLAN_START)]]
+    )
+
+
+def how_it_went_keyboard(t: Strings, lang: str, day: date) -> InlineKeyboardMarkup:
+    """One tap: how the interview of `day` went (the date keeps an old tap off a new plan)."""
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton(
+                    t(lang, f"button_went_{outcome}"),
+                    callback_data=f"went:{day.isoformat()}:{outcome}",
+                )
+                for outcome in OUTCOMES
+            ]
+        ]
+    )
+
+
+def parse_went(data: str | None) -> WentTap | None:
+    fields = _fields(data, "went", 2)
+    if fields is None or fields[1] not in OUTCOMES:
+        return None
+    try:
+        return WentTap(date.fromisoformat(fields[0]), fields[1])
+    except ValueError:
+        return None

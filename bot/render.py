@@ -756,3 +756,42 @@ def no_packs_message(t: Strings, lang: str, others: Sequence[Pack]) -> Html:
     first = others[0].id if others else ""
     packs = titles(t, lang, others)
     return t(lang, "no_packs_in_language", language=language, packs=packs, pack=first)
+
+
+# -- the interview date and its plan -------------------------------------------------------
+
+_ZH_WEEKDAYS = "一二三四五六日"
+
+
+def day_text(day: date, lang: str) -> str:
+    """A date as the user's language writes it: 12月20日（周日）, Sun 20 Dec 2026."""
+    if lang == "zh":
+        return f"{day.year}年{day.month}月{day.day}日（周{_ZH_WEEKDAYS[day.weekday()]}）"
+    return day.strftime("%a %d %b %Y")
+
+
+def plan_countdown(t: Strings, lang: str, days_left: int, quota: int) -> Html:
+    """The daily prompt's first line while a plan runs: "9 days to go · 3 today"."""
+    return t(lang, "plan_countdown", days=days_left, quota=quota)
+
+
+def plan_next_line(t: Strings, lang: str, days_left: int, n: int, quota: int) -> Html:
+    """Above the plan's next question of the day: "9 days to go · 2 of 3 today"."""
+    return t(lang, "plan_next", days=days_left, n=n, quota=quota)
+
+
+def plan_question_messages(
+    t: Strings, lang: str, asked: Asked, days_left: int, n: int, quota: int
+) -> list[Html]:
+    """The plan's next question of the day, under "9 days to go · question 2 of 3 today"."""
+    return asked_messages(t, lang, asked, [plan_next_line(t, lang, days_left, n, quota)])
+
+
+def with_plan_line(messages: list[Html], line: Html | None) -> list[Html]:
+    """/stats' words with the plan's progress line after the first lines (if a plan runs)."""
+    if line is None or not messages:
+        return messages
+    first, *rest = messages
+    head, sep, tail = first.partition("\n")
+    joined = Html(f"{head}\n{line}{sep}{tail}" if sep else f"{head}\n{line}")
+    return [joined, *rest] if utf16_len(joined) <= MESSAGE_LIMIT else [*messages, line]

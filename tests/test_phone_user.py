@@ -147,6 +147,7 @@ async def test_group_level_without_a_word_explains_in_the_groups_language(
 
 PRIVATE = [
     "quiz", "mock", "packs", "hint", "skip", "reveal", "stats", "settings", "level", "daily",
+    "interview",
     "reminders", "timezone", "lang", "export", "forget", "help", "start",
 ]  # fmt: skip
 GROUPS = ["quiz", "reveal", "top", "packs", "help"]

@@ -81,6 +81,9 @@ async def user_session(bot: BotHarness, api: FakeBotAPI) -> None:
         "/timezone Tokyo",
         "/lang en",
         "/daily 08:30",
+        "/interview 12/20",  # a plan: what it reads runs on the answer below
+        "/interview",
+        "/settings",
         "/daily off",
         "/reminders off",
         "an answer to the open question",
@@ -147,6 +150,8 @@ async def test_no_user_triggered_query_scans_a_table(bot: BotHarness, api: FakeB
         "UPDATE OR REPLACE answers SET chat_id",  # migration
         "GROUP BY level, question_id",  # /stats
         "INSERT INTO group_totals",  # closing a round
+        "INSERT INTO interview_plans",  # /interview 12/20
+        f"FROM answers WHERE user_id = {ADA.id} AND local_day",  # the plan's day, on an answer
     ):
         assert expected in text, expected
     assert scanning(bot.settings.database_path, statements) == {}

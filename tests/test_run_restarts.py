@@ -301,7 +301,7 @@ async def test_a_second_instance_leaves_an_older_schema_it_does_not_serve_unmigr
 
     database = tmp_path / "bot.sqlite3"
     known = migrations()
-    behind = known[-1][0] - 1
+    behind = known[-2][0]  # the migration before the last (numbers may have gaps)
     now = datetime.now(UTC)
     with sqlite3.connect(database) as db:
         for version, sql in (m for m in known if m[0] <= behind):

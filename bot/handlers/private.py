@@ -81,6 +81,7 @@ from bot.render import (
     level_up_line,
     no_packs_message,
     pack_list,
+    plan_question_messages,
     prepend,
     start_field_line,
     stats_caption,
@@ -88,10 +89,12 @@ from bot.render import (
     still_open_messages,
     voice_note,
     with_heard,
+    with_plan_line,
     with_reference,
 )
 from bot.render_mock import reference_messages, report_message, started_messages, turn_messages
-from bot.services import Services
+from bot.services import Services, interview
+from bot.services.interview import DayDone
 from bot.services.schedules import ask_waiting_daily
 
 
@@ -384,7 +387,28 @@ async def _answer(
             await send(context, chat_id, messages, reply_to=message.message_id)
         case Feedback() as feedback:
             await _send_feedback(context, chat_id, user, lang, feedback, message, captioned, heard)
-            await follow_with_daily(context, chat_id, user, lang)
+            if not await follow_with_daily(context, chat_id, user, lang):
+                await follow_with_plan(context, chat_id, user, lang)
+
+
+async def follow_with_plan(context: BotContext, chat_id: int, user: UserProfile, lang: str) -> None:
+    """With an interview date: the plan's next question of the day, now that the one before
+    is answered (one at a time, never a burst), or the note that the day's plan is done."""
+    svc = context.svc
+    t = svc.strings
+    nxt = await interview.after_answer(svc, chat_id, user)
+    if isinstance(nxt, DayDone):
+        plan = nxt.status.plan
+        assert plan is not None
+        # The last day before the interview: no "tomorrow's daily question", good luck.
+        key = "plan_last_day_done" if nxt.status.days_left == 1 else "plan_day_done"
+        text = t(lang, key, quota=nxt.quota, seen=plan.seen, total=plan.total)
+        await send(context, chat_id, [text])
+    elif nxt is not None:
+        days_left = nxt.status.days_left
+        messages = plan_question_messages(t, lang, nxt.asked, days_left, nxt.n, nxt.quota)
+        keyboard = question_keyboard(t, lang, nxt.asked.question.id, context.bot.username)
+        await send(context, chat_id, messages, keyboard)
 
 
 async def _send_feedback(
@@ -537,7 +561,12 @@ async def stats(update: Update, context: BotContext) -> None:
         weak=[WeakBar(spot.label, spot.missed) for spot in p.weak_spots],
     )
     await send_photo(context, chat.id, picture, stats_caption(t, lang, p))
-    await send(context, chat.id, stats_messages(t, lang, p))
+    plan = await interview.status(svc, user)
+    line = None
+    if plan is not None and plan.plan is not None:  # an interview date to come: its progress
+        seen, total = plan.plan.seen, plan.plan.total
+        line = t(lang, "stats_plan", seen=seen, total=total, days=plan.days_left)
+    await send(context, chat.id, with_plan_line(stats_messages(t, lang, p), line))
 
 
 async def practice_button(update: Update, context: BotContext) -> None:

@@ -3,8 +3,9 @@
 `Storage` is the one object the rest of the bot holds; it is composed of the aggregates'
 stores, which share its connection and write lock (see `database.py`): users, chats, the
 daily question, group rounds, practice (answers, reviews), mock interviews (`mock.py`), the
-packs a chat follows, the evening reminder (`reminders.py`), the outbox and lease
-(`outbox.py`), incoming updates and retention.
+packs a chat follows, the interview date and its plan (`interview.py`), the evening
+reminder (`reminders.py`), the outbox and lease (`outbox.py`), incoming updates and
+retention.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from bot.storage.chats import ChatsStore
 from bot.storage.daily import DailyStore
 from bot.storage.database import migrations, schema_version
+from bot.storage.interview import InterviewStore
 from bot.storage.mock import MockStore
 from bot.storage.outbox import OutboxStore
 from bot.storage.packs import PacksStore
@@ -33,6 +35,7 @@ class Storage(
     PracticeStore,
     MockStore,
     PacksStore,
+    InterviewStore,
     UsersStore,
     RetentionStore,
     OutboxStore,
