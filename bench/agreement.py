@@ -51,6 +51,11 @@ def sets() -> list[tuple[str, Pack, Path]]:
             DATA / "graded_llm_inference.yaml",
         ),
     ]
+    # The shipped packs graded since issue 30, a file per pack named for it (the English
+    # versions: answers translated from the originals' graded answers).
+    for graded in sorted((DATA / "graded").glob("*.yaml")):
+        if graded.stem in library.packs:
+            out.append((f"{graded.stem} (reviewed)", library.packs[graded.stem], graded))
     graded_files = [
         *(DATA / "heldout").glob("graded_*.yaml"),
         *(DATA / "heldout2").glob("graded_*.yaml"),
