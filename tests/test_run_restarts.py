@@ -489,7 +489,7 @@ async def test_kill_9_after_a_round_closed_before_its_ranking_was_posted_then_a_
     try:
         api.my_chat_member(ANA, GROUP, "left", "member")  # the bot is added to the group
         await api.wait_for(GROUP, 1, timeout=30)  # its introduction
-        api.message(ANA, "/quiz beginner triton", chat_id=GROUP)  # chosen: the packs are Chinese
+        api.message(ANA, "/quiz beginner triton", chat_id=GROUP)  # a pack by name
         question = (await api.wait_for(GROUP, 2))[1]
         api.message(
             ANA, "max_batch_size and preferred_batch_size", chat_id=GROUP,
