@@ -47,7 +47,6 @@ def sets() -> list[tuple[str, Pack, Path]]:
         ("llm (reviewed)", library.packs["llm"], DATA / "graded_llm_inference.yaml"),
         ("quant (reviewed)", library.packs["quant"], DATA / "heldout" / "graded_quantization.yaml"),
         ("dep (reviewed)", library.packs["dep"], DATA / "heldout" / "graded_deploy_scaling.yaml"),
-        ("llm-en (reviewed)", library.packs["llm-en"], DATA / "graded" / "llm-en.yaml"),
         ("draft: dep-en (reviewed)", drafts.packs["dep-en"], DATA / "graded" / "dep-en.yaml"),
         (
             "llm (imported)",
@@ -55,6 +54,11 @@ def sets() -> list[tuple[str, Pack, Path]]:
             DATA / "graded_llm_inference.yaml",
         ),
     ]
+    # The shipped packs graded since issue 30, a file per pack named for it (the English
+    # versions: answers translated from the originals' graded answers).
+    for graded in sorted((DATA / "graded").glob("*.yaml")):
+        if graded.stem in library.packs:
+            out.append((f"{graded.stem} (reviewed)", library.packs[graded.stem], graded))
     graded_files = [
         *(DATA / "heldout").glob("graded_*.yaml"),
         *(DATA / "heldout2").glob("graded_*.yaml"),
