@@ -16,14 +16,18 @@ would mislead:
 - an alias or key term that names nothing in particular (`data`, `问题`, `方法`) in a
   concept bound to no subject: any on-topic sentence would state the claim;
 - a concept the reference answer itself does not state (the reference must score 100%);
-- a draft pack (`draft: true`, written by `content import`) not yet reviewed.
+- a draft pack (`draft: true`, written by `content import`) not yet reviewed;
+- the same question asked twice in other words, in one pack or across packs
+  (`duplicate_warnings`, measured in `bot.core.duplicates`).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from bot.core.content import Concept, Pack, Question
+from bot.core.duplicates import near_duplicates
 from bot.core.lang import words
 from bot.core.scoring import needle, score_answer
 from bot.core.text import canonical, tokenize
@@ -139,4 +143,20 @@ def pack_warnings(pack: Pack) -> list[str]:
     )
     for question in pack.questions:
         out.extend(question_warnings(question))
+    return out
+
+
+def duplicate_warnings(packs: Sequence[tuple[str, Pack]]) -> list[str]:
+    """The same question asked twice in other words, within or across packs, each warning
+    starting with the file (`packs`: each pack with the file it came from)."""
+    out = []
+    for dup in near_duplicates([pack for _, pack in packs]):
+        # Named at the later question: the one that asks again.
+        (i, first), (j, second) = dup.first, dup.second
+        where = "in this pack" if i == j else f"in {packs[i][0]}"
+        out.append(
+            f"{packs[j][0]}: {second.id}: asks what {first.id} ({where}) asks, in other words "
+            f"({dup.similarity:.0%} of their topic words shared: {', '.join(dup.shared)}): "
+            "drop one, or make them ask different things"
+        )
     return out

@@ -1,0 +1,149 @@
+"""Pack quality gates of `interview-bot content check` (issue 30, build item 6): what an author
+is told about a pack before learners meet it, and `--strict` failing on it.
+
+Each test writes small pack files and runs the real command on them; the expected warnings are
+written out from the rule they state.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from bot.cli import main
+
+
+def concept(label: str, *aliases: str, **more: Any) -> dict[str, Any]:
+    return {"label": label, "aliases": list(aliases), **more}
+
+
+def question(qid: str, asked: str, answer: str, *concepts: dict[str, Any], level: str = "beginner"):
+    return {
+        "id": qid,
+        "level": level,
+        "question": asked,
+        "answer": answer,
+        "concepts": list(concepts),
+    }
+
+
+def write_pack(folder: Path, pack_id: str, *questions: dict[str, Any], **more: Any) -> Path:
+    """A pack file as an author writes it (English unless `language` says otherwise)."""
+    data = {"id": pack_id, "title": pack_id.title(), "language": "en", **more}
+    data["questions"] = list(questions)
+    path = folder / f"{pack_id}.yaml"
+    path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def check(
+    capsys: pytest.CaptureFixture[str], *paths: Path, strict: bool = False
+) -> tuple[int, list[str]]:
+    """`content check` on the files: its status and the warnings it printed."""
+    status = main(["content", "check", *(["--strict"] if strict else []), *map(str, paths)])
+    out = capsys.readouterr().out
+    return status, [line for line in out.splitlines() if line.startswith("warning: ")]
+
+
+# A question every pack below can hold without warnings of its own: its reference states each
+# concept, and no alias is a word of the question.
+BATCHING = question(
+    "b-q1",
+    "How does Triton's dynamic batcher decide when to send a batch to the model?",
+    "It waits until preferred_batch_size requests are queued, or until max_queue_delay runs "
+    "out, whichever comes first.",
+    concept("target size", "preferred_batch_size"),
+    concept("the wait is capped", "max_queue_delay"),
+)
+
+
+def test_a_question_asked_again_in_other_words_in_another_pack_is_a_duplicate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first = write_pack(tmp_path, "a", BATCHING)
+    again = question(
+        "c-q1",
+        "When does the dynamic batcher in Triton dispatch a batch, and how is that decided?",
+        BATCHING["answer"],
+        *BATCHING["concepts"],
+    )
+    other = question(
+        "c-q2",
+        "Why is Triton's dynamic batching usually turned off for LLM serving?",
+        "The engine batches per token (continuous batching) by itself.",
+        concept("continuous batching", "continuous batching", "iteration-level batching"),
+    )
+    second = write_pack(tmp_path, "c", again, other)
+    status, warnings = check(capsys, first, second)
+    assert status == 0
+    (warning,) = warnings
+    assert warning.startswith(f"warning: {second}: c-q1: asks what b-q1 (in {first}) asks, ")
+    assert "in other words" in warning and warning.endswith(
+        "drop one, or make them ask different things"
+    )
+    assert check(capsys, first, second, strict=True)[0] == 1
+
+
+def test_a_question_asked_again_in_other_words_within_one_pack_is_a_duplicate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    answer = "preferred_batch_size 和 max_queue_delay_microseconds。"
+    concepts = (
+        concept("期望的 batch 大小", "preferred_batch_size"),
+        concept("最大等待", "max_queue_delay_microseconds"),
+    )
+    path = write_pack(
+        tmp_path,
+        "z",
+        question("z-q1", "Dynamic Batching 的核心参数有哪些？", answer, *concepts),
+        question("z-q2", "配置 Dynamic Batching 时，最重要的参数是哪几个？", answer, *concepts),
+        # The same subject, another question (the shipped Triton pack asks both): no warning.
+        question(
+            "z-q3",
+            "Dynamic Batching、Sequence Batching、Ensemble 分别适合什么场景？",
+            "无状态请求用 Dynamic Batching，有状态的用 Sequence Batching，多步流水线用 Ensemble。",
+            concept("有状态用 Sequence Batching", "有状态"),
+        ),
+        language="zh",
+    )
+    assert check(capsys, path)[1] == [
+        f"warning: {path}: z-q2: asks what z-q1 (in this pack) asks, in other words "
+        "(75% of their topic words shared: batching, dynamic, 参数): drop one, or make them ask "
+        "different things"
+    ]
+
+
+def test_a_translation_asks_its_originals_questions_and_is_no_duplicate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    asked = (
+        "Dynamic Batching 的 preferred_batch_size 和 max_queue_delay_microseconds 分别控制什么？"
+    )
+    original = write_pack(
+        tmp_path,
+        "zh",
+        question(
+            "zh-q1",
+            asked,
+            "前者是期望凑成的批大小，后者是请求最长等待时间。",
+            concept("期望的批大小", "期望凑成的批大小"),
+            concept("最长等待时间", "最长等待"),
+        ),
+        language="zh",
+    )
+    translated = question(
+        "en-q1",
+        "What do Dynamic Batching's preferred_batch_size and max_queue_delay_microseconds control?",
+        "The first is the batch size it aims for, the second the longest a request waits.",
+        concept("target batch size", "batch size it aims for"),
+        concept("longest wait", "longest a request waits"),
+    )
+    translation = write_pack(tmp_path, "en", translated, translates="zh")
+    assert check(capsys, original, translation) == (0, [])
+    # The same pack that does not say it translates: the same questions, twice.
+    write_pack(tmp_path, "en", translated)
+    warnings = check(capsys, original, translation)[1]
+    assert [w.split(": asks what ")[0] for w in warnings] == [f"warning: {translation}: en-q1"]
