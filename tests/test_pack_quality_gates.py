@@ -7,6 +7,7 @@ written out from the rule they state.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,8 @@ import pytest
 import yaml
 
 from bot.cli import main
+from bot.core.content import load_pack
+from bot.core.scoring import score_answer
 
 
 def concept(label: str, *aliases: str, **more: Any) -> dict[str, Any]:
@@ -147,3 +150,79 @@ def test_a_translation_asks_its_originals_questions_and_is_no_duplicate(
     write_pack(tmp_path, "en", translated)
     warnings = check(capsys, original, translation)[1]
     assert [w.split(": asks what ")[0] for w in warnings] == [f"warning: {translation}: en-q1"]
+
+
+def test_a_reference_answer_scoring_under_90_percent_names_its_score_and_what_it_misses(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    weak = question(
+        "r-q1",
+        "Which knobs shape Triton's dynamic batching?",
+        "preferred_batch_size sets the batch it aims for.",
+        concept("target size", "preferred_batch_size"),
+        concept("the wait is capped", "max_queue_delay"),
+        concept("order kept", "preserve_ordering"),
+    )
+    path = write_pack(tmp_path, "r", weak)
+    status, warnings = check(capsys, path, strict=True)
+    assert status == 1
+    (warning,) = warnings
+    found = re.fullmatch(
+        rf"warning: {re.escape(str(path))}: r-q1: the reference answer scores (\d+)% against "
+        r"its own concepts \(under 90%\); it misses 'the wait is capped', 'order kept': say "
+        r"them in the answer, or give them the aliases the answer uses",
+        warning,
+    )
+    assert found, warning
+    # Two of three equal concepts missed: a third of the weight earned, whatever the rest.
+    assert 33 <= int(found.group(1)) < 90
+    # Said in the answer, they are earned: no warning.
+    weak["answer"] += " max_queue_delay caps the wait, and preserve_ordering keeps the order."
+    assert check(capsys, write_pack(tmp_path, "r", weak), strict=True) == (0, [])
+
+
+def test_a_concept_whose_every_alias_is_a_word_of_the_question_can_never_be_earned(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    asked = "What do the dynamic batcher's queue delay and preferred size do?"
+    echoed = question(
+        "e-q1",
+        asked,
+        "The queue delay caps the wait; preferred size is the batch it aims for.",
+        concept("target size", "preferred size", "batch it aims for"),
+        concept("queue delay", "queue delay"),
+    )
+    path = write_pack(tmp_path, "e", echoed)
+    status, warnings = check(capsys, path, strict=True)
+    assert status == 1
+    assert (
+        f"warning: {path}: e-q1: concept 'queue delay' can never be earned: every alias and "
+        "key term is a word of the question, which the score drops; add one the question "
+        "does not use"
+    ) in warnings
+    assert not any("'target size' can never" in w for w in warnings)
+    # What the warning says holds: even the reference answer does not earn it.
+    result = score_answer(load_pack(path).questions[0], echoed["answer"])
+    assert "queue delay" in [c.label for c in result.missed]
+
+
+def test_a_concept_stated_only_by_generic_words_is_named_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vague = question(
+        "g-q1",
+        "How does a write-ahead log make a database crash-safe?",
+        "Each change is appended to the WAL and flushed before the page; after a crash the data "
+        "is replayed from the WAL.",
+        concept("log before the page", "WAL", "write-ahead"),
+        concept("replayed after a crash", terms=[["the data"], ["数据处理"]]),
+    )
+    path = write_pack(tmp_path, "g", vague)
+    status, warnings = check(capsys, path, strict=True)
+    assert status == 1
+    generic = [w for w in warnings if "names nothing in particular" in w]
+    assert generic == [
+        f"warning: {path}: g-q1: concept 'replayed after a crash': every word that states it "
+        "('the data', '数据处理') names nothing in particular, so any on-topic sentence states "
+        "it; give it a term of its own"
+    ]
