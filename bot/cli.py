@@ -235,7 +235,7 @@ def _level_arg(word: str) -> Level:
 
 def cmd_content_check(args: argparse.Namespace) -> int:
     # only `content check` needs them
-    from bot.core.authoring import duplicate_warnings, pack_warnings
+    from bot.core.authoring import duplicate_warnings, level_warnings, pack_warnings
 
     settings = _settings()
     paths = [Path(p) for p in args.paths] or [settings.content_dir]
@@ -267,7 +267,8 @@ def cmd_content_check(args: argparse.Namespace) -> int:
         )
         print(f"OK {file}: pack {pack.id} ({about}), {count} ({detail})")
         warnings = pack_warnings(pack)
-        for warning in warnings:
+        # Levels out of balance are advice (a pack may be meant for one level): not --strict.
+        for warning in (*level_warnings(pack), *warnings):
             print(f"warning: {file}: {warning}")
         if warnings and args.strict:
             failed = True

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from bot.core.authoring import duplicate_warnings, pack_warnings
+from bot.core.authoring import duplicate_warnings, level_warnings, pack_warnings
 from bot.core.content import Concept, Library, Pack, Question
 from bot.core.levels import Level
 
@@ -137,6 +137,7 @@ def test_draft_pack() -> None:
 def test_the_shipped_packs_have_no_warnings(library: Library) -> None:
     for pack in library.packs.values():
         assert pack_warnings(pack) == [], pack.id
+        assert level_warnings(pack) == [], pack.id
     # No question of theirs asks what another one asks.
     assert duplicate_warnings([(p.id, p) for p in library.packs.values()]) == []
 

@@ -226,3 +226,39 @@ def test_a_concept_stated_only_by_generic_words_is_named_once(
         "('the data', '数据处理') names nothing in particular, so any on-topic sentence states "
         "it; give it a term of its own"
     ]
+
+
+def test_a_pack_with_a_level_empty_or_most_questions_at_one_level_is_unbalanced(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    names = "kserve vllm sglang tensorrt onnx openvino pytorch tensorflow jax ray dynamo tgi"
+
+    def pack_of(*levels: str) -> Path:
+        items = [
+            question(
+                f"l-q{n}",
+                f"What is {name}?",  # twelve different questions
+                f"{name} serves models.",
+                concept("serves models", "serves models"),
+                level=level,
+            )
+            for n, (name, level) in enumerate(zip(names.split(), levels, strict=False), 1)
+        ]
+        return write_pack(tmp_path, "l", *items)
+
+    path = pack_of(*["beginner"] * 10, "intermediate", "advanced")
+    status, warnings = check(capsys, path, strict=True)
+    assert warnings == [
+        f"warning: {path}: pack l has 10 of its 12 questions at beginner (10 beginner, 1 "
+        "intermediate, 1 advanced): learners at the other levels soon run out; add to them, "
+        "or move some there"
+    ]
+    assert status == 0  # advice: a pack may be meant for one level
+    path = pack_of(*["beginner"] * 3, *["intermediate"] * 3)
+    assert check(capsys, path)[1] == [
+        f"warning: {path}: pack l has no advanced question (3 beginner, 3 intermediate, 0 "
+        "advanced): a learner at that level gets nothing from it; add some, or move some there"
+    ]
+    # Balanced, or too small to fill three levels: nothing to say.
+    assert check(capsys, pack_of(*["beginner", "intermediate", "advanced"] * 4))[1] == []
+    assert check(capsys, pack_of("beginner", "beginner", "beginner"))[1] == []

@@ -22,6 +22,9 @@ would mislead:
   concepts it misses), and a concept the reference does not state in full (the reference
   should score 100%);
 - a draft pack (`draft: true`, written by `content import`) not yet reviewed;
+- levels out of balance (`level_warnings`, advice: `--strict` does not fail on it): a pack
+  of `BALANCE_MIN` questions or more with a level empty, or more than half of its
+  questions at one level;
 - the same question asked twice in other words, in one pack or across packs
   (`duplicate_warnings`, measured in `bot.core.duplicates`).
 """
@@ -29,11 +32,13 @@ would mislead:
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 
 from bot.core.content import Concept, Pack, Question
 from bot.core.duplicates import near_duplicates
 from bot.core.lang import CJK, words
+from bot.core.levels import Level
 from bot.core.scoring import needle, score_answer
 from bot.core.text import canonical, tokenize
 
@@ -52,6 +57,9 @@ _GENERIC_RUN = re.compile(
 # A reference answer must score this much against its own concepts: it is what a learner
 # is shown as the answer that earns full marks.
 REFERENCE_FLOOR = 0.9
+# Levels are weighed in packs of this many questions or more (two a level): a smaller pack
+# cannot fill three levels, and need not.
+BALANCE_MIN = 6
 # A label longer than this (in tokens) is a sentence: no answer says it word for word.
 _SENTENCE_TOKENS = 4
 
@@ -196,6 +204,31 @@ def _reference_warnings(question: Question) -> list[str]:
         for concept in question.concepts
         if concept.label not in full
     ]
+
+
+def level_warnings(pack: Pack) -> list[str]:
+    """A pack whose levels are out of balance: a learner at one level soon runs out.
+
+    Advice, not a fault: a pack may be meant for one level, so `--strict` does not fail on it.
+    """
+    count = Counter(q.level for q in pack.questions)
+    total = len(pack.questions)
+    if total < BALANCE_MIN:
+        return []
+    spread = ", ".join(f"{count[lv]} {lv.value}" for lv in Level)
+    empty = [lv.value for lv in Level if not count[lv]]
+    if empty:
+        return [
+            f"pack {pack.id} has no {' or '.join(empty)} question ({spread}): a learner at "
+            "that level gets nothing from it; add some, or move some there"
+        ]
+    level, most = count.most_common(1)[0]
+    if most * 2 > total:
+        return [
+            f"pack {pack.id} has {most} of its {total} questions at {level.value} ({spread}): "
+            "learners at the other levels soon run out; add to them, or move some there"
+        ]
+    return []
 
 
 def pack_warnings(pack: Pack) -> list[str]:
