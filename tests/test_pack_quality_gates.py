@@ -23,7 +23,9 @@ def concept(label: str, *aliases: str, **more: Any) -> dict[str, Any]:
     return {"label": label, "aliases": list(aliases), **more}
 
 
-def question(qid: str, asked: str, answer: str, *concepts: dict[str, Any], level: str = "beginner"):
+def question(
+    qid: str, asked: str, answer: str, *concepts: dict[str, Any], level: str = "beginner"
+) -> dict[str, Any]:
     return {
         "id": qid,
         "level": level,
