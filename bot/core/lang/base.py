@@ -78,3 +78,6 @@ class Language:
     # Words that name nothing in particular (they fit any answer in any field): never a
     # key term of an imported claim.
     generic_words: frozenset[str] = frozenset()
+    # Words that frame a question, not its topic ("有什么区别", "what is the difference"):
+    # two questions asked in other words are told apart by what is left.
+    question_words: frozenset[str] = frozenset()

@@ -131,4 +131,10 @@ LANGUAGE = Language(
         type types use used uses using usually value values way ways work works
         """.split()
     ),
+    question_words=frozenset(
+        """
+        between compare compared comparison describe difference differences differ differs
+        explain give happen happens how mean means tell what when where which why
+        """.split()
+    ),
 )
