@@ -199,6 +199,37 @@ def test_a_chinese_term_inside_a_longer_chinese_term_is_absorbed() -> None:
     assert analyser.terms("动态批处理提高批处理吞吐量") == ["动态批处理", "吞吐量"]
 
 
+def test_a_possessive_ends_a_term_and_leaves_no_stray_s() -> None:
+    # "The stack's size" gave the term `s size grows`: the 's belongs to the word before it.
+    analyser = Analyser(Glossary())
+    assert analyser.terms("Java's HashMap") == ["Java", "HashMap"]
+    assert analyser.terms("用 Java's HashMap 实现") == ["Java", "HashMap"]
+    # A glossary term spelled with a possessive is still found whole.
+    glossary = Glossary([["Dijkstra's algorithm", "迪杰斯特拉算法"]])
+    assert Analyser(glossary).terms("Run Dijkstra's algorithm") == ["Dijkstra's algorithm"]
+
+
+def test_a_term_keeps_a_parenthesis_it_closes() -> None:
+    # "Both run in O(1)." gave `O(1`: only a parenthesis the term does not open is trimmed.
+    analyser = Analyser(Glossary([["O(1)", "constant time"]]))
+    assert analyser.terms("Both run in O(1).") == ["O(1)"]
+    assert analyser.terms("Both run in `f(x)`.") == ["f(x)"]
+
+
+def test_a_version_number_is_one_word_of_its_name() -> None:
+    # "TLS 1.3" gave `TLS 1` and "MySQL 5.6" `MySQL 5`: no break inside a number.
+    analyser = Analyser(Glossary())
+    assert "TLS 1.3" in analyser.terms("TLS 1.3 removed RSA key exchange")
+    assert analyser.terms("MySQL 5.6 之后默认开启") == ["MySQL 5.6"]
+    assert analyser.terms("升级到 Python 3.11 以后") == ["Python 3.11"]
+    assert analyser.terms("从 v1.2.3 开始") == ["v1.2.3"]
+    # A sentence still ends at a full stop after a number.
+    assert [c for c, _ in split_claims("Use TLS 1.3. It is faster.")] == [
+        "Use TLS 1.3.",
+        "It is faster.",
+    ]
+
+
 # -- concepts ------------------------------------------------------------------------------------
 
 
@@ -464,6 +495,32 @@ def test_a_claim_about_one_of_the_things_contrasted_is_said_of_it() -> None:
     )
     swapped = score_answer(
         question, "线程是资源分配的单位，有独立的虚拟地址空间；进程是 CPU 调度的单位。"
+    )
+    assert right.score >= 0.9
+    assert swapped.score <= 0.2
+
+
+def test_a_head_that_is_a_thing_contrasted_is_the_subject_whole() -> None:
+    # The import made `缓冲` (a glossary word inside the head) the subject of
+    # "无缓冲 channel：…": a swap of the two channels then passed as a statement.
+    doc = (
+        "初级\nQ1：无缓冲 channel 和有缓冲 channel 有什么区别？\n参考答案：\n"
+        "- 无缓冲 channel：发送和接收必须同时就绪，是同步交接。\n"
+        "- 有缓冲 channel：缓冲区满了发送才阻塞，可以解耦生产者和消费者。\n"
+    )
+    glossary = Glossary([["缓冲", "buffer"], ["同步", "synchronous"]])
+    raw, _ = import_document(doc, "go", glossary=glossary)
+    question = Pack.model_validate(raw).questions[0]
+    assert [c.subject[:1] for c in question.concepts] == [("无缓冲 channel",), ("有缓冲 channel",)]
+    right = score_answer(
+        question,
+        "无缓冲 channel 发送和接收必须同时就绪，是同步交接；有缓冲 channel 缓冲区满了发送才阻塞，"
+        "可以解耦生产者和消费者。",
+    )
+    swapped = score_answer(
+        question,
+        "有缓冲 channel 发送和接收必须同时就绪，是同步交接；无缓冲 channel 缓冲区满了发送才阻塞，"
+        "可以解耦生产者和消费者。",
     )
     assert right.score >= 0.9
     assert swapped.score <= 0.2

@@ -50,12 +50,17 @@ _EMPHASIS_RE = re.compile(
 _HEAD_RE = re.compile(
     r"^(?P<head>[^：:，,。]{1,40}?)\s*(?:[：:]|(?:阶段|模式|方式)?(?:是|负责|用于|适合|指)|\s(?:is|are|means)\s)"
 )
-_GLOSS_RE = re.compile(r"[（(][^（()）]*[)）]")
+# One level of nesting: `有缓冲 channel（`make(chan T, n)`）：…` is about the channel.
+_GLOSS_RE = re.compile(r"[（(](?:[^（()）]|[（(][^（()）]*[)）])*[)）]")
 _FLAG_RE = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*[\w](?:=\S+)?")
 _IDENTIFIER_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+(?:/[A-Za-z0-9_.]+)*")
 _CODE_RE = re.compile(r"`([^`\n]{2,60})`")
-# Latin runs: words joined by spaces or hyphens, as terms appear inside Chinese text.
-_LATIN_RUN_RE = re.compile(r"[A-Za-z][A-Za-z0-9+#]*(?:[- ][A-Za-z0-9][A-Za-z0-9+#]*)*")
+# Latin runs: words joined by spaces or hyphens, as terms appear inside Chinese text. A
+# number keeps its dots (`TLS 1.3`, `MySQL 5.6`, `v1.2.3`): cut there, `TLS 1` names 1.2 too.
+_LATIN_WORD = r"[A-Za-z0-9+#]*(?:(?<=\d)\.\d+)*"
+_LATIN_RUN_RE = re.compile(f"[A-Za-z]{_LATIN_WORD}(?:[- ][A-Za-z0-9]{_LATIN_WORD})*")
+# `stack's`: the 's ends the word (it gave the term `s size grows`).
+_POSSESSIVE_RE = re.compile(r"(?<=[A-Za-z])['\u2019]s\b")
 _CJK_RE = re.compile(f"[{HAN}]")
 # Not "i" (idioms): 始终保持, 大幅提高 say how much, they name nothing.
 _NOUN_TAGS = frozenset({"n", "nz", "vn", "nt", "nl", "ng", "an", "eng", "l"})
@@ -212,7 +217,7 @@ class Analyser:
         found: list[str] = []
 
         def add(term: str) -> None:
-            term = term.strip(" /.,:;()（）“”\"'")
+            term = _trim(term)
             # A flag keeps its dashes (`--max-model-len`, `-O2`); other words lose stray ones.
             term = term if _FLAG_RE.fullmatch(term) else term.strip("-")
             # `B+` of "B+ 树" is a single letter once tokenized: no pack may use it.
@@ -231,7 +236,8 @@ class Analyser:
         for term in self.glossary.find_in(text):
             add(term)
         english = not _CJK_RE.search(text)
-        for m in _LATIN_RUN_RE.finditer(text):
+        prose = _POSSESSIVE_RE.sub(lambda m: " " * len(m.group()), text)
+        for m in _LATIN_RUN_RE.finditer(prose):
             if english:
                 # English prose is one long Latin run: its names are what is left between
                 # the words that name nothing (`opaque validator`, `hit ratio`).
@@ -280,6 +286,26 @@ class Analyser:
         if inner and (key in asked or (not inner[:1].isascii() and inner in asked)):
             return False
         return term.casefold() not in self.shared
+
+
+_PAIRS = {"(": ")", "（": "）"}
+
+
+def _trim(term: str) -> str:
+    """A term without the punctuation around it; a parenthesis it closes stays (`O(1)`)."""
+    while True:
+        term = term.strip(" /.,:;“”\"'")
+        opener, closer = term[:1], term[-1:]
+        if opener in _PAIRS and _PAIRS[opener] == closer:
+            term = term[1:-1]  # wrapped whole: `(prefill)`
+        elif closer in _PAIRS.values() and term.count(closer) > sum(
+            term.count(o) for o, c in _PAIRS.items() if c == closer
+        ):
+            term = term[:-1]
+        elif opener in _PAIRS and term.count(opener) > term.count(_PAIRS[opener]):
+            term = term[1:]
+        else:
+            return term
 
 
 def _technical_word(word: str) -> bool:
@@ -340,6 +366,13 @@ def suggest_concepts(question: str, answer: str, analyser: Analyser) -> list[dic
         all_terms = analyser.terms(text)
         terms = [t for t in all_terms if analyser.keep(t, asked)]
         subject = _subject(text, all_terms, asked, analyser)
+        head = _head(text)
+        if (
+            head
+            and any(_same(head, name) for name in contrasted)
+            and not (subject and any(_same(head, a) for a in analyser.glossary.synonyms(subject)))
+        ):
+            subject = head  # one of the things the question contrasts, whole: not a word of it
         if subject:
             rest = [t for t in terms if not _same(t, subject)]
             if rest:
