@@ -230,6 +230,43 @@ def test_a_version_number_is_one_word_of_its_name() -> None:
     ]
 
 
+def test_a_code_span_is_a_key_term_even_a_word_of_any_field() -> None:
+    # `main` is a word of any field in prose ("the main reason"); in a code span it is a
+    # name. A word the text also says as prose is not made one by a code span.
+    analyser = Analyser(Glossary())
+    assert "main" in analyser.terms("Execution begins in the `main` function")
+    assert "value" not in analyser.terms("carrying the return value in `.value`")
+
+
+def test_a_one_character_code_span_keeps_the_backticks_paired() -> None:
+    # `?` was too short to be a span, so "`, `" was read as one and `or` became a term.
+    terms = Analyser(Glossary()).terms("placeholders (`?`, `$1`, `%s` or `:name`) apart")
+    assert terms == ["name", "placeholders"]
+
+
+def test_no_claim_ends_inside_a_code_span() -> None:
+    assert split_claims("Send (`?`, `$1` or `:name`) apart. Then bind.") == [
+        ("Send (`?`, `$1` or `:name`) apart.", 1.0),
+        ("Then bind.", 1.0),
+    ]
+
+
+def test_a_short_word_the_question_sets_beside_another_is_the_subject_it_opens() -> None:
+    # "push adds an element on top" kept only `element`: push (four letters) was no
+    # term, so nothing tied the claim to push and the swapped answer scored 1.0.
+    doc = "## Q1: What do push and pop do on a stack?\n"
+    doc += "push adds an element on top; pop removes the top element.\n"
+    raw, _ = import_document(doc, "ds", glossary=Glossary(), source_name="ds.md")
+    question = Pack.model_validate(raw).questions[0]
+    assert [c.subject for c in question.concepts] == [("push",), ("pop",)]
+    right = score_answer(question, "push adds an element on top, and pop removes the top element.")
+    swapped = score_answer(
+        question, "pop adds an element on top, and push removes the top element."
+    )
+    assert right.score >= 0.9
+    assert swapped.score <= 0.2 + 1e-9  # a gamed answer: at most 0.20
+
+
 # -- concepts ------------------------------------------------------------------------------------
 
 

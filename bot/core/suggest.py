@@ -54,7 +54,8 @@ _HEAD_RE = re.compile(
 _GLOSS_RE = re.compile(r"[（(](?:[^（()）]|[（(][^（()）]*[)）])*[)）]")
 _FLAG_RE = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*[\w](?:=\S+)?")
 _IDENTIFIER_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+(?:/[A-Za-z0-9_.]+)*")
-_CODE_RE = re.compile(r"`([^`\n]{2,60})`")
+# One character too (`?`): a span too short to be a term still pairs its backticks.
+_CODE_RE = re.compile(r"`([^`\n]{1,60})`")
 # Latin runs: words joined by spaces or hyphens, as terms appear inside Chinese text. A
 # number keeps its dots (`TLS 1.3`, `MySQL 5.6`, `v1.2.3`): cut there, `TLS 1` names 1.2 too.
 _LATIN_WORD = r"[A-Za-z0-9+#]*(?:(?<=\d)\.\d+)*"
@@ -170,7 +171,7 @@ def split_claims(answer: str) -> list[tuple[str, float]]:
     """
     claims: list[tuple[str, float]] = []
     for line in answer.splitlines():
-        for raw in _CLAIM_SPLIT_RE.split(line):
+        for raw in _split_outside_code(line):
             piece = _clean(raw)
             if not piece:
                 continue
@@ -182,6 +183,18 @@ def split_claims(answer: str) -> list[tuple[str, float]]:
             if piece:
                 claims.append((piece, 0.5 if _EXAMPLE_RE.match(piece) else weight))
     return claims
+
+
+_CODE_SPAN_RE = re.compile(r"`[^`\n]+`")
+_ENDS = "。！？；!?;."
+_HIDDEN = str.maketrans(_ENDS, "".join(chr(0xE000 + i) for i in range(len(_ENDS))))
+_SHOWN = {v: k for k, v in _HIDDEN.items()}
+
+
+def _split_outside_code(line: str) -> list[str]:
+    """A line cut at sentence ends, none inside a code span (`?`, `$1`, `%s`)."""
+    hidden = _CODE_SPAN_RE.sub(lambda m: m.group().translate(_HIDDEN), line)
+    return [piece.translate(_SHOWN) for piece in _CLAIM_SPLIT_RE.split(hidden)]
 
 
 # An enumeration of examples or members of a kind, not of separate points.
@@ -216,19 +229,23 @@ class Analyser:
         """Key terms of a piece of text, in order, longer terms absorbing shorter ones."""
         found: list[str] = []
 
-        def add(term: str) -> None:
+        def add(term: str, marked: bool = False) -> None:
             term = _trim(term)
             # A flag keeps its dashes (`--max-model-len`, `-O2`); other words lose stray ones.
             term = term if _FLAG_RE.fullmatch(term) else term.strip("-")
             # `B+` of "B+ 树" is a single letter once tokenized: no pack may use it.
             if len(term) < 2 or not tokenize(term) or single_character(term):
                 return
-            if term.casefold() in GENERIC_WORDS or generic_english(term):
+            if not marked and (term.casefold() in GENERIC_WORDS or generic_english(term)):
                 return
             found.append(term)
 
+        outside = _CODE_RE.sub(" ", text)
         for m in _CODE_RE.finditer(text):
-            add(m.group(1))
+            # The text marks it as a name (`main`, `size`): a term even if a word of any
+            # field, unless the text also says it as prose ("the return value in `.value`").
+            said = re.search(rf"(?<!\w){re.escape(_trim(m.group(1)))}(?!\w)", outside, re.I)
+            add(m.group(1), marked=said is None)
         for m in _FLAG_RE.finditer(text):
             add(m.group())
         for m in _IDENTIFIER_RE.finditer(text):
@@ -362,6 +379,7 @@ def suggest_concepts(question: str, answer: str, analyser: Analyser) -> list[dic
     asked = canonical(tokenize(question))
     contrasted = contrast_names(question)
     claims: list[Claim] = []
+    names = _names(question)
     for index, (text, weight) in enumerate(split_claims(answer)):
         all_terms = analyser.terms(text)
         terms = [t for t in all_terms if analyser.keep(t, asked)]
@@ -379,6 +397,13 @@ def suggest_concepts(question: str, answer: str, analyser: Analyser) -> list[dic
                 terms = rest
             else:
                 subject = None
+        if subject is None and (opening := _OPENING_RE.match(text)):
+            word = opening.group(1)
+            if word.casefold() in names and not _technical_word(word):
+                # `push adds an element on top` for "What do push and pop do?": a short word
+                # the question sets beside another, opening the claim, is what the claim is
+                # about (a longer or capitalised one is a term already, found as the subject).
+                subject = word
         # A claim naming one of the things the question contrasts is said of it (a swap of
         # the two is then caught), though nothing heads it: weights stay the head's.
         inferred = None if subject else _contrasted(text, contrasted)
@@ -433,6 +458,27 @@ def suggest_concepts(question: str, answer: str, analyser: Analyser) -> list[dic
     if not concepts:
         concepts = [{"label": _label(answer, labels), "aliases": [], "weight": 1.0}]
     return concepts
+
+
+_OPENING_RE = re.compile(r"^(?:(?:the|a|an)\s+)?([A-Za-z][A-Za-z0-9]+)\b(?![-_.('\u2019])", re.I)
+
+
+_PAIRED_RE = re.compile(
+    r"(?<![\w-])([A-Za-z][A-Za-z0-9]*)(?=(?:,\s*|\s+(?:and|or|vs\.?|versus)\s+)(?:(?:a|an|the)\s+)?([A-Za-z][A-Za-z0-9]*)\b)",
+    re.IGNORECASE,
+)
+
+
+def _names(question: str) -> frozenset[str]:
+    """English words a question sets side by side (`push and pop`, `TCP or UDP`)."""
+    return frozenset(
+        folded
+        for m in _PAIRED_RE.finditer(question)
+        for w in m.groups()
+        if len(folded := w.casefold()) >= 2
+        and folded not in GENERIC_WORDS
+        and not generic_english(folded)
+    )
 
 
 def _plain_words(text: str, asked: str) -> list[str]:
