@@ -267,6 +267,53 @@ def test_a_short_word_the_question_sets_beside_another_is_the_subject_it_opens()
     assert swapped.score <= 0.2 + 1e-9  # a gamed answer: at most 0.20
 
 
+# -- glosses in parentheses ---------------------------------------------------------------------
+
+
+def test_a_gloss_in_parentheses_is_another_name_of_its_term_not_a_term_of_its_own() -> None:
+    # `1-RTT` was a third required term of "one round trip (1-RTT)"; it names the round trip.
+    concepts = suggest_concepts(
+        "What changed in TLS 1.3?",
+        "The handshake takes one round trip (1-RTT).",
+        Analyser(Glossary()),
+    )
+    assert concepts[0]["terms"] == [["handshake"], ["round trip", "1-RTT", "RTT"]]
+
+
+def test_a_remark_in_parentheses_is_no_gloss() -> None:
+    # Not an abbreviation nor the other script: what it says is a term of its own.
+    analyser = Analyser(Glossary())
+    concepts = suggest_concepts(
+        "How do you find shortest paths?",
+        "Shortest paths need Dijkstra (non-negative weights).",
+        analyser,
+    )
+    assert concepts[0]["terms"] == [["Dijkstra"], ["non-negative weights"]]
+    assert analyser.glosses("扩容规则（Go 1.18 起）：翻倍", ["扩容规则"]) == {}
+    assert analyser.glosses("FP8（W8A8，常用 E4M3）：量化", ["FP8"]) == {}
+    # An abbreviation is a gloss, either way round.
+    text = "MIG (Multi-Instance GPU) splits a GPU"
+    assert analyser.glosses(text, analyser.terms(text)) == {"MIG": ["Multi-Instance GPU"]}
+
+
+def test_a_chinese_term_glossed_in_english_keeps_both_as_one_terms_names() -> None:
+    # No glossary knows them: the Chinese terms were dropped (the tagger reads 读未提交 as
+    # 读未 + 提交), so an answer in Chinese earned nothing.
+    doc = (
+        "初级\nQ1：事务的隔离级别有哪些？\n参考答案：读未提交（Read Uncommitted）、"
+        "读已提交（Read Committed）、可重复读（Repeatable Read）和串行化（Serializable）。\n"
+    )
+    raw, _ = import_document(doc, "db", glossary=Glossary())
+    assert [c["aliases"] for c in raw["questions"][0]["concepts"]] == [
+        ["读未提交", "Read Uncommitted"],
+        ["读已提交", "Read Committed"],
+        ["可重复读", "Repeatable Read"],
+        ["串行化", "Serializable"],
+    ]
+    question = Pack.model_validate(raw).questions[0]
+    assert score_answer(question, "有读未提交、读已提交、可重复读和串行化四种。").score >= 0.9
+
+
 # -- concepts ------------------------------------------------------------------------------------
 
 

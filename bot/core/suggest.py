@@ -38,6 +38,8 @@ _SECONDARY_RE = re.compile(
     r"^(?:代价|限制|注意|此外|另外|常见做法|补充|缺点|风险|caveat|note|also|however|but)", re.I
 )
 MIN_CHINESE_NOUN = 3
+# A Chinese word glossed in parentheses is found by itself up to this length (`读未提交`).
+MAX_GLOSSED_CHINESE = 6
 # A term used in more than this share of the pack's answers names the topic, not a point.
 SHARED_SHARE = 0.7
 
@@ -64,6 +66,9 @@ _LATIN_RUN_RE = re.compile(f"[A-Za-z]{_LATIN_WORD}(?:[- ][A-Za-z0-9]{_LATIN_WORD
 _POSSESSIVE_RE = re.compile(r"(?<=[A-Za-z])['\u2019]s\b")
 _CJK_RE = re.compile(f"[{HAN}]")
 # Not "i" (idioms): 始终保持, 大幅提高 say how much, they name nothing.
+# Conjunctions, prepositions, particles: words that open a phrase, not a name (not
+# adverbs: the tagger reads 读未提交 as 读未/d 提交/v).
+_FUNCTION_TAGS = frozenset("cpu")
 _NOUN_TAGS = frozenset({"n", "nz", "vn", "nt", "nl", "ng", "an", "eng", "l"})
 
 # Words that name nothing in particular (they fit any answer in any field), and English
@@ -156,6 +161,8 @@ class Claim:
     weight: float
     subject: str | None = None
     terms: list[str] = field(default_factory=list)
+    # Other names of a term, glossed in parentheses after it (`读未提交（Read Uncommitted）`).
+    glosses: dict[str, list[str]] = field(default_factory=dict)
 
 
 def _clean(text: str) -> str:
@@ -296,6 +303,63 @@ class Analyser:
                     add(word)
         return _absorb(found)
 
+    def glosses(self, text: str, terms: list[str]) -> dict[str, list[str]]:
+        """Terms glossed in parentheses right after them, each with its other names.
+
+        A gloss names the same thing: another script (`读未提交（Read Uncommitted）`), or
+        an abbreviation (`MIG (Multi-Instance GPU)`, `round trip (1-RTT)`). A remark in
+        parentheses (`Dijkstra (non-negative weights)`, `FP8（W8A8，常用 E4M3）`) is not.
+        """
+        out: dict[str, list[str]] = {}
+        for m in _GLOSS_RE.finditer(text):
+            inner = m.group()[1:-1].strip().strip("`").strip()
+            before = text[: m.start()].rstrip().rstrip("`").rstrip()
+            if (
+                not inner
+                or len(inner) > 40
+                or re.search(r"[，,;；。:：、/]", inner)
+                or (m.group()[0] == "(" and m.start() > 0 and text[m.start() - 1].isalnum())
+            ):
+                continue  # a remark, a list, or a call: `f(x)`, `O(1)`
+            term = self._glossed(before, terms)
+            if term is None or not _names_the_same(term, inner):
+                continue
+            if (
+                inner in self.glossary
+                and term in self.glossary
+                and not any(_same(inner, n) for n in self.glossary.synonyms(term))
+            ):
+                continue  # the glossary knows both as different things: `排队（load shedding）`
+            if _CJK_RE.search(term + inner) and not _PLAIN_GLOSS_RE.fullmatch(
+                inner if _CJK_RE.search(term) else term + inner
+            ):
+                # Across scripts only plain words are a translation: `线程（receiver）` and
+                # `读未提交（Read Uncommitted）` are, `（默认 1000 毫秒）`, `（MAP_SHARED）` not.
+                continue
+            # Its acronyms too (`RTT` of `1-RTT`), not each of its words (`Uncommitted`).
+            names = [inner, *(t for t in self.terms(inner) if t.isupper() and not _same(t, inner))]
+            out.setdefault(term, []).extend(names)
+        return out
+
+    def _glossed(self, before: str, terms: list[str]) -> str | None:
+        """The term a gloss follows: a term of the claim ending there, or the Chinese word."""
+        folded = before.casefold()
+        ending = [t for t in terms if folded.endswith(t.casefold())]
+        if ending:
+            return max(ending, key=len)
+        # Else a Chinese word standing alone: from a list mark or the claim's start
+        # (`读未提交（…）、读已提交（…）`), not the end of a phrase (`的请求（…）`).
+        run = re.search(f"(?:^|[、，,；;：:\\s])([{HAN}]{{2,{MAX_GLOSSED_CHINESE}}})$", before)
+        if run is None:
+            return None
+        word = run.group(1)
+        if self.tagger is not None:
+            # Not the conjunction or particle opening the run: `或者预读` is 预读.
+            tags = list(self.tagger(word))
+            while tags and tags[0][1][:1] in _FUNCTION_TAGS:
+                word = word[len(tags.pop(0)[0]) :]
+        return word if len(word) >= 2 and word not in GENERIC_WORDS else None
+
     def keep(self, term: str, asked: str) -> bool:
         """Whether a term tells answers apart: not the question's, not the pack's topic."""
         key = canonical(tokenize(term))
@@ -305,6 +369,8 @@ class Analyser:
         return term.casefold() not in self.shared
 
 
+# A translation in a gloss: plain words of one script (letters, spaces, hyphens; no digits).
+_PLAIN_GLOSS_RE = re.compile(f"[A-Za-z][A-Za-z -]{{0,38}}[A-Za-z]|[{HAN}]{{2,8}}")
 _PAIRS = {"(": ")", "（": "）"}
 
 
@@ -323,6 +389,48 @@ def _trim(term: str) -> str:
             term = term[1:]
         else:
             return term
+
+
+def _glossed_terms(terms: list[str], glosses: dict[str, list[str]]) -> list[str]:
+    """A claim's terms with each gloss folded into the term it glosses, in place of it."""
+    if not glosses:
+        return terms
+    keys = {canonical(tokenize(n)): term for term, names in glosses.items() for n in names}
+    out: list[str] = []
+    for t in terms:
+        key = canonical(tokenize(t))
+        # `RTT` inside the gloss `1-RTT` is the gloss too.
+        term = next((g for k, g in keys.items() if key in k), t)
+        if term not in out:
+            out.append(term)
+    return out + [t for t in glosses if t not in out]
+
+
+def _names_of(term: str, claim: Claim, analyser: Analyser) -> list[str]:
+    """Every way of saying a term: the glossary's, and the glosses the text gives it."""
+    names = analyser.glossary.synonyms(term)
+    for gloss in claim.glosses.get(term, []):
+        names += [
+            n for n in analyser.glossary.synonyms(gloss) if not any(_same(n, o) for o in names)
+        ]
+    return names
+
+
+def _names_the_same(term: str, gloss: str) -> bool:
+    """Whether a gloss is another name of the term: another script, or an abbreviation."""
+    if _CJK_RE.search(term):
+        # Wholly the other script: `扩容规则（Go 1.18 起）` is a remark, not a name.
+        return not _CJK_RE.search(gloss)
+    if _CJK_RE.search(gloss):
+        return not re.search("[A-Za-z]", gloss)
+    short, long = sorted((term, gloss), key=len)
+    letters = re.sub(r"[^a-z]", "", short.casefold())
+    initials = "".join(w[0] for w in re.findall(r"[a-z]+", long.casefold()))
+    return (
+        len(initials) >= 2
+        and len(letters) >= 2
+        and (letters.startswith(initials) or initials.startswith(letters))
+    )
 
 
 def _technical_word(word: str) -> bool:
@@ -381,9 +489,18 @@ def suggest_concepts(question: str, answer: str, analyser: Analyser) -> list[dic
     claims: list[Claim] = []
     names = _names(question)
     for index, (text, weight) in enumerate(split_claims(answer)):
-        all_terms = analyser.terms(text)
+        found = analyser.terms(text)
+        subject = _subject(text, found, asked, analyser)
+        # `管道（pipe）：…`: the subject's gloss stays one of the claim's terms, so saying the
+        # subject counts for the claim (folded in, os_basics lost 0.006 rho).
+        glosses = {
+            g: names
+            for g, names in analyser.glosses(text, found).items()
+            if analyser.keep(g, asked)  # else `clustered index` would go with 聚簇索引
+            and not (subject and any(_same(subject, n) for n in (g, *names)))
+        }
+        all_terms = _glossed_terms(found, glosses)
         terms = [t for t in all_terms if analyser.keep(t, asked)]
-        subject = _subject(text, all_terms, asked, analyser)
         head = _head(text)
         if (
             head
@@ -419,15 +536,16 @@ def suggest_concepts(question: str, answer: str, analyser: Analyser) -> list[dic
             weight = SUBJECT_WEIGHT  # a claim about a thing the question asks about
         elif _SECONDARY_RE.match(text) and weight == 1.0:
             weight = SECONDARY_WEIGHT  # a caveat or a side note
-        items = _enumeration(text, terms)
+        # Items are measured without their glosses: `读未提交（Read Uncommitted）` is one.
+        items = _enumeration(_GLOSS_RE.sub("", text) if glosses else text, terms)
         if items and subject is None and _MEMBERS_RE.search(text):
             # Examples or members of a kind ("GPTQ、AWQ、SmoothQuant 都属于 PTQ"): one point,
             # made by naming any of them with what they are.
-            claims.append(Claim(text, min(weight, 1.0), inferred, items))
+            claims.append(Claim(text, min(weight, 1.0), inferred, items, glosses))
         elif items and subject is None:
-            claims.extend(Claim(item, weight, None, [item]) for item in items)
+            claims.extend(Claim(item, weight, None, [item], glosses) for item in items)
         else:
-            claims.append(Claim(text, weight, subject or inferred, terms))
+            claims.append(Claim(text, weight, subject or inferred, terms, glosses))
     claims = _merge_duplicates(claims)[:MAX_CONCEPTS]
     concepts: list[dict[str, Any]] = []
     labels: set[str] = set()
@@ -435,7 +553,7 @@ def suggest_concepts(question: str, answer: str, analyser: Analyser) -> list[dic
         groups: list[list[str]] = []
         specific = sorted(claim.terms, key=lambda t: analyser.spread.get(t.casefold(), 0))
         for term in specific[:MAX_TERMS]:
-            group = [a for a in analyser.glossary.synonyms(term) if analyser.keep(a, asked)]
+            group = [a for a in _names_of(term, claim, analyser) if analyser.keep(a, asked)]
             # Glossary groups overlap (`矩阵乘` and `GEMM` name each other): one term counted
             # twice would let a single word earn a two-term claim.
             if group and not any(_same(a, b) for g in groups for a in group for b in g):
@@ -444,7 +562,7 @@ def suggest_concepts(question: str, answer: str, analyser: Analyser) -> list[dic
             continue
         concept: dict[str, Any] = {"label": _label(claim.text, labels)}
         if claim.subject:
-            concept["subject"] = analyser.glossary.synonyms(claim.subject)[:8]
+            concept["subject"] = _names_of(claim.subject, claim, analyser)[:8]
         if len(groups) == 1 and _same(claim.text, groups[0][0]):
             concept["aliases"] = groups[0]  # the claim is the term (an item of a list)
         elif len(groups) == 1:
