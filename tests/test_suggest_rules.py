@@ -413,9 +413,24 @@ def test_a_chinese_label_heading_a_claim_is_not_its_subject() -> None:
     }
 
 
-def test_an_answer_with_no_terms_is_one_concept_without_aliases() -> None:
+def test_an_answer_naming_nothing_is_one_concept_stated_by_its_own_words() -> None:
+    # It was one concept with no alias and no term: no answer could earn it. Its most
+    # specific words are its terms (the tagger's, in Chinese); with none, the answer itself.
+    def tagger(text: str) -> list[tuple[str, str]]:
+        return [("这", "r"), ("是", "v"), ("一个", "m"), ("很", "d"), ("普通", "a")]
+
+    analyser = Analyser(Glossary(), tagger=tagger)
+    concepts = suggest_concepts("问题？", "这是一个很普通的回答。", analyser)
+    assert concepts == [{"label": "这是一个很普通的回答。", "terms": [["普通"]], "weight": 1.0}]
     concepts = suggest_concepts("问题？", "这是一个很普通的回答。", Analyser(Glossary()))
-    assert concepts == [{"label": "这是一个很普通的回答。", "aliases": [], "weight": 1.0}]
+    assert concepts == [
+        {"label": "这是一个很普通的回答。", "aliases": ["这是一个很普通的回答"], "weight": 1.0}
+    ]
+    # The question's own words, if they are all it has.
+    concepts = suggest_concepts(
+        "Why does the bulb light?", "The bulb lights.", Analyser(Glossary())
+    )
+    assert concepts[0]["terms"] == [["lights"], ["bulb"]]
 
 
 def test_labels_are_whole_up_to_sixty_characters_and_cut_without_a_trailing_space() -> None:
