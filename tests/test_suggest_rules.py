@@ -364,6 +364,21 @@ def test_a_claim_made_twice_is_one_concept_with_the_higher_weight() -> None:
     assert _weights("问题？", answer) == [("GEMM 算术强度高", 2.0), ("batch 越大越好", 1.0)]
 
 
+def test_a_claim_about_a_subject_is_not_merged_into_an_item_with_its_terms() -> None:
+    # "MySQL 5.6 之后默认是可重复读" has the list item's one term, 可重复读, but says it
+    # of MySQL 5.6: merged into the item, the point (the default level) was lost.
+    levels = ["读未提交", "read uncommitted", "读已提交", "read committed"]
+    levels += ["可重复读", "repeatable read", "串行化", "serializable"]
+    glossary = Glossary([levels[i : i + 2] for i in range(0, 8, 2)])
+    concepts = suggest_concepts(
+        "事务的隔离级别有哪些？",
+        "读未提交、读已提交、可重复读和串行化。\nMySQL 5.6 之后默认是可重复读。",
+        Analyser(glossary),
+    )
+    assert [c.get("subject") for c in concepts] == [None, None, None, None, ["MySQL 5.6"]]
+    assert concepts[-1]["terms"] == [["可重复读", "repeatable read"]]
+
+
 def test_labels_cut_at_sixty_characters_are_numbered_when_they_collide() -> None:
     prefix = "批" * 60
     answer = f"{prefix} GPTQ\n{prefix} AWQ\n{prefix} SmoothQuant"

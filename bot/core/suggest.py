@@ -793,11 +793,12 @@ def _contains(text: str, term: str) -> bool:
 
 
 def _merge_duplicates(claims: list[Claim]) -> list[Claim]:
-    """Claims with the same terms are one claim (an answer that says a thing twice)."""
+    """Claims with the same terms about the same subject are one claim (an answer that says
+    a thing twice); `MySQL 5.6 之后默认是可重复读` is not the list item `可重复读`."""
     out: list[Claim] = []
     for claim in claims:
-        key = {t.casefold() for t in claim.terms}
-        same = next((c for c in out if {t.casefold() for t in c.terms} == key), None)
+        key = ({t.casefold() for t in claim.terms}, claim.subject)
+        same = next((c for c in out if ({t.casefold() for t in c.terms}, c.subject) == key), None)
         if same is None:
             out.append(claim)
         else:
