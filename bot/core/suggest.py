@@ -4,11 +4,16 @@ A reference answer is cut into claims: a bullet, a sentence of a paragraph, or a
 long sentence; an enumeration of short items (`负责模型管理、请求路由、调度`) gives one claim per
 item. Each claim's key terms are what a good answer must say:
 
-- identifiers and command-line flags, kept whole (`max_batch_size`, `--max-model-len`);
+- identifiers, command-line flags and code spans, kept whole (`max_batch_size`,
+  `--max-model-len`, `main`), and names with their version (`TLS 1.3`);
 - terms of the field's glossary (both languages), English terms of any case
   (`continuous batching`, `TensorRT-LLM`), and Chinese nouns;
 - less the question's own words, generic words, and words most of the pack's answers share
   (the topic itself: they tell answers apart by nothing).
+
+A gloss in parentheses is another name of the term before it (`读未提交（Read Uncommitted）`,
+`round trip (1-RTT)`), not a term of its own. An answer none of whose claims names anything
+is stated by its most specific words: no concept is left that no answer can state.
 
 A claim of the form `X：…` or `X 是 …` is *about* X: X becomes the concept's subject, so the
 same words said of another subject do not count. Weights come from emphasis (bold, 关键,
