@@ -238,6 +238,14 @@ def test_a_code_span_is_a_key_term_even_a_word_of_any_field() -> None:
     assert "value" not in analyser.terms("carrying the return value in `.value`")
 
 
+def test_a_kind_noun_after_a_code_span_is_not_a_term() -> None:
+    # "the `main` function" made `function` a term: it says what kind of name main is,
+    # as `directive` does in "the max-age directive".
+    analyser = Analyser(Glossary())
+    assert analyser.terms("Execution begins in the `main` function") == ["main", "Execution"]
+    assert analyser.terms("Send the `max-age` directive") == ["max-age"]
+
+
 def test_a_one_character_code_span_keeps_the_backticks_paired() -> None:
     # `?` was too short to be a span, so "`, `" was read as one and `or` became a term.
     terms = Analyser(Glossary()).terms("placeholders (`?`, `$1`, `%s` or `:name`) apart")

@@ -270,7 +270,10 @@ class Analyser:
             if english:
                 # English prose is one long Latin run: its names are what is left between
                 # the words that name nothing (`opaque validator`, `hit ratio`).
-                for segment in _english_segments(m.group().split()):
+                words = m.group().split()
+                if words[0].casefold() in _KIND_NOUNS and prose[: m.start()].rstrip()[-1:] == "`":
+                    words = words[1:]  # the `main` function: the name is main, said alone
+                for segment in _english_segments(words):
                     if (
                         len(segment) in (2, 3)
                         and segment[-1].casefold() in _KIND_NOUNS
