@@ -70,6 +70,8 @@ class Language:
     phrasal_particles: tuple[str, ...] = ()
     # The particle that makes a word an attribute (大的, 低的): read through, named by nothing.
     attributive_particles: tuple[str, ...] = ()
+    # Prefixes that make a name its opposite (`non-uniform` is not `uniform`).
+    negating_prefixes: tuple[str, ...] = ()
     # Words that are never a short name of a subject (`small` of small model, 生成 of 生成阶段).
     not_names: frozenset[str] = frozenset()
     # Function words: no topic of an answer, no part of a name.

@@ -92,6 +92,7 @@ LANGUAGE = Language(
         ),
     ),
     conjunctions=("and", "or"),
+    negating_prefixes=("non-",),
     advice_openers=("and", "then"),
     phrasal_particles=("down", "up"),
     articles=("the", "a", "an"),

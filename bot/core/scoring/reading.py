@@ -4,9 +4,11 @@ turned, predicating)."""
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from itertools import accumulate, chain, compress
 
+from bot.core.lang import LANGUAGES
 from bot.core.scoring.compiled import Compiled, remember_typos
 from bot.core.scoring.cues import PREDICATE_WORDS, list_item_at, predicates
 from bot.core.scoring.layout import Layout, masked
@@ -21,6 +23,22 @@ from bot.core.scoring.phrases import (
 from bot.core.text import canonical, stem, tokenize
 
 _PLUS_ONE = (1).__add__
+
+
+# Where a command-line flag starts: `--kv-cache-dtype`, `-O2`.
+_FLAG_START_RE = re.compile(r"(?<![\w-])--?(?=[A-Za-z])")
+
+
+_NEGATING_PREFIXES = tuple(p for lang in LANGUAGES for p in lang.negating_prefixes)
+
+
+def _opposite(folded: str, begin: int, phrase: str) -> bool:
+    """Whether the name found at `begin` is its own opposite there: `uniform` in
+    "non-uniform" (unless the phrase names the opposite itself)."""
+    return any(
+        folded[max(0, begin - len(p)) : begin].lower() == p and not phrase.lower().startswith(p)
+        for p in _NEGATING_PREFIXES
+    )
 
 
 class Reading:
@@ -139,8 +157,17 @@ class Reading:
                 # across a sentence end ("…static. Batching…") is not named, unless the
                 # phrase has one itself.
                 if (
-                    PHRASE_BREAK_RE.search(folded, begin, end) is None
-                    or PHRASE_BREAK_RE.search(phrase.text) is not None
+                    (
+                        PHRASE_BREAK_RE.search(folded, begin, end) is None
+                        or PHRASE_BREAK_RE.search(phrase.text) is not None
+                    )
+                    and not (
+                        # Nor one that runs into the next command-line flag ("fp8 kv cache" in
+                        # "--quantization fp8 --kv-cache-dtype"), unless it holds one itself.
+                        _FLAG_START_RE.search(folded, begin + 1, end) is not None
+                        and _FLAG_START_RE.search(phrase.text) is None
+                    )
+                    and not _opposite(folded, begin, phrase.text)
                 ):
                     found.setdefault(group, []).append((phrase, begin, end))
                     self._note(phrase, begin, end)
