@@ -173,6 +173,28 @@ async def test_with_the_shipped_packs_an_english_user_is_asked_in_english(
         assert any(q in asked.visible for q in questions["zh"]), asked.visible
 
 
+async def test_stats_counts_the_bank_in_the_learners_language(
+    api: FakeBotAPI, bot_settings: Settings, clock: FakeClock
+) -> None:
+    # The bank /stats counts is the one the learner is asked from: with none followed, the
+    # shipped packs in their language (read from the files), not every pack.
+    shipped = [yaml.safe_load(p.read_text(encoding="utf-8")) for p in CONTENT.glob("*.yaml")]
+    total = {
+        lang: sum(len(p["questions"]) for p in shipped if p["language"] == lang)
+        for lang in ("en", "zh")
+    }
+    assert total["en"] != total["zh"]
+    async with _harness(api, bot_settings, clock, CONTENT) as bot:
+        for user, lang, line in (
+            (ADA, "en", "Question bank: 1 of {} questions"),
+            (LI, "zh", "题库：共 {} 道题"),
+        ):
+            await bot.say(user, "/quiz")
+            await bot.say(user, "It keeps models loaded and batches requests on the GPU.")
+            _, stats = await bot.say(user, "/stats", expect=2)
+            assert line.format(total[lang]) in stats.visible, stats.visible
+
+
 async def test_an_english_user_is_offered_chinese_packs_and_not_handed_one(
     chinese_only: BotHarness,
 ) -> None:

@@ -542,7 +542,7 @@ async def stats(update: Update, context: BotContext) -> None:
         return
     svc, user, chat, lang = turn
     t = svc.strings
-    p = await svc.practice.progress(user, since=first_day)
+    p = await svc.practice.progress(user, since=first_day, lang=lang)
     if p.summary.answers == 0:
         await send(context, chat.id, [t(lang, "stats_welcome")])
         return

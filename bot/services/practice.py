@@ -512,11 +512,15 @@ class Practice:
         )
         return state
 
-    async def progress(self, user: UserProfile, since: Callable[[date], date]) -> Progress:
+    async def progress(
+        self, user: UserProfile, since: Callable[[date], date], lang: str | None = None
+    ) -> Progress:
         """The user's progress: streak, averages, weak spots, level suggestion, daily counts,
         weekly scores and their trend, and how much of the question bank is answered.
 
         `since(today)` is the first day the caller wants counts for (the picture's 12 weeks).
+        The bank is what the user is asked from (`draw_from` in `lang`): an English user
+        following nothing is not counted the Chinese packs' questions.
         """
         today = self.today(user).date()
         summary = await self.storage.user_stats(user.user_id)
@@ -528,8 +532,9 @@ class Practice:
         days = await self.storage.answers_per_day(user.user_id, first.isoformat())
         per_day = {date.fromisoformat(day): totals for day, totals in days.items()}
         weeks = weekly_scores(per_day, first, (today - first).days // 7 + 1)
-        # The bank is what can be asked: the saved pack, else every offered pack.
-        bank = self.library.pool(None, user.pack) or self.library.pool()
+        # The bank is what can be asked: the packs drawn from, else every offered pack.
+        drawn = await self.draw_from(user.user_id, lang)
+        bank = self.library.pool(packs=drawn.packs) or self.library.pool()
         answered = await self.storage.answered_questions(user.user_id) if summary.answers else set()
         return Progress(
             today=today,
