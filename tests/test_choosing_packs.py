@@ -223,6 +223,21 @@ async def test_a_groups_daily_round_says_once_that_none_is_in_its_language(
     assert len(earlier) == len(sent)  # the next day: nothing
 
 
+async def test_a_groups_daily_round_with_no_question_at_its_level_moves_on_to_the_next_day(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    # Every pack here is beginner only; the group asks for advanced questions.
+    api.admins[GROUP] = {ADMIN.id}
+    await bot.say(ADMIN, "/level advanced", chat_id=GROUP)
+    await bot.say(ADMIN, "/daily 09:30", chat_id=GROUP)
+    bot.clock.advance(minutes=31)
+    assert (await bot.tick()).outcomes == {"no-question": 1}  # not a failure, once
+    assert (await bot.tick()).outcomes == {}  # the day is recorded: not tried again
+    chat = await bot.storage.get_chat(GROUP)
+    assert chat is not None and chat.next_due_day is not None
+    assert chat.next_due_day.isoformat() == "2026-03-03"  # tomorrow's round is due next
+
+
 # -- /packs: follow and unfollow change what /quiz and the daily question draw from ---------
 
 

@@ -8,6 +8,7 @@ run the real `interview-bot run` in a subprocess.
 from __future__ import annotations
 
 import asyncio
+import random
 import sqlite3
 import threading
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import Any
 import pytest
 
 from bot.storage import Storage
+from bot.storage.files import DatabaseFileError
 from tests.conftest import BotHarness
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser
 from tests.support.wait import until
@@ -32,6 +34,19 @@ async def test_missing_folders_are_created(tmp_path: Path) -> None:
     with sqlite3.connect(database) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] >= 4
     db.close()
+
+
+async def test_a_damaged_file_on_a_nearly_full_disk_is_called_damaged_not_full(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Only SQLite's "I/O error" is read as a full disk when room is short: the operator of a
+    # garbage file told "the disk is full" would free space and never restore a backup.
+    database = tmp_path / "bot.sqlite3"
+    database.write_bytes(random.Random(7).randbytes(20_000))
+    monkeypatch.setattr("bot.storage.files.free_bytes", lambda folder: 4096)  # 4 KB left
+    with pytest.raises(DatabaseFileError) as refused:
+        await Storage(database).open()
+    assert refused.value.problem == "is not an SQLite database (the file holds something else)"
 
 
 # -- a busy or full database while the bot runs ------------------------------------------------
