@@ -4,6 +4,7 @@ has it with the update's context."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import pytest
@@ -42,9 +43,13 @@ async def test_a_chat_that_blocked_the_bot_mid_tap_is_logged_by_its_id_and_left_
     (again,) = await bot.say(ADA, "/quiz")
     api.fail("answerCallbackQuery", 403)  # blocked between the message and the tap
     api.callback(ADA, again.buttons[0][1], again)
-    await until(lambda: _unreachable(caplog), 10)
-    assert [m for m in _unreachable(caplog) if m.startswith(f"chat {ADA.id} is unreachable")]
-    user = await bot.storage.get_user(ADA.id)
+    noted = f"chat {ADA.id} is unreachable: Forbidden: bot was blocked by the user"
+    await until(lambda: noted in _unreachable(caplog), 10, "the log line naming the chat")
+    for _ in range(200):  # marked just after the line is logged
+        user = await bot.storage.get_user(ADA.id)
+        if user is not None and not user.active:
+            break
+        await asyncio.sleep(0.05)
     assert user is not None and not user.active
 
 
