@@ -245,6 +245,21 @@ async def test_a_groups_daily_round_says_once_that_none_is_in_its_language(
     assert len(earlier) == len(sent)  # the next day: nothing
 
 
+async def test_a_groups_daily_round_with_no_question_at_its_level_moves_on_to_the_next_day(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    # Every pack here is beginner only; the group asks for advanced questions.
+    api.admins[GROUP] = {ADMIN.id}
+    await bot.say(ADMIN, "/level advanced", chat_id=GROUP)
+    await bot.say(ADMIN, "/daily 09:30", chat_id=GROUP)
+    bot.clock.advance(minutes=31)
+    assert (await bot.tick()).outcomes == {"no-question": 1}  # not a failure, once
+    assert (await bot.tick()).outcomes == {}  # the day is recorded: not tried again
+    chat = await bot.storage.get_chat(GROUP)
+    assert chat is not None and chat.next_due_day is not None
+    assert chat.next_due_day.isoformat() == "2026-03-03"  # tomorrow's round is due next
+
+
 # -- /packs: follow and unfollow change what /quiz and the daily question draw from ---------
 
 
@@ -412,6 +427,15 @@ async def test_a_member_sees_the_groups_packs_and_level_but_a_tap_changes_nothin
     assert api.keyboard(GROUP, admins.message_id)[-1] == ("📚 Choose packs", "grp:packs")
 
 
+async def test_a_groups_quiz_at_a_level_no_pack_has_says_so_and_opens_nothing(
+    bot: BotHarness,
+) -> None:
+    # Every pack here is beginner only.
+    (told,) = await bot.say(MEMBER, "/quiz advanced", chat_id=GROUP)
+    assert told.visible == "There are no Advanced questions in this pack yet. Try another level."
+    assert await bot.storage.open_round_of(GROUP) is None
+
+
 async def test_a_groups_settings_name_a_few_followed_packs_escaped_and_count_the_rest(
     api: FakeBotAPI, bot_settings: Settings, clock: FakeClock, tmp_path: Path
 ) -> None:
@@ -477,3 +501,14 @@ def test_content_check_names_each_packs_language_and_field(
     out = capsys.readouterr().out
     assert "pack db-en (en, field databases, translates db-zh), 2 questions" in out
     assert "pack serving-zh (zh, field ml-serving), 2 questions" in out
+
+
+async def test_with_only_a_draft_pack_quizs_example_shows_no_placeholder(
+    api: FakeBotAPI, bot_settings: Settings, clock: FakeClock, tmp_path: Path
+) -> None:
+    # A bot being set up with a pack still under review: nothing is offered yet.
+    draft = {"p.yaml": _pack("p", "Under review", "en", "databases", "draft: true\n")}
+    async with _harness(api, bot_settings, clock, _content(tmp_path / "d", draft)) as bot:
+        (reply,) = await bot.say(ADA, "/quiz one two three")
+    assert reply.visible.startswith("/quiz takes a level and optionally a pack"), reply.visible
+    assert "None" not in reply.visible

@@ -296,6 +296,12 @@ async def test_a_too_short_answer_is_refused_and_keeps_the_question_open(
     assert user is not None and user.streak.current == 1
 
 
+async def test_a_too_short_answer_is_refused_in_the_users_language(bot: BotHarness) -> None:
+    await bot.say(LI, "/quiz beginner")
+    (reply,) = await bot.say(LI, "好")
+    assert reply.visible.startswith("✍️ 这条回答太短，还不能评分"), reply.visible
+
+
 async def test_a_too_short_group_reply_is_not_counted(bot: BotHarness, api: FakeBotAPI) -> None:
     api.admins[GROUP] = {ADMIN_EN.id}
     (question,) = await bot.say(ADMIN_EN, "/quiz", chat_id=GROUP)
