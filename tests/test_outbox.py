@@ -102,6 +102,11 @@ async def test_a_hang_is_the_only_maybe_and_is_not_resent(
     (maybe,) = [m for m in caplog.messages if "may or may not have arrived" in m]
     assert maybe.startswith("daily message ") and "to chat 32001" in maybe
     assert maybe.endswith(": not sent again")
+    # Its row keeps why, for whoever looks into it later: Telegram never answered in time.
+    with sqlite3.connect(bot.settings.database_path) as db:
+        (why,) = db.execute("SELECT last_error FROM outbox WHERE status = 'unknown'").fetchone()
+    db.close()
+    assert why == "Timed out" and f"({why})" in maybe
     assert len(dailies(api, 32001)) == 1  # it had arrived; it is not sent a second time
     bot.clock.advance(minutes=30)
     await bot.tick()
