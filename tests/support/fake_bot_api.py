@@ -10,6 +10,8 @@ fails is answered with Telegram's 400 and kept in `violations`, which the tests 
 Faults (429, 403, 400, 5xx, group migration, latency) can be injected per method and chat,
 and outages for everyone: the port closed (connections refused) for a while, every method
 answering 502 for a while, or sendMessage requests recorded and then never answered (hang).
+A 429 holds its chat as Telegram's flood control does: what is sent to that chat before its
+`retry_after` has passed is refused with 429 again (each counted in `floods`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import math
 import re
 import time
 from collections import defaultdict
@@ -198,6 +201,10 @@ class FakeBotAPI:
         self.files: dict[str, bytes] = {}
         self._file_paths: dict[str, str] = {}  # file_path -> file_id
         self.downloads: list[str] = []  # file_ids downloaded, in order
+        # Flood control: chat -> loop time until which sends to it are refused with 429, and
+        # the 429s answered per chat (injected ones and those of the wait).
+        self._flood_until: dict[int, float] = {}
+        self.floods: dict[int, int] = defaultdict(int)
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -664,6 +671,15 @@ class FakeBotAPI:
             await asyncio.sleep(self.latency)
         chat_id = _int(params.get("chat_id"))
         fault = self._take_fault(method, chat_id, str(params.get("text") or ""))
+        now = asyncio.get_running_loop().time()
+        held = self._flood_until.get(chat_id) if chat_id is not None else None
+        if fault is None and held is not None and now < held and method.startswith("send"):
+            fault = Fault(method, chat_id, 429, "", 0, retry_after=math.ceil(held - now))
+            fault.description = f"Too Many Requests: retry after {fault.retry_after}"
+        if fault is not None and fault.status == 429 and chat_id is not None:
+            self.floods[chat_id] += 1
+            if fault.retry_after is not None:
+                self._flood_until[chat_id] = max(held or now, now + fault.retry_after)
         if fault is not None:
             body: dict[str, Any] = {
                 "ok": False, "error_code": fault.status, "description": fault.description,
