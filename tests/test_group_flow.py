@@ -347,6 +347,21 @@ async def test_supergroup_migration_moves_rounds(bot: BotHarness, api: FakeBotAP
     assert moved is not None and await bot.storage.open_round_of(GROUP) is None
 
 
+async def test_a_reply_telegram_answers_with_the_supergroups_id_moves_the_group(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    """No migration update came first: the reply's 400 names the new id, and the group's open
+    round moves there with the reply, as when the update comes."""
+    new_id = -1009876543211
+    await open_beginner_q3(bot)
+    api.fail("sendMessage", 400, chat_id=GROUP, migrate_to_chat_id=new_id)
+    api.message(ANA, "/top", chat_id=GROUP)
+    await bot.sentinel(ANA, GROUP)
+    assert api.to(new_id), "the reply goes to the supergroup"
+    moved = await bot.storage.open_round_of(new_id)
+    assert moved is not None and await bot.storage.open_round_of(GROUP) is None
+
+
 async def test_forget_removes_group_answers_too(bot: BotHarness, api: FakeBotAPI) -> None:
     await bot.say(ANA, "/start")
     question = await open_beginner_q3(bot)
