@@ -315,10 +315,12 @@ async def voice_answer(update: Update, context: BotContext) -> None:
         return
     lang, chat_id = context.lang, message.chat_id
     # Nothing to answer: not sent off to be transcribed (told as a typed answer would be).
+    # A mock interview's follow-up is something to answer, though no question is open.
     if (
         svc.voice.refusal(seconds_of(recording)) is None
         and _replied_bot_text(context, message) is None
         and await svc.practice.open_question(chat_id) is None
+        and await svc.mock.current(chat_id) is None
     ):
         await send(context, chat_id, [svc.strings(lang, "no_open_question")])
         return
@@ -460,7 +462,10 @@ async def hint(update: Update, context: BotContext) -> None:
 async def _hint(context: BotContext, chat_id: int, lang: str) -> None:
     svc = context.svc
     if await svc.practice.open_question(chat_id) is None:
-        await send(context, chat_id, [svc.strings(lang, "no_open_question")])
+        # On a mock's follow-up no question is open: the follow-up names its one concept.
+        on_mock = await svc.mock.current(chat_id) is not None
+        key = "mock_follow_up_hint" if on_mock else "no_open_question"
+        await send(context, chat_id, [svc.strings(lang, key)])
         return
     given = await svc.practice.hint(chat_id)
     if given is None:
