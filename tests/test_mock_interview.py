@@ -284,3 +284,27 @@ async def test_mock_in_a_group_points_to_the_private_chat(bot: BotHarness, api: 
     # The link's /start mock, in the private chat, starts the interview.
     (first,) = await bot.say(ADA, "/start mock")
     assert first.visible.startswith("🎤 Mock interview: ") and "🎤 Question 1/" in first.visible
+
+
+async def test_a_stale_interview_leaves_the_daily_question_open_and_counts_its_answers(
+    bot: BotHarness, api: FakeBotAPI, flow_library: Library
+) -> None:
+    await bot.say(ADA, "/daily 10:00")
+    await bot.say(ADA, "/interview 2026-03-12")
+    (first,) = await bot.say(ADA, "/mock 3")
+    question = shown_question(flow_library, first)
+    (turn,) = await bot.say(ADA, BLANK)  # question 1 answered; its follow-up is asked
+    assert "🔎 Follow-up" in turn.visible
+    bot.clock.advance(hours=25)  # Tuesday 10:00: silent 25 h, the day's question is due
+    await bot.tick()
+    daily = api.to(ADA.id)[-1]
+    # The plan brings back what was answered badly: the question the interview was on.
+    assert f"hint:{question.id}" in [d for _, d in daily.buttons]
+    note, *feedback = await bot.say(ADA, "这个负责把请求调度到合适的地方，提高整体吞吐", expect=2)
+    assert note.visible == (
+        "⌛ Your mock interview was closed after 24 hours of silence (1 of 3 answered)."
+        " /mock starts a new one."
+    )
+    # The message answers the daily question, scored as usual, reference and all.
+    assert "Score:" in text_of(feedback) and "Reference answer" in text_of(feedback)
+    assert len(await bot.storage.answers_for(ADA.id)) == 2
