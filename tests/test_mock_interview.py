@@ -308,3 +308,19 @@ async def test_a_stale_interview_leaves_the_daily_question_open_and_counts_its_a
     # The message answers the daily question, scored as usual, reference and all.
     assert "Score:" in text_of(feedback) and "Reference answer" in text_of(feedback)
     assert len(await bot.storage.answers_for(ADA.id)) == 2
+
+
+async def test_start_todays_plan_waits_for_the_interview(bot: BotHarness, api: FakeBotAPI) -> None:
+    await bot.say(ADA, "/daily 10:00")
+    (plan,) = await bot.say(ADA, "/interview 2026-03-12")
+    assert "plan:start" in [d for _, d in plan.buttons]
+    await bot.say(ADA, "/mock 1")
+    (turn,) = await bot.say(ADA, BLANK)
+    assert "🔎 Follow-up" in turn.visible  # nothing is open while the follow-up is asked
+    toasts = len(api.callback_answers)
+    api.callback(ADA, "plan:start", plan)
+    await until(lambda: len(api.callback_answers) > toasts)
+    assert api.callback_answers[toasts].startswith("🎤 A mock interview is on")
+    # No plan question was opened: the next message is still the follow-up's answer.
+    turn, _report, _card = await bot.say(ADA, "它决定每批最多放多少请求", expect=3)
+    assert turn.visible.startswith("✍️ Follow-up: ")
