@@ -324,3 +324,35 @@ async def test_start_todays_plan_waits_for_the_interview(bot: BotHarness, api: F
     # No plan question was opened: the next message is still the follow-up's answer.
     turn, _report, _card = await bot.say(ADA, "它决定每批最多放多少请求", expect=3)
     assert turn.visible.startswith("✍️ Follow-up: ")
+
+
+async def test_a_shared_question_link_waits_for_the_interview(bot: BotHarness) -> None:
+    await bot.say(ADA, "/mock 2")
+    (turn,) = await bot.say(ADA, BLANK)
+    assert "🔎 Follow-up" in turn.visible  # nothing is open while the follow-up is asked
+    (held,) = await bot.say(ADA, "/start q_triton-q5")  # as /quiz is: held, nothing opened
+    assert held.visible.startswith("🎤 A mock interview is on: answer its question")
+    (turn,) = await bot.say(ADA, "它决定每批最多放多少请求")
+    assert turn.visible.startswith("✍️ Follow-up: ") and "🎤 Question 2/2" in turn.visible
+    (held,) = await bot.say(ADA, "/start q_triton-q5")  # no switch offered either
+    assert held.visible.startswith("🎤 A mock interview is on: answer its question")
+    assert held.buttons == []
+    (turn,) = await bot.say(ADA, BLANK)  # still the interview's question
+    assert turn.visible.startswith("✍️ Question 2/2: 0%")
+
+
+async def test_a_switch_button_from_before_does_not_replace_the_interviews_question(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    await bot.open_shared(ADA, "triton-q1")
+    _, still_open = await bot.say(ADA, "/start q_triton-q5", expect=2)
+    (switch,) = [d for _, d in still_open.buttons if d.startswith("switch:")]
+    await bot.say(ADA, "/mock 1")
+    mock = await bot.storage.running_mock(ADA.id)
+    assert mock is not None and mock.question_id == "triton-q1"  # seeded: the one shown
+    toasts = len(api.callback_answers)
+    api.callback(ADA, switch, still_open)
+    await until(lambda: len(api.callback_answers) > toasts)
+    assert api.callback_answers[toasts].startswith("🎤 A mock interview is on")
+    (turn,) = await bot.say(ADA, BLANK)  # still the interview's question
+    assert turn.visible.startswith("✍️ Question 1/1: 0%")

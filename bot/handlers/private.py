@@ -119,6 +119,9 @@ async def start(update: Update, context: BotContext) -> None:
             key = "shared_question_draft" if draft else "shared_question_gone"
             await send(context, chat.id, [svc.strings(lang, key)])
             return
+        if await svc.mock.current(chat.id) is not None:  # held, as /quiz is
+            await send(context, chat.id, [svc.strings(lang, "mock_quiz_held")])
+            return
         opened = await svc.practice.open_shared(chat.id, user, question)
         if isinstance(opened, StillOpen):  # as /quiz does: the open one, with a choice
             messages = still_open_messages(svc.strings, lang, opened, shared=True)
@@ -650,6 +653,9 @@ async def _switch_button(
     """Under an open question shown again for a shared link: close it and open the shared
     one, only if it is still the open question."""
     svc = context.svc
+    if await svc.mock.current(chat_id) is not None:  # a button shown before the interview
+        await query.answer(svc.strings(lang, "mock_quiz_held"))
+        return
     open_id = await _open_id(context, chat_id)
     if open_id is None or question_tag(open_id) != tap.open_tag:
         await query.answer(svc.strings(lang, "button_question_closed"))
