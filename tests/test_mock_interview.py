@@ -356,3 +356,20 @@ async def test_a_switch_button_from_before_does_not_replace_the_interviews_quest
     assert api.callback_answers[toasts].startswith("🎤 A mock interview is on")
     (turn,) = await bot.say(ADA, BLANK)  # still the interview's question
     assert turn.visible.startswith("✍️ Question 1/1: 0%")
+
+
+async def test_a_show_answer_button_from_before_waits_for_the_report(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    asked = await bot.open_shared(ADA, "triton-q1")
+    show = "show:triton-q1"
+    assert show in [d for _, d in asked.buttons]
+    await bot.say(ADA, "/mock 1")
+    mock = await bot.storage.running_mock(ADA.id)
+    assert mock is not None and mock.question_id == "triton-q1"  # seeded: the one shown
+    toasts = len(api.callback_answers)
+    api.callback(ADA, show, asked)
+    await until(lambda: len(api.callback_answers) > toasts)
+    assert api.callback_answers[toasts].startswith("🎤 In a mock interview the reference answers")
+    (turn,) = await bot.say(ADA, BLANK)  # the reference was not shown: still the question
+    assert turn.visible.startswith("✍️ Question 1/1: 0%")

@@ -610,6 +610,10 @@ async def practice_button(update: Update, context: BotContext) -> None:
     action = tap.action
     if not await _still_open(context, query, chat_id, tap.question_id):
         return
+    if action == "show" and await context.svc.mock.current(chat_id) is not None:
+        # A button from before the interview, on the question it asks now: held, as /reveal.
+        await query.answer(context.svc.strings(lang, "mock_reveal_held"))
+        return
     await query.answer()
     if action == "hint":
         await _hint(context, chat_id, lang)
