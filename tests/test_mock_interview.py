@@ -373,3 +373,21 @@ async def test_a_show_answer_button_from_before_waits_for_the_report(
     assert api.callback_answers[toasts].startswith("🎤 In a mock interview the reference answers")
     (turn,) = await bot.say(ADA, BLANK)  # the reference was not shown: still the question
     assert turn.visible.startswith("✍️ Question 1/1: 0%")
+
+
+async def test_the_plan_question_an_interview_closed_is_offered_after_its_report(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    await bot.say(ADA, "/daily 09:30")
+    await bot.say(ADA, "/interview 2026-03-12")
+    bot.clock.advance(minutes=30)
+    await bot.tick()
+    daily = api.to(ADA.id)[-1]
+    assert daily.visible.startswith("☀️ Daily question")
+    (planned,) = [d for _, d in daily.buttons if d.startswith("hint:")]
+    await bot.say(ADA, "/mock 1")  # closes the plan's question, and says so
+    _, report, _card, again = await bot.say(ADA, "/skip", expect=4)
+    assert report.visible.startswith("📋 Mock interview report")
+    # The day's plan goes on where the interview broke in: that question, asked again.
+    assert planned in [d for _, d in again.buttons]
+    assert await bot.storage.get_open_question(ADA.id) is not None

@@ -877,7 +877,8 @@ async def _send_mock_report(
     context: BotContext, chat_id: int, user: UserProfile, lang: str, ended: MockEnded
 ) -> None:
     """The report with a button per question (its reference answer), its card (a PNG),
-    then the daily question if it waited for the interview to end."""
+    then the daily question if it waited for the interview to end, else the plan's next
+    (the one the interview closed, if it did), as after an answer."""
     from bot.picture import render_mock_card  # Pillow: loaded by the first picture
 
     svc = context.svc
@@ -896,7 +897,8 @@ async def _send_mock_report(
             day=svc.practice.today(user).date(),
         )
         await send_photo(context, chat_id, card, t(lang, "mock_card_caption"))
-    await follow_with_daily(context, chat_id, user, lang)
+    if not await follow_with_daily(context, chat_id, user, lang):
+        await follow_with_plan(context, chat_id, user, lang)
 
 
 async def mock_reference_button(update: Update, context: BotContext) -> None:
