@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import re
 
+import pytest
 from PIL import Image
 
 from bot.core.content import Library, Question
@@ -391,3 +392,23 @@ async def test_the_plan_question_an_interview_closed_is_offered_after_its_report
     # The day's plan goes on where the interview broke in: that question, asked again.
     assert planned in [d for _, d in again.buttons]
     assert await bot.storage.get_open_question(ADA.id) is not None
+
+
+@pytest.mark.parametrize(
+    ("user", "answer_it"),
+    [(ADA, "type your answer to the interview's question"), (LI, "请用文字回答面试的这道题")],
+    ids=["english", "chinese"],
+)
+async def test_notes_on_what_is_not_text_point_to_the_interviews_question(
+    bot: BotHarness, api: FakeBotAPI, user: FakeUser, answer_it: str
+) -> None:
+    await bot.say(user, "/mock 1")
+    # A sticker, a photo without a caption, a voice message (voice answers off here).
+    for send in (api.sticker, lambda u: api.photo(u, caption=None), api.voice):
+        before = len(api.to(user.id))
+        send(user)
+        (note,) = (await api.wait_for(user.id, before + 1, timeout=20))[before:]
+        # During an interview, not /quiz (it waits for the report): its question.
+        assert answer_it in note.visible and "/quiz" not in note.visible
+    (turn,) = await bot.say(user, BLANK)  # nothing was lost: the question is still on
+    assert "1/1" in turn.visible

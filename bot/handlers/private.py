@@ -331,7 +331,8 @@ async def voice_answer(update: Update, context: BotContext) -> None:
     if isinstance(heard, Heard):
         await _answer(update, context, message, heard.text, captioned=False, heard=heard.text)
     else:
-        await send(context, chat_id, [voice_note(svc.strings, lang, heard)])
+        on_mock = await svc.mock.current(chat_id) is not None
+        await send(context, chat_id, [voice_note(svc.strings, lang, heard, mock=on_mock)])
 
 
 async def _answer(
@@ -698,10 +699,13 @@ async def _open_id(context: BotContext, chat_id: int) -> str | None:
 
 
 async def not_text(update: Update, context: BotContext) -> None:
-    """Stickers, photos, files…: explain that answers are text."""
+    """Stickers, photos, files…: explain that answers are text (during a mock interview,
+    to its question: /quiz waits for the report)."""
     svc = context.svc
     if update.effective_chat:
-        await send(context, update.effective_chat.id, [svc.strings(context.lang, "not_text")])
+        chat_id = update.effective_chat.id
+        key = "mock_not_text" if await svc.mock.current(chat_id) is not None else "not_text"
+        await send(context, chat_id, [svc.strings(context.lang, key)])
 
 
 async def edited(update: Update, context: BotContext) -> None:
