@@ -412,3 +412,18 @@ async def test_notes_on_what_is_not_text_point_to_the_interviews_question(
         assert answer_it in note.visible and "/quiz" not in note.visible
     (turn,) = await bot.say(user, BLANK)  # nothing was lost: the question is still on
     assert "1/1" in turn.visible
+
+
+async def test_a_skip_button_from_before_skips_the_interviews_question(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    asked = await bot.open_shared(ADA, "triton-q1")
+    await bot.say(ADA, "/mock 1")
+    mock = await bot.storage.running_mock(ADA.id)
+    assert mock is not None and mock.question_id == "triton-q1"  # seeded: the one shown
+    # As /skip: the interview moves on (here, to its report), no practice question opens.
+    skipped, report, _card = await bot.press(ADA, asked, "skip:triton-q1", expect=3)
+    assert skipped.visible.startswith("⏭ Skipped.")
+    assert report.visible.startswith("📋 Mock interview report · 0 of 1 answered")
+    assert await bot.storage.running_mock(ADA.id) is None
+    assert await bot.storage.get_open_question(ADA.id) is None

@@ -621,6 +621,11 @@ async def practice_button(update: Update, context: BotContext) -> None:
     elif action == "show":
         await _reveal(context, chat_id, user, lang)
     elif action == "skip":
+        # A button from before the interview, on the question it asks now: as /skip.
+        mocked = await context.svc.mock.skip(chat_id, update.update_id)
+        if mocked is not None:
+            await _send_mock_turn(context, chat_id, user, lang, mocked)
+            return
         await _skip(context, chat_id, user, lang)
 
 
