@@ -375,12 +375,13 @@ def with_heard(t: Strings, lang: str, text: str | None, messages: list[Html]) ->
     return joined if joined is not messages else [line, *messages]
 
 
-def voice_note(t: Strings, lang: str, outcome: VoiceOutcome) -> Html:
+def voice_note(t: Strings, lang: str, outcome: VoiceOutcome, *, mock: bool = False) -> Html:
     """Why a voice answer was not read: voice answers off, too long, not fetched, or the
-    speech-to-text service failing (nothing was scored; the question stays open)."""
+    speech-to-text service failing (nothing was scored; the question stays open). `mock`:
+    a mock interview is on (typing points to its question, not to /quiz)."""
     match outcome:
         case NotEnabled():
-            return t(lang, "voice_not_enabled")
+            return t(lang, "mock_voice_not_enabled" if mock else "voice_not_enabled")
         case TooLong(seconds=seconds, limit=limit):
             return t(lang, "voice_too_long", seconds=seconds, limit=limit)
         case Unfetched():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import re
 
+import pytest
 from PIL import Image
 
 from bot.core.content import Library, Question
@@ -284,3 +285,145 @@ async def test_mock_in_a_group_points_to_the_private_chat(bot: BotHarness, api: 
     # The link's /start mock, in the private chat, starts the interview.
     (first,) = await bot.say(ADA, "/start mock")
     assert first.visible.startswith("🎤 Mock interview: ") and "🎤 Question 1/" in first.visible
+
+
+async def test_a_stale_interview_leaves_the_daily_question_open_and_counts_its_answers(
+    bot: BotHarness, api: FakeBotAPI, flow_library: Library
+) -> None:
+    await bot.say(ADA, "/daily 10:00")
+    await bot.say(ADA, "/interview 2026-03-12")
+    (first,) = await bot.say(ADA, "/mock 3")
+    question = shown_question(flow_library, first)
+    (turn,) = await bot.say(ADA, BLANK)  # question 1 answered; its follow-up is asked
+    assert "🔎 Follow-up" in turn.visible
+    bot.clock.advance(hours=25)  # Tuesday 10:00: silent 25 h, the day's question is due
+    await bot.tick()
+    daily = api.to(ADA.id)[-1]
+    # The plan brings back what was answered badly: the question the interview was on.
+    assert f"hint:{question.id}" in [d for _, d in daily.buttons]
+    note, *feedback = await bot.say(ADA, "这个负责把请求调度到合适的地方，提高整体吞吐", expect=2)
+    assert note.visible == (
+        "⌛ Your mock interview was closed after 24 hours of silence (1 of 3 answered)."
+        " /mock starts a new one."
+    )
+    # The message answers the daily question, scored as usual, reference and all.
+    assert "Score:" in text_of(feedback) and "Reference answer" in text_of(feedback)
+    assert len(await bot.storage.answers_for(ADA.id)) == 2
+
+
+async def test_start_todays_plan_waits_for_the_interview(bot: BotHarness, api: FakeBotAPI) -> None:
+    await bot.say(ADA, "/daily 10:00")
+    (plan,) = await bot.say(ADA, "/interview 2026-03-12")
+    assert "plan:start" in [d for _, d in plan.buttons]
+    await bot.say(ADA, "/mock 1")
+    (turn,) = await bot.say(ADA, BLANK)
+    assert "🔎 Follow-up" in turn.visible  # nothing is open while the follow-up is asked
+    toasts = len(api.callback_answers)
+    api.callback(ADA, "plan:start", plan)
+    await until(lambda: len(api.callback_answers) > toasts)
+    assert api.callback_answers[toasts].startswith("🎤 A mock interview is on")
+    # No plan question was opened: the next message is still the follow-up's answer.
+    turn, _report, _card = await bot.say(ADA, "它决定每批最多放多少请求", expect=3)
+    assert turn.visible.startswith("✍️ Follow-up: ")
+
+
+async def test_a_shared_question_link_waits_for_the_interview(bot: BotHarness) -> None:
+    await bot.say(ADA, "/mock 2")
+    (turn,) = await bot.say(ADA, BLANK)
+    assert "🔎 Follow-up" in turn.visible  # nothing is open while the follow-up is asked
+    (held,) = await bot.say(ADA, "/start q_triton-q5")  # as /quiz is: held, nothing opened
+    assert held.visible.startswith("🎤 A mock interview is on: answer its question")
+    (turn,) = await bot.say(ADA, "它决定每批最多放多少请求")
+    assert turn.visible.startswith("✍️ Follow-up: ") and "🎤 Question 2/2" in turn.visible
+    (held,) = await bot.say(ADA, "/start q_triton-q5")  # no switch offered either
+    assert held.visible.startswith("🎤 A mock interview is on: answer its question")
+    assert held.buttons == []
+    (turn,) = await bot.say(ADA, BLANK)  # still the interview's question
+    assert turn.visible.startswith("✍️ Question 2/2: 0%")
+
+
+async def test_a_switch_button_from_before_does_not_replace_the_interviews_question(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    await bot.open_shared(ADA, "triton-q1")
+    _, still_open = await bot.say(ADA, "/start q_triton-q5", expect=2)
+    (switch,) = [d for _, d in still_open.buttons if d.startswith("switch:")]
+    await bot.say(ADA, "/mock 1")
+    mock = await bot.storage.running_mock(ADA.id)
+    assert mock is not None and mock.question_id == "triton-q1"  # seeded: the one shown
+    toasts = len(api.callback_answers)
+    api.callback(ADA, switch, still_open)
+    await until(lambda: len(api.callback_answers) > toasts)
+    assert api.callback_answers[toasts].startswith("🎤 A mock interview is on")
+    (turn,) = await bot.say(ADA, BLANK)  # still the interview's question
+    assert turn.visible.startswith("✍️ Question 1/1: 0%")
+
+
+async def test_a_show_answer_button_from_before_waits_for_the_report(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    asked = await bot.open_shared(ADA, "triton-q1")
+    show = "show:triton-q1"
+    assert show in [d for _, d in asked.buttons]
+    await bot.say(ADA, "/mock 1")
+    mock = await bot.storage.running_mock(ADA.id)
+    assert mock is not None and mock.question_id == "triton-q1"  # seeded: the one shown
+    toasts = len(api.callback_answers)
+    api.callback(ADA, show, asked)
+    await until(lambda: len(api.callback_answers) > toasts)
+    assert api.callback_answers[toasts].startswith("🎤 In a mock interview the reference answers")
+    (turn,) = await bot.say(ADA, BLANK)  # the reference was not shown: still the question
+    assert turn.visible.startswith("✍️ Question 1/1: 0%")
+
+
+async def test_the_plan_question_an_interview_closed_is_offered_after_its_report(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    await bot.say(ADA, "/daily 09:30")
+    await bot.say(ADA, "/interview 2026-03-12")
+    bot.clock.advance(minutes=30)
+    await bot.tick()
+    daily = api.to(ADA.id)[-1]
+    assert daily.visible.startswith("☀️ Daily question")
+    (planned,) = [d for _, d in daily.buttons if d.startswith("hint:")]
+    await bot.say(ADA, "/mock 1")  # closes the plan's question, and says so
+    _, report, _card, again = await bot.say(ADA, "/skip", expect=4)
+    assert report.visible.startswith("📋 Mock interview report")
+    # The day's plan goes on where the interview broke in: that question, asked again.
+    assert planned in [d for _, d in again.buttons]
+    assert await bot.storage.get_open_question(ADA.id) is not None
+
+
+@pytest.mark.parametrize(
+    ("user", "answer_it"),
+    [(ADA, "type your answer to the interview's question"), (LI, "请用文字回答面试的这道题")],
+    ids=["english", "chinese"],
+)
+async def test_notes_on_what_is_not_text_point_to_the_interviews_question(
+    bot: BotHarness, api: FakeBotAPI, user: FakeUser, answer_it: str
+) -> None:
+    await bot.say(user, "/mock 1")
+    # A sticker, a photo without a caption, a voice message (voice answers off here).
+    for send in (api.sticker, lambda u: api.photo(u, caption=None), api.voice):
+        before = len(api.to(user.id))
+        send(user)
+        (note,) = (await api.wait_for(user.id, before + 1, timeout=20))[before:]
+        # During an interview, not /quiz (it waits for the report): its question.
+        assert answer_it in note.visible and "/quiz" not in note.visible
+    (turn,) = await bot.say(user, BLANK)  # nothing was lost: the question is still on
+    assert "1/1" in turn.visible
+
+
+async def test_a_skip_button_from_before_skips_the_interviews_question(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    asked = await bot.open_shared(ADA, "triton-q1")
+    await bot.say(ADA, "/mock 1")
+    mock = await bot.storage.running_mock(ADA.id)
+    assert mock is not None and mock.question_id == "triton-q1"  # seeded: the one shown
+    # As /skip: the interview moves on (here, to its report), no practice question opens.
+    skipped, report, _card = await bot.press(ADA, asked, "skip:triton-q1", expect=3)
+    assert skipped.visible.startswith("⏭ Skipped.")
+    assert report.visible.startswith("📋 Mock interview report · 0 of 1 answered")
+    assert await bot.storage.running_mock(ADA.id) is None
+    assert await bot.storage.get_open_question(ADA.id) is None

@@ -376,3 +376,26 @@ async def test_a_voice_answer_during_a_mock_interview_is_its_steps_answer(
     assert "📖" not in turn.visible
     (kept,) = await voice_bot.storage.answers_for(ADA.id)
     assert kept.answer == ANSWER
+
+
+async def test_a_voice_answer_to_a_mock_follow_up_is_the_follow_ups_answer(
+    voice_bot: BotHarness, stt: FakeSTT
+) -> None:
+    # No question is open while a follow-up is asked; the recording is still an answer.
+    blank, follow = b"OggS\x00\x02 not sure", b"OggS\x00\x02 the follow-up"
+    stt.transcripts.update(
+        {
+            blank: "我需要再查一下资料才能回答这个问题",
+            follow: "这个负责把请求调度到合适的地方，提高整体吞吐",
+        }
+    )
+    await voice_bot.say(ADA, "/mock 2")
+    (turn,) = await speak(voice_bot, ADA, blank)
+    assert "🔎 Follow-up" in turn.visible
+    (hinted,) = await voice_bot.say(ADA, "/hint")
+    assert hinted.visible.startswith("🔎 Hints are for the interview's questions")
+    (turn,) = await speak(voice_bot, ADA, follow)
+    first_line, _, rest = turn.visible.partition("\n")
+    assert first_line == "🎙 I heard: 这个负责把请求调度到合适的地方，提高整体吞吐"
+    assert rest.startswith("✍️ Follow-up: ") and "🎤 Question 2/2" in rest
+    assert len(stt.requests) == 2

@@ -21,7 +21,7 @@ from bot.keyboards import (
 )
 from bot.render import clock_time, day_text, plan_question_messages
 from bot.services import interview
-from bot.services.interview import DayDone, Planned, PlanStatus
+from bot.services.interview import DayDone, MockOn, Planned, PlanStatus
 from bot.services.schedules import set_daily
 
 _PROBLEMS = {
@@ -156,6 +156,8 @@ async def plan_button(update: Update, context: BotContext) -> None:
         await send(context, chat.id, messages, keyboard)
     elif isinstance(nxt, DayDone):
         await query.answer(t(lang, "plan_start_done"))
+    elif isinstance(nxt, MockOn):  # as the Next button says during an interview
+        await query.answer(t(lang, "mock_quiz_held"))
     elif await svc.practice.open_question_id(chat.id) is not None:
         await query.answer(t(lang, "next_already_open"))
     else:  # no plan today (cleared since, or the date has come)

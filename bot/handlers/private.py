@@ -119,6 +119,9 @@ async def start(update: Update, context: BotContext) -> None:
             key = "shared_question_draft" if draft else "shared_question_gone"
             await send(context, chat.id, [svc.strings(lang, key)])
             return
+        if await svc.mock.current(chat.id) is not None:  # held, as /quiz is
+            await send(context, chat.id, [svc.strings(lang, "mock_quiz_held")])
+            return
         opened = await svc.practice.open_shared(chat.id, user, question)
         if isinstance(opened, StillOpen):  # as /quiz does: the open one, with a choice
             messages = still_open_messages(svc.strings, lang, opened, shared=True)
@@ -315,10 +318,12 @@ async def voice_answer(update: Update, context: BotContext) -> None:
         return
     lang, chat_id = context.lang, message.chat_id
     # Nothing to answer: not sent off to be transcribed (told as a typed answer would be).
+    # A mock interview's follow-up is something to answer, though no question is open.
     if (
         svc.voice.refusal(seconds_of(recording)) is None
         and _replied_bot_text(context, message) is None
         and await svc.practice.open_question(chat_id) is None
+        and await svc.mock.current(chat_id) is None
     ):
         await send(context, chat_id, [svc.strings(lang, "no_open_question")])
         return
@@ -326,7 +331,8 @@ async def voice_answer(update: Update, context: BotContext) -> None:
     if isinstance(heard, Heard):
         await _answer(update, context, message, heard.text, captioned=False, heard=heard.text)
     else:
-        await send(context, chat_id, [voice_note(svc.strings, lang, heard)])
+        on_mock = await svc.mock.current(chat_id) is not None
+        await send(context, chat_id, [voice_note(svc.strings, lang, heard, mock=on_mock)])
 
 
 async def _answer(
@@ -460,7 +466,10 @@ async def hint(update: Update, context: BotContext) -> None:
 async def _hint(context: BotContext, chat_id: int, lang: str) -> None:
     svc = context.svc
     if await svc.practice.open_question(chat_id) is None:
-        await send(context, chat_id, [svc.strings(lang, "no_open_question")])
+        # On a mock's follow-up no question is open: the follow-up names its one concept.
+        on_mock = await svc.mock.current(chat_id) is not None
+        key = "mock_follow_up_hint" if on_mock else "no_open_question"
+        await send(context, chat_id, [svc.strings(lang, key)])
         return
     given = await svc.practice.hint(chat_id)
     if given is None:
@@ -602,12 +611,21 @@ async def practice_button(update: Update, context: BotContext) -> None:
     action = tap.action
     if not await _still_open(context, query, chat_id, tap.question_id):
         return
+    if action == "show" and await context.svc.mock.current(chat_id) is not None:
+        # A button from before the interview, on the question it asks now: held, as /reveal.
+        await query.answer(context.svc.strings(lang, "mock_reveal_held"))
+        return
     await query.answer()
     if action == "hint":
         await _hint(context, chat_id, lang)
     elif action == "show":
         await _reveal(context, chat_id, user, lang)
     elif action == "skip":
+        # A button from before the interview, on the question it asks now: as /skip.
+        mocked = await context.svc.mock.skip(chat_id, update.update_id)
+        if mocked is not None:
+            await _send_mock_turn(context, chat_id, user, lang, mocked)
+            return
         await _skip(context, chat_id, user, lang)
 
 
@@ -645,6 +663,9 @@ async def _switch_button(
     """Under an open question shown again for a shared link: close it and open the shared
     one, only if it is still the open question."""
     svc = context.svc
+    if await svc.mock.current(chat_id) is not None:  # a button shown before the interview
+        await query.answer(svc.strings(lang, "mock_quiz_held"))
+        return
     open_id = await _open_id(context, chat_id)
     if open_id is None or question_tag(open_id) != tap.open_tag:
         await query.answer(svc.strings(lang, "button_question_closed"))
@@ -683,10 +704,13 @@ async def _open_id(context: BotContext, chat_id: int) -> str | None:
 
 
 async def not_text(update: Update, context: BotContext) -> None:
-    """Stickers, photos, files…: explain that answers are text."""
+    """Stickers, photos, files…: explain that answers are text (during a mock interview,
+    to its question: /quiz waits for the report)."""
     svc = context.svc
     if update.effective_chat:
-        await send(context, update.effective_chat.id, [svc.strings(context.lang, "not_text")])
+        chat_id = update.effective_chat.id
+        key = "mock_not_text" if await svc.mock.current(chat_id) is not None else "not_text"
+        await send(context, chat_id, [svc.strings(context.lang, key)])
 
 
 async def edited(update: Update, context: BotContext) -> None:
@@ -862,7 +886,8 @@ async def _send_mock_report(
     context: BotContext, chat_id: int, user: UserProfile, lang: str, ended: MockEnded
 ) -> None:
     """The report with a button per question (its reference answer), its card (a PNG),
-    then the daily question if it waited for the interview to end."""
+    then the daily question if it waited for the interview to end, else the plan's next
+    (the one the interview closed, if it did), as after an answer."""
     from bot.picture import render_mock_card  # Pillow: loaded by the first picture
 
     svc = context.svc
@@ -881,7 +906,8 @@ async def _send_mock_report(
             day=svc.practice.today(user).date(),
         )
         await send_photo(context, chat_id, card, t(lang, "mock_card_caption"))
-    await follow_with_daily(context, chat_id, user, lang)
+    if not await follow_with_daily(context, chat_id, user, lang):
+        await follow_with_plan(context, chat_id, user, lang)
 
 
 async def mock_reference_button(update: Update, context: BotContext) -> None:

@@ -63,6 +63,11 @@ class DayDone:
     quota: int
 
 
+@dataclass(frozen=True, slots=True)
+class MockOn:
+    """A mock interview runs: the plan's question waits for its report."""
+
+
 def _today(svc: Services, user: UserProfile) -> date:
     return local_day(svc.practice.clock(), svc.practice.zone(user))
 
@@ -214,9 +219,15 @@ async def after_answer(svc: Services, chat_id: int, user: UserProfile) -> Planne
     return Planned(asked, current, current.done_today + 1, quota)
 
 
-async def start_now(svc: Services, chat_id: int, user: UserProfile) -> Planned | DayDone | None:
+async def start_now(
+    svc: Services, chat_id: int, user: UserProfile
+) -> Planned | DayDone | MockOn | None:
     """ "Start today's plan" (under /interview's reply): the plan's question now, if none is
-    open; the day's plan done already, or no plan today: nothing opened."""
+    open; the day's plan done already, a mock interview on, or no plan today: nothing
+    opened."""
+    if await svc.mock.current(chat_id) is not None:
+        # On a follow-up nothing is open: a question opened now would take its answer.
+        return MockOn()
     reading = await _read(svc, user)
     if reading is None or reading.status.plan is None or reading.status.plan.quota == 0:
         return None

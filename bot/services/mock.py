@@ -132,7 +132,9 @@ class Mock:
             outcome = await self.practice.answer(
                 chat_id, user, text, update_id, caption=caption, replied_text=replied_text
             )
-            return MockStale(session.position, len(session.questions), outcome)
+            items = await self.storage.mock_items(session.session_id)
+            answered = sum(1 for item in items if item["score"] is not None)
+            return MockStale(answered, len(session.questions), outcome)
         if session is not None and session.phase is Phase.FOLLOW_UP:
             return await self._follow_up_answer(session, text, update_id)
         if session is not None:

@@ -146,8 +146,9 @@ class MockStore(UsersStore):
     async def end_mock(
         self, session: MockSession, reason: End, now: datetime, *, close: bool = True
     ) -> bool:
-        """End a running session (`close`: closing its question if still open); False if it
-        had ended already."""
+        """End a running session (`close`: closing its question if still open, and still
+        the session's: one opened since, the daily question that waited, stays); False if
+        it had ended already."""
 
         async def body(db: aiosqlite.Connection) -> bool:
             cur = await db.execute(
@@ -158,9 +159,11 @@ class MockStore(UsersStore):
             if cur.rowcount == 0:
                 return False
             if close:
+                # The session's question was opened at its last step, not after.
                 await db.execute(
-                    "DELETE FROM open_questions WHERE chat_id = ? AND question_id = ?",
-                    (session.chat_id, session.question_id),
+                    "DELETE FROM open_questions WHERE chat_id = ? AND question_id = ?"
+                    " AND asked_at <= ?",
+                    (session.chat_id, session.question_id, iso(session.step_at)),
                 )
             return True
 
