@@ -173,6 +173,25 @@ async def test_with_the_shipped_packs_an_english_user_is_asked_in_english(
         assert any(q in asked.visible for q in questions["zh"]), asked.visible
 
 
+async def test_a_translation_named_is_asked_as_named_and_an_original_in_ones_language(
+    api: FakeBotAPI, bot_settings: Settings, clock: FakeClock
+) -> None:
+    # The shipped Triton pack and its English version, read from the files.
+    packs = {p.stem: yaml.safe_load(p.read_text(encoding="utf-8")) for p in CONTENT.glob("*.yaml")}
+    english = [q["question"] for q in packs["triton-en"]["questions"]]
+    chinese = [q["question"] for q in packs["triton"]["questions"]]
+    async with _harness(api, bot_settings, clock, CONTENT) as bot:
+        # A Chinese user who names the English version chose it: asked in English.
+        (asked,) = await bot.say(LI, "/quiz triton-en")
+        assert any(q in asked.visible for q in english), asked.visible
+        await bot.say(LI, "/reveal")
+        # Naming the original, each is asked in their own language.
+        (asked,) = await bot.say(LI, "/quiz triton")
+        assert any(q in asked.visible for q in chinese), asked.visible
+        (asked,) = await bot.say(ADA, "/quiz triton")
+        assert any(q in asked.visible for q in english), asked.visible
+
+
 async def test_stats_counts_the_bank_in_the_learners_language(
     api: FakeBotAPI, bot_settings: Settings, clock: FakeClock
 ) -> None:

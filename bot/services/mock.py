@@ -43,7 +43,7 @@ from bot.core.mock import (
     topic_name,
 )
 from bot.core.models import UserProfile
-from bot.core.packs import translation
+from bot.core.packs import named
 from bot.core.practice import Feedback, NoPacks, OneWord, TooShort
 from bot.core.review import WEAK_WINDOW, weak_spots
 from bot.services.practice import Practice
@@ -67,7 +67,7 @@ class Mock:
         if running is not None:
             return MockRunning(self._step(running))
         if args.pack is not None:
-            pack = translation(self.library, args.pack, lang) if lang else args.pack
+            pack = named(self.library, args.pack, lang) if lang else args.pack
             packs: tuple[str, ...] = (pack,)
         else:
             drawn = await self.practice.draw_from(chat_id, lang)

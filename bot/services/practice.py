@@ -20,7 +20,7 @@ from bot.core.content import Concept, Library, Question
 from bot.core.levels import Level
 from bot.core.models import AnswerRecord, StoredAnswer, UserProfile
 from bot.core.outbox import Draft
-from bot.core.packs import Drawn, draw_from, translation
+from bot.core.packs import Drawn, draw_from, named
 from bot.core.practice import (
     AnswerOutcome,
     Asked,
@@ -145,7 +145,7 @@ class Practice:
         From `pack` (in `lang` where it has a translation), else from the packs `draw_from`
         names."""
         if pack is not None:
-            packs: tuple[str, ...] = (translation(self.library, pack, lang) if lang else pack,)
+            packs: tuple[str, ...] = (named(self.library, pack, lang) if lang else pack,)
         else:
             drawn = await self.draw_from(chat_id, lang)
             if not drawn.packs:
@@ -176,7 +176,7 @@ class Practice:
     async def first_of(self, pack_id: str, user: UserProfile, lang: str | None) -> Question:
         """A pack's first question (in `lang` where it has a translation) the user has not
         answered, in file order; its very first once all are answered (a pack's link)."""
-        pid = translation(self.library, pack_id, lang) if lang else pack_id
+        pid = named(self.library, pack_id, lang) if lang else pack_id
         questions = self.library.packs[pid].questions
         answered = await self.storage.answered_questions(user.user_id)
         return next((q for q in questions if q.id not in answered), questions[0])

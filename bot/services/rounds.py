@@ -18,7 +18,7 @@ from bot.core.answers import Attempt, attempt_of
 from bot.core.levels import Level, QuizArgs
 from bot.core.models import LeaderboardRow, RoundAnswer, RoundRecord, UserProfile
 from bot.core.outbox import Draft, Kind
-from bot.core.packs import translation
+from bot.core.packs import named
 from bot.core.practice import NoPacks
 from bot.core.rounds import closes_at, week_start
 from bot.core.selection import pick_question
@@ -58,7 +58,7 @@ async def draft_round(
     level = level or record.level or Level.BEGINNER
     group_lang = record.language or lang or "en"
     if pack is not None:
-        packs: tuple[str, ...] = (translation(svc.library, pack, group_lang),)
+        packs: tuple[str, ...] = (named(svc.library, pack, group_lang),)
     else:
         drawn = await svc.practice.draw_from(chat_id, group_lang)
         if not drawn.packs:
