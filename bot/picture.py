@@ -20,7 +20,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
-from bot.core.mock import MockReport
+from bot.core.mock import MockReport, duration
 from bot.i18n import Strings
 
 WIDTH, HEIGHT = 1080, 1780
@@ -300,7 +300,7 @@ def render_mock_card(
         draw.text((box[2] + 20, middle), label, font=body, fill=INK, anchor="lm")
         if row.seconds is not None:
             late = report.limit_seconds is not None and row.seconds > report.limit_seconds
-            took = f"{row.seconds // 60}:{row.seconds % 60:02d}"
+            took = duration(row.seconds)
             colour = LATE if late else MUTED
             draw.text((right, middle), took, font=body, fill=colour, anchor="rm")
 

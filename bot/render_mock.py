@@ -7,7 +7,7 @@ values; labels are cut to `LABEL_CHARS` so ten rows fit one message).
 
 from __future__ import annotations
 
-from bot.core.mock import End, MockEnded, MockReport, MockStep, MockTurn, over_limit
+from bot.core.mock import End, MockEnded, MockReport, MockStep, MockTurn, duration, over_limit
 from bot.i18n import Html, Strings
 from bot.render import (
     ITEM_SEPARATOR,
@@ -25,11 +25,6 @@ from bot.render import (
 
 LABEL_CHARS = 40  # a concept or topic in a report row
 MISSED_SHOWN = 3  # missed concepts named per row; the rest counted
-
-
-def duration(seconds: int) -> str:
-    """`m:ss` (`0:42`, `12:05`): how long an answer took."""
-    return f"{seconds // 60}:{seconds % 60:02d}"
 
 
 def step_messages(t: Strings, lang: str, step: MockStep) -> list[Html]:

@@ -10,7 +10,7 @@ import pytest
 
 from bot.core.content import Concept, Question
 from bot.core.levels import Level
-from bot.core.mock import MockArgs, follow_up_of, parse_mock_args, plan_mock, topics_of
+from bot.core.mock import MockArgs, duration, follow_up_of, parse_mock_args, plan_mock, topics_of
 from bot.core.scoring import score_answer
 
 PACKS = {"triton": "triton", "llm_inference": "llm_inference"}
@@ -96,3 +96,18 @@ def test_no_follow_up_when_nothing_heavy_was_missed() -> None:
         concepts=(Concept(label="fast storage", weight=1.0), Concept(label="copy", weight=1.0)),
     )
     assert follow_up_of(light, score_answer(light, "I do not know this one at all")) is None
+
+
+@pytest.mark.parametrize(
+    ("seconds", "shown"),
+    [
+        (0, "0:00"),
+        (42, "0:42"),
+        (725, "12:05"),
+        (3599, "59:59"),
+        (3600, "1:00:00"),
+        (72000, "20:00:00"),
+    ],
+)
+def test_an_answers_time_reads_as_a_clock_hours_and_all(seconds: int, shown: str) -> None:
+    assert duration(seconds) == shown

@@ -66,6 +66,16 @@ class MockArgs:
     word: str = ""
 
 
+def duration(seconds: int) -> str:
+    """How long an answer took: `m:ss` (`0:42`, `12:05`), `h:mm:ss` from an hour on (an
+    answer sent the next day is `20:00:00`, not `1200:00`)."""
+    minutes, secs = divmod(max(seconds, 0), 60)
+    if minutes < 60:
+        return f"{minutes}:{secs:02d}"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}"
+
+
 def parse_mock_args(
     args: Iterable[str], packs: Mapping[str, str], drafts: Iterable[str] = ()
 ) -> MockArgs:
