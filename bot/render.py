@@ -685,9 +685,11 @@ def packs_message(
     any_in_language: bool,
     read_only: bool,
     drawn_in: str,
+    group: bool = False,
 ) -> Html:
     """/packs: each pack (title, id, field, language, levels, questions, done), followed
-    ones marked, and what a chat that follows none is asked from (packs in `drawn_in`)."""
+    ones marked, and what a chat that follows none is asked from (packs in `drawn_in`):
+    "you" in a private chat, "this group" in a group."""
 
     def row(line: PackLine, short: bool) -> Html:
         p = line.pack
@@ -715,9 +717,11 @@ def packs_message(
     if any(line.followed for line in lines):
         rows.append(t(lang, "packs_following"))
     elif any_in_language:
-        rows.append(t(lang, "packs_none_followed", language=language))
+        key = "group_packs_none_followed" if group else "packs_none_followed"
+        rows.append(t(lang, key, language=language))
     else:
-        rows.append(t(lang, "packs_none_in_language", language=language))
+        key = "group_packs_none_in_language" if group else "packs_none_in_language"
+        rows.append(t(lang, key, language=language))
     if lines:
         rows.append(t(lang, "packs_quiz_note", pack=lines[0].pack.id))
     if read_only:

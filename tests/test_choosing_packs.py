@@ -390,6 +390,11 @@ async def test_a_group_admin_picks_the_groups_packs_and_a_member_cannot(
     (shown,) = await bot.say(MEMBER, "/packs", chat_id=GROUP)
     assert shown.buttons == []  # a member sees the list, without buttons
     assert "Only the group's admins choose its packs." in shown.visible
+    # The list speaks of the group, not of the member who asked.
+    assert "This group follows none: its questions come from every pack in English" in (
+        shown.visible
+    )
+    assert "You follow" not in shown.visible
     (listing,) = await bot.say(ADMIN, "/packs", chat_id=GROUP)
     answered = len(api.callback_answers)
     api.callback(MEMBER, "pack:f:serving-zh", listing)  # a member taps the admin's list
@@ -413,6 +418,7 @@ async def test_a_group_admin_chooses_the_groups_packs_from_its_settings(
     assert listing.visible.startswith("Question packs")
     assert ("➕ 模型服务 面试题", "pack:f:serving-zh:grp") in listing.buttons
     assert listing.buttons[-1] == ("← Back", "grp:show")
+    assert "This group follows none" in listing.visible
     (edited,) = await bot.press(ADMIN, listing, "pack:f:serving-zh:grp")
     assert api.callback_answers[-1] == "Following 模型服务 面试题"
     assert ("✅ 模型服务 面试题", "pack:u:serving-zh:grp") in edited.buttons

@@ -282,6 +282,30 @@ async def test_todays_plan_can_start_from_the_reply_one_question_at_a_time(
     assert "question 2 of 3 today" in sent[-1].visible and len(_questions(sent)) == 1
 
 
+async def test_skipping_a_plan_question_brings_the_plans_next_and_keeps_the_skipped_one(
+    planner: BotHarness, api: FakeBotAPI
+) -> None:
+    planner.clock.now = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)  # the daily time has passed
+    await bot_daily(planner, ADA, "UTC", "08:00")
+    (reply,) = await planner.say(ADA, "/interview 3/12")
+    (first,) = await planner.press(ADA, reply, reply.buttons[0][1])
+    skipped = _asked(first)
+    assert skipped is not None
+    sent = await planner.say(ADA, "/skip", expect=2)
+    assert sent[0].visible.startswith("⏭ Skipped.")
+    # Nothing answered yet: still the first of today's three, another question of the plan.
+    assert sent[-1].visible.startswith("📅 10 days to go · question 1 of 3 today\n❓")
+    (second,) = _questions(sent)
+    assert second != skipped
+    # Answered, the plan goes on; the skipped question is still owed (seen in the plan's
+    # total: one seen of 24, not two).
+    answer = planner.library.question(second).answer  # type: ignore[union-attr]
+    sent = await _answer(planner, ADA, answer, "Today's plan is done")
+    assert "question 2 of 3 today" in sent[-1].visible
+    (shown,) = await planner.say(ADA, "/interview")
+    assert "1 of 24" in shown.visible, shown.visible
+
+
 async def test_with_the_daily_question_off_the_plan_waits_and_says_so(
     planner: BotHarness, api: FakeBotAPI
 ) -> None:

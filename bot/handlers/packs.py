@@ -22,7 +22,10 @@ async def packs_command(update: Update, context: BotContext) -> None:
     svc, user, chat, lang = turn
     read_only = chat.type != chat.PRIVATE and not await is_admin(update, context)
     draw_lang = await drawing_language(svc, chat.id, chat.type, lang)
-    text, keyboard = await packs_screen(svc, chat.id, user.user_id, lang, draw_lang, read_only)
+    group = chat.type != chat.PRIVATE
+    text, keyboard = await packs_screen(
+        svc, chat.id, user.user_id, lang, draw_lang, read_only, group=group
+    )
     await send(context, chat.id, [text], keyboard)
 
 
@@ -55,7 +58,14 @@ async def pack_button(update: Update, context: BotContext) -> None:
     draw_lang = await drawing_language(svc, chat.id, chat.type, lang)
     back = tap.in_settings and chat.type != chat.PRIVATE  # a private chat has no such screen
     text, keyboard = await packs_screen(
-        svc, chat.id, user.user_id, lang, draw_lang, False, in_settings=back
+        svc,
+        chat.id,
+        user.user_id,
+        lang,
+        draw_lang,
+        False,
+        group=chat.type != chat.PRIVATE,
+        in_settings=back,
     )
     await edit_text(context, query, text, keyboard)
 

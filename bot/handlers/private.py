@@ -397,12 +397,15 @@ async def _answer(
                 await follow_with_plan(context, chat_id, user, lang)
 
 
-async def follow_with_plan(context: BotContext, chat_id: int, user: UserProfile, lang: str) -> None:
+async def follow_with_plan(
+    context: BotContext, chat_id: int, user: UserProfile, lang: str, skipped: str | None = None
+) -> bool:
     """With an interview date: the plan's next question of the day, now that the one before
-    is answered (one at a time, never a burst), or the note that the day's plan is done."""
+    is answered or `skipped` (one at a time, never a burst), or the note that the day's
+    plan is done. False when the plan has nothing to say."""
     svc = context.svc
     t = svc.strings
-    nxt = await interview.after_answer(svc, chat_id, user)
+    nxt = await interview.after_answer(svc, chat_id, user, skipped)
     if isinstance(nxt, DayDone):
         plan = nxt.status.plan
         assert plan is not None
@@ -415,6 +418,7 @@ async def follow_with_plan(context: BotContext, chat_id: int, user: UserProfile,
         messages = plan_question_messages(t, lang, nxt.asked, days_left, nxt.n, nxt.quota)
         keyboard = question_keyboard(t, lang, nxt.asked.question.id, context.bot.username)
         await send(context, chat_id, messages, keyboard)
+    return nxt is not None
 
 
 async def _send_feedback(
@@ -507,7 +511,10 @@ async def _skip(
         await _nothing_open(context, chat_id, user, lang)
         return
     await send(context, chat_id, [svc.strings(lang, "skipped")])
-    if not await follow_with_daily(context, chat_id, user, lang):
+    if await follow_with_daily(context, chat_id, user, lang):
+        return
+    # With an interview date, the plan's next question (the skipped one comes back later).
+    if not await follow_with_plan(context, chat_id, user, lang, skipped=closed.id):
         await ask(context, chat_id, user, lang, level or closed.level)
 
 

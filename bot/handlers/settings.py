@@ -550,7 +550,7 @@ async def group_settings_button(update: Update, context: BotContext) -> None:
     if what == "packs":  # the /packs list on this message: it fits, and Back returns here
         draw_lang = await drawing_language(svc, chat.id, chat.type, lang)
         shown = await packs_screen(
-            svc, chat.id, user.user_id, lang, draw_lang, False, in_settings=True
+            svc, chat.id, user.user_id, lang, draw_lang, False, group=True, in_settings=True
         )
         await edit_text(context, query, *shown)
         return

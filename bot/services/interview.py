@@ -165,10 +165,12 @@ async def _quota(svc: Services, user: UserProfile, status_: PlanStatus) -> int:
     return await svc.storage.fix_quota(user.user_id, status_.today, status_.plan.quota)
 
 
-def _next(svc: Services, reading: _Reading) -> Question | None:
+def _next(svc: Services, reading: _Reading, passed: str | None = None) -> Question | None:
+    """The plan's next question, not `passed` (one just skipped: it comes back later)."""
     current = reading.status
+    answered = reading.answered | {passed} if passed else reading.answered
     chosen = next_in_plan(
-        current.today, current.day, reading.days, reading.bank, reading.cards, reading.answered
+        current.today, current.day, reading.days, reading.bank, reading.cards, answered
     )
     return svc.library.question(chosen) if chosen is not None else None
 
@@ -193,11 +195,13 @@ async def daily_choice(svc: Services, user: UserProfile) -> DailyChoice | None:
     return DailyChoice(_next(svc, reading), current, quota)
 
 
-async def after_answer(svc: Services, chat_id: int, user: UserProfile) -> Planned | DayDone | None:
+async def after_answer(
+    svc: Services, chat_id: int, user: UserProfile, skipped: str | None = None
+) -> Planned | DayDone | None:
     """After an answer in the private chat: the plan's next question today, opened (if the
     day's quota is not reached and nothing else is open), or the note that the day is done
     (the answer that reached it); None without a plan today (or with the daily question
-    off: the plan waits for it)."""
+    off: the plan waits for it). After a /skip of `skipped`: the plan's next but that one."""
     reading = await _read(svc, user)
     if reading is None or reading.status.plan is None or reading.status.plan.quota == 0:
         return None
@@ -206,8 +210,8 @@ async def after_answer(svc: Services, chat_id: int, user: UserProfile) -> Planne
         return None
     quota = await _quota(svc, user, current)
     if current.done_today >= quota:
-        return DayDone(current, quota) if current.done_today == quota else None
-    question = _next(svc, reading)
+        return DayDone(current, quota) if current.done_today == quota and not skipped else None
+    question = _next(svc, reading, skipped)
     if question is None:
         return None
     asked = await svc.practice.ask_question(chat_id, user, question, replacing=None)

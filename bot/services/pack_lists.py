@@ -28,10 +28,11 @@ async def packs_screen(
     draw_lang: str,
     read_only: bool,
     *,
+    group: bool = False,
     in_settings: bool = False,
 ) -> tuple[Html, InlineKeyboardMarkup | None]:
-    """The /packs message and its buttons (None: read only); `in_settings`: opened from a
-    group's settings screen, with "← Back" to it."""
+    """The /packs message and its buttons (None: read only), a group's (`group`) or a
+    private chat's; `in_settings`: opened from a group's settings screen, with "← Back"."""
     listing = await svc.packs.listing(chat_id, user_id, draw_lang)
     lines = [PackLine(r.pack, r.followed, r.done, r.levels) for r in listing.rows]
     text = packs_message(
@@ -41,6 +42,7 @@ async def packs_screen(
         any_in_language=listing.any_in_language,
         read_only=read_only,
         drawn_in=draw_lang,
+        group=group,
     )
     if read_only:
         return text, None
