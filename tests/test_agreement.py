@@ -146,7 +146,9 @@ def test_second_bank_imported_as_is() -> None:
 @pytest.mark.parametrize(
     ("guide", "pack_id", "graded", "rho", "pairwise"),
     [
-        pytest.param("k8s_serving.txt", "k8s", "graded_k8s_serving.yaml", 0.82, 0.90, id="k8s"),
+        # Q10-Q12 and their answers added on 2026-12-07 evening (a helper who never saw the
+        # scorer): 0.853 / 0.923 on Q1-Q9, 0.756 / 0.842 on all twelve, the scorer unchanged.
+        pytest.param("k8s_serving.txt", "k8s", "graded_k8s_serving.yaml", 0.73, 0.82, id="k8s"),
         pytest.param(
             "quantization.txt", "quant", "graded_quantization.yaml", 0.78, 0.87, id="quant"
         ),
@@ -187,6 +189,17 @@ def test_second_bank_imported_as_is() -> None:
             0.51,
             0.74,
             id="dist",
+        ),
+        # Three banks of the seed's neighbourhood, written and graded on 2026-12-07 evening
+        # by helpers who never saw the scorer, measured once on arrival and never tuned on:
+        # 0.677 / 0.808 (GPU and CUDA), 0.554 / 0.756 (RAG), 0.588 / 0.775 (distributed
+        # training).
+        pytest.param("gpu_inference.txt", "gpu", "graded_gpu_inference.yaml", 0.65, 0.78, id="gpu"),
+        pytest.param(
+            "rag_engineering.txt", "rag", "graded_rag_engineering.yaml", 0.53, 0.73, id="rag"
+        ),
+        pytest.param(
+            "dist_training.txt", "dtrain", "graded_dist_training.yaml", 0.56, 0.75, id="dtrain"
         ),
     ],
 )
