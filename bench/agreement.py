@@ -39,15 +39,12 @@ def pack_id_of(graded: dict[str, object]) -> str:
 
 def sets() -> list[tuple[str, Pack, Path]]:
     library = load_library([CONTENT])
-    # Drafts are below the pack gate (not loaded by the bot); measured to see them move.
-    drafts = load_library([CONTENT, CONTENT / "drafts"])
     out: list[tuple[str, Pack, Path]] = [
         ("triton (reviewed)", library.packs["triton"], DATA / "graded_answers.yaml"),
         ("triton gaming (reviewed)", library.packs["triton"], DATA / "graded_triton_gaming.yaml"),
         ("llm (reviewed)", library.packs["llm"], DATA / "graded_llm_inference.yaml"),
         ("quant (reviewed)", library.packs["quant"], DATA / "heldout" / "graded_quantization.yaml"),
         ("dep (reviewed)", library.packs["dep"], DATA / "heldout" / "graded_deploy_scaling.yaml"),
-        ("draft: dep-en (reviewed)", drafts.packs["dep-en"], DATA / "graded" / "dep-en.yaml"),
         (
             "llm (imported)",
             imported(CONTENT / "guides" / "llm_inference.txt", "llm"),
