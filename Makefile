@@ -58,7 +58,7 @@ lint: $(DEV)
 
 test: lint
 	$(BIN)/interview-bot content check
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n auto
 
 # Slow (hours on two cores for all of bot/core), so not part of `make test`; see TESTING.md.
 # A fresh run each time: mutmut keeps earlier verdicts, which new tests would not revisit.
