@@ -46,6 +46,11 @@ def sets() -> list[tuple[str, Pack, Path]]:
         ("quant (reviewed)", library.packs["quant"], DATA / "heldout" / "graded_quantization.yaml"),
         ("dep (reviewed)", library.packs["dep"], DATA / "heldout" / "graded_deploy_scaling.yaml"),
         (
+            "draft: dtrain (reviewed)",
+            drafts.packs["dtrain"],
+            DATA / "heldout" / "graded_dist_training.yaml",
+        ),
+        (
             "llm (imported)",
             imported(CONTENT / "guides" / "llm_inference.txt", "llm"),
             DATA / "graded_llm_inference.yaml",
