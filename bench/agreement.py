@@ -51,6 +51,11 @@ def sets() -> list[tuple[str, Pack, Path]]:
             DATA / "heldout" / "graded_dist_training.yaml",
         ),
         (
+            "draft: rag (reviewed)",
+            drafts.packs["rag"],
+            DATA / "heldout" / "graded_rag_engineering.yaml",
+        ),
+        (
             "llm (imported)",
             imported(CONTENT / "guides" / "llm_inference.txt", "llm"),
             DATA / "graded_llm_inference.yaml",
