@@ -49,6 +49,11 @@ def sets() -> list[tuple[str, Pack, Path]]:
         ("dep (reviewed)", library.packs["dep"], DATA / "heldout" / "graded_deploy_scaling.yaml"),
         ("draft: dep-en (reviewed)", drafts.packs["dep-en"], DATA / "graded" / "dep-en.yaml"),
         (
+            "draft: k8s (reviewed)",
+            drafts.packs["k8s"],
+            DATA / "heldout" / "graded_k8s_serving.yaml",
+        ),
+        (
             "llm (imported)",
             imported(CONTENT / "guides" / "llm_inference.txt", "llm"),
             DATA / "graded_llm_inference.yaml",
