@@ -56,6 +56,11 @@ def sets() -> list[tuple[str, Pack, Path]]:
             DATA / "heldout" / "graded_rag_engineering.yaml",
         ),
         (
+            "draft: k8s (reviewed)",
+            drafts.packs["k8s"],
+            DATA / "heldout" / "graded_k8s_serving.yaml",
+        ),
+        (
             "llm (imported)",
             imported(CONTENT / "guides" / "llm_inference.txt", "llm"),
             DATA / "graded_llm_inference.yaml",

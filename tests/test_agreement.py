@@ -142,14 +142,14 @@ def test_second_bank_imported_as_is() -> None:
 
 
 # Banks no rule was written for when they were made: what a new author's import gets.
-# k8s: held out until the third round of rules, two of which came from reading its misses.
 # quantization: the misses the fourth round (scales, siblings' short names, the terms that
 # tell) was read from. perf_capacity: held out, only its overall figures ever looked at.
 @pytest.mark.parametrize(
     ("guide", "pack_id", "graded", "rho", "pairwise"),
     [
         # Q10-Q12 and their answers added on 2026-12-07 evening (a helper who never saw the
-        # scorer): 0.853 / 0.923 on Q1-Q9, 0.756 / 0.842 on all twelve, the scorer unchanged.
+        # scorer): 0.853 / 0.923 on Q1-Q9 (held below), 0.756 / 0.842 on all twelve (0.750 / 0.838
+        # after the second reader's fixes), the scorer unchanged.
         pytest.param("k8s_serving.txt", "k8s", "graded_k8s_serving.yaml", 0.73, 0.82, id="k8s"),
         pytest.param(
             "quantization.txt", "quant", "graded_quantization.yaml", 0.78, 0.87, id="quant"
@@ -208,9 +208,25 @@ def test_second_bank_imported_as_is() -> None:
 def test_held_out_banks_imported_as_is(
     guide: str, pack_id: str, graded: str, rho: float, pairwise: float
 ) -> None:
-    # Measured 0.853 / 0.923 (k8s), 0.813 / 0.892 (quant), 0.760 / 0.868 (perf),
+    # Measured 0.813 / 0.892 (quant), 0.760 / 0.868 (perf),
     # 0.747 / 0.860 (redis-en), 0.729 / 0.846 (deploy) on 2026-12-07.
     holds_its_floors("heldout", guide, pack_id, graded, rho, pairwise, gamed=0.35)
+
+
+def test_k8s_bank_imported_as_is_on_its_first_nine_questions() -> None:
+    # Q1-Q9 were held out until the third round of rules, two of which came from reading their
+    # misses: measured 0.853 / 0.923, 0.855 / 0.919 on 2026-12-07. Q10-Q12 came that day from
+    # another helper and no rule was read from them: the whole bank imported measures 0.750 /
+    # 0.838 (Q10-Q12 alone 0.556 / 0.733), its reviewed draft (content/drafts/k8s.yaml)
+    # 0.862 / 0.926.
+    data = yaml.safe_load((DATA / "heldout" / "graded_k8s_serving.yaml").read_text("utf-8"))
+    first_nine = {qid: data[qid] for qid in (f"k8s-q{n}" for n in range(1, 10))}
+    pack = imported(DATA / "heldout" / "k8s_serving.txt", "k8s")
+    result = agreement({q.id: q for q in pack.questions}, parse_graded(first_nine, "k8s"))
+    assert result.spearman >= 0.82
+    assert result.pairwise >= 0.90
+    gaming = result.mean_of(GAMING_KINDS)
+    assert gaming is not None and gaming <= 0.35
 
 
 def test_spearman_and_pairwise_on_known_values() -> None:
