@@ -49,6 +49,11 @@ def sets() -> list[tuple[str, Pack, Path]]:
         ("dep (reviewed)", library.packs["dep"], DATA / "heldout" / "graded_deploy_scaling.yaml"),
         ("draft: dep-en (reviewed)", drafts.packs["dep-en"], DATA / "graded" / "dep-en.yaml"),
         (
+            "draft: gpu (reviewed)",
+            drafts.packs["gpu"],
+            DATA / "heldout" / "graded_gpu_inference.yaml",
+        ),
+        (
             "llm (imported)",
             imported(CONTENT / "guides" / "llm_inference.txt", "llm"),
             DATA / "graded_llm_inference.yaml",
