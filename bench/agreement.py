@@ -61,6 +61,11 @@ def sets() -> list[tuple[str, Pack, Path]]:
             DATA / "heldout" / "graded_k8s_serving.yaml",
         ),
         (
+            "draft: gpu (reviewed)",
+            drafts.packs["gpu"],
+            DATA / "heldout" / "graded_gpu_inference.yaml",
+        ),
+        (
             "llm (imported)",
             imported(CONTENT / "guides" / "llm_inference.txt", "llm"),
             DATA / "graded_llm_inference.yaml",
