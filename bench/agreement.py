@@ -39,6 +39,8 @@ def pack_id_of(graded: dict[str, object]) -> str:
 
 def sets() -> list[tuple[str, Pack, Path]]:
     library = load_library([CONTENT])
+    # Drafts are below the pack gate (not loaded by the bot); measured to see them move.
+    drafts = load_library([CONTENT, CONTENT / "drafts"])
     out: list[tuple[str, Pack, Path]] = [
         ("triton (reviewed)", library.packs["triton"], DATA / "graded_answers.yaml"),
         ("triton gaming (reviewed)", library.packs["triton"], DATA / "graded_triton_gaming.yaml"),
@@ -76,6 +78,8 @@ def sets() -> list[tuple[str, Pack, Path]]:
     for graded in sorted((DATA / "graded").glob("*.yaml")):
         if graded.stem in library.packs:
             out.append((f"{graded.stem} (reviewed)", library.packs[graded.stem], graded))
+        elif graded.stem in drafts.packs:
+            out.append((f"draft: {graded.stem} (reviewed)", drafts.packs[graded.stem], graded))
     graded_files = [
         *(DATA / "heldout").glob("graded_*.yaml"),
         *(DATA / "heldout2").glob("graded_*.yaml"),
