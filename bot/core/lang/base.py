@@ -55,6 +55,13 @@ class Language:
     # Words after a term that make it a clause of time ("OOM 之后不要重试"): a negator that
     # follows denies the main clause's verb, not the term.
     time_clause_after: str = ""
+    # Words that close a negator's reach when they stand between it and a term: the negator
+    # belongs to a condition or a clause of time ("分支不一致就会串行", "GPU 不够的时候加节点")
+    # and the term to the main clause.
+    negation_closers: str = ""
+    # What follows a negator inside a modifier of the term ("没算完的小份": 算完的): the
+    # negator denies the modifier, not the term.
+    negated_modifier: str = ""
     # After a term, a denied verb it is the subject of ("<term> is not", "… isn't").
     denied_after: str = ""
     # Words too slight to count toward an item's or a clause's length ("the", "of").

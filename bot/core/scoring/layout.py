@@ -90,6 +90,24 @@ _NEGATION_RE = re.compile(
 )
 
 
+# A negator followed, before the term, by a word that closes its reach (a condition or a
+# clause of time: "分支不一致就会串行"), or inside a modifier of the term ("没算完的小份"),
+# denies something else.
+_NEGATION_CLOSER_RE = re.compile(alternatives("negation_closers") or "(?!)")
+_NEGATED_MODIFIER_RE = re.compile(alternatives("negated_modifier") or "(?!)")
+
+
+def _denied_before(text: str, stop: int) -> bool:
+    """Whether a negator in text[:stop] reaches the term at `stop`."""
+    for found in _NEGATION_RE.finditer(text, 0, stop):
+        after = found.end()
+        if _NEGATION_CLOSER_RE.search(text, after, stop) is None and (
+            _NEGATED_MODIFIER_RE.match(text, after, stop) is None
+        ):
+            return True
+    return False
+
+
 # The first test for negators, by script: any CJK negator character, any English word.
 _CJK_NEGATOR_RE = re.compile(f"[{''.join(c for c in _NEGATION_FIRST if not c.isascii())}]")
 _EN_NEGATORS = words("negator_words")
@@ -226,9 +244,13 @@ class Layout:
             if c_start in self._negating_clauses:
                 found = True
             else:
-                text = masked(self.text, c_start, max(c_end, end), ((start, end), *masks))
-                # A-不-A asks, it does not deny: 是不是, 能不能, 要不要.
-                text = _A_NOT_A_RE.sub("   ", text)
+                stop = max(c_end, end)
+                text = masked(self.text, c_start, stop, ((start, end), *masks))
+                # A-不-A asks, it does not deny: 是不是, 能不能, 要不要 (found in the text as
+                # written: in 靠不靠前 the second 靠 may be a masked term's).
+                for asked in _A_NOT_A_RE.finditer(self.text, c_start, stop):
+                    at = asked.start() - c_start + 1
+                    text = text[:at] + " " + text[at + 1 :]
                 split = end - c_start
                 after = text[split:]
                 tail = _LIST_TAIL_RE.match(after)
@@ -237,7 +259,7 @@ class Layout:
                 # Close after it: ten characters ("ensemble 不支持", "X is not"), or the term as
                 # an English subject of a denied verb ("explicit mode is not recommended",
                 # "X isn't"), not a denial further on ("X means batches are not filling").
-                found = _NEGATION_RE.search(text[: start - c_start]) is not None or (
+                found = _denied_before(text, start - c_start) or (
                     _TIME_CLAUSE_AFTER_RE.match(after) is None
                     and (
                         _NEGATION_RE.search(after[:_NEGATION_REACH]) is not None
