@@ -43,6 +43,8 @@ LANGUAGE = Language(
         r"|分配|释放|预留|保存|存放|丢弃|推荐|建议|应该|应当|监控|监测|观测|观察|采集|上报|暴露|记录|统计"
         r"|[两二三四五六七八九几多]种|更|很|太|越|因为|所以|如果|但|而|并|且|即|则|若|当|在(?!线)"
         r"|有(?!状态|效)"
+        # Verbs of the fields' answers that the ones above miss ("向量擅长语义", "两者互补").
+        r"|擅长|互补"
     ),
     # Copulas, auxiliaries and function words that no term contains.
     statement=r"是|会(?!话)|可以|需要|要(?!求|素|点)|把|被|让|将(?!来)|就|才|也|都|还|已|只|因为|所以|如果",
