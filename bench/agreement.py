@@ -48,8 +48,8 @@ def sets() -> list[tuple[str, Pack, Path]]:
         ("quant (reviewed)", library.packs["quant"], DATA / "heldout" / "graded_quantization.yaml"),
         ("dep (reviewed)", library.packs["dep"], DATA / "heldout" / "graded_deploy_scaling.yaml"),
         (
-            "draft: dtrain (reviewed)",
-            drafts.packs["dtrain"],
+            "dtrain (reviewed)",
+            library.packs["dtrain"],
             DATA / "heldout" / "graded_dist_training.yaml",
         ),
         (
