@@ -47,6 +47,7 @@ def sets() -> list[tuple[str, Pack, Path]]:
         ("llm (reviewed)", library.packs["llm"], DATA / "graded_llm_inference.yaml"),
         ("quant (reviewed)", library.packs["quant"], DATA / "heldout" / "graded_quantization.yaml"),
         ("dep (reviewed)", library.packs["dep"], DATA / "heldout" / "graded_deploy_scaling.yaml"),
+        ("gpu (reviewed)", library.packs["gpu"], DATA / "heldout" / "graded_gpu_inference.yaml"),
         (
             "dtrain (reviewed)",
             library.packs["dtrain"],
@@ -61,11 +62,6 @@ def sets() -> list[tuple[str, Pack, Path]]:
             "draft: k8s (reviewed)",
             drafts.packs["k8s"],
             DATA / "heldout" / "graded_k8s_serving.yaml",
-        ),
-        (
-            "draft: gpu (reviewed)",
-            drafts.packs["gpu"],
-            DATA / "heldout" / "graded_gpu_inference.yaml",
         ),
         (
             "llm (imported)",
