@@ -47,6 +47,7 @@ def sets() -> list[tuple[str, Pack, Path]]:
         ("llm (reviewed)", library.packs["llm"], DATA / "graded_llm_inference.yaml"),
         ("quant (reviewed)", library.packs["quant"], DATA / "heldout" / "graded_quantization.yaml"),
         ("dep (reviewed)", library.packs["dep"], DATA / "heldout" / "graded_deploy_scaling.yaml"),
+        ("k8s (reviewed)", library.packs["k8s"], DATA / "heldout" / "graded_k8s_serving.yaml"),
         (
             "draft: dtrain (reviewed)",
             drafts.packs["dtrain"],
@@ -56,11 +57,6 @@ def sets() -> list[tuple[str, Pack, Path]]:
             "draft: rag (reviewed)",
             drafts.packs["rag"],
             DATA / "heldout" / "graded_rag_engineering.yaml",
-        ),
-        (
-            "draft: k8s (reviewed)",
-            drafts.packs["k8s"],
-            DATA / "heldout" / "graded_k8s_serving.yaml",
         ),
         (
             "draft: gpu (reviewed)",
