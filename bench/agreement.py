@@ -48,6 +48,7 @@ def sets() -> list[tuple[str, Pack, Path]]:
         ("quant (reviewed)", library.packs["quant"], DATA / "heldout" / "graded_quantization.yaml"),
         ("dep (reviewed)", library.packs["dep"], DATA / "heldout" / "graded_deploy_scaling.yaml"),
         ("gpu (reviewed)", library.packs["gpu"], DATA / "heldout" / "graded_gpu_inference.yaml"),
+        ("k8s (reviewed)", library.packs["k8s"], DATA / "heldout" / "graded_k8s_serving.yaml"),
         (
             "dtrain (reviewed)",
             library.packs["dtrain"],
@@ -57,11 +58,6 @@ def sets() -> list[tuple[str, Pack, Path]]:
             "draft: rag (reviewed)",
             drafts.packs["rag"],
             DATA / "heldout" / "graded_rag_engineering.yaml",
-        ),
-        (
-            "draft: k8s (reviewed)",
-            drafts.packs["k8s"],
-            DATA / "heldout" / "graded_k8s_serving.yaml",
         ),
         (
             "llm (imported)",

@@ -199,9 +199,9 @@ async def test_stats_counts_the_bank_in_the_learners_language(
 ) -> None:
     # The bank /stats counts is the one the learner is asked from: with none followed, the
     # shipped packs in their language, not every pack. The shipped packs are four of 12
-    # questions in English and six in Chinese (dtrain and gpu have no English version yet),
-    # and one English pack is left out to tell the banks apart: 3 x 12 = 36 in English,
-    # 6 x 12 = 72 in Chinese (120 - 12 = 108 in all).
+    # questions in English and seven in Chinese (dtrain, gpu and k8s have no English version
+    # shipped), and one English pack is left out to tell the banks apart: 3 x 12 = 36 in
+    # English, 7 x 12 = 84 in Chinese (132 - 12 = 120 in all).
     shipped = {
         p.name: p.read_text(encoding="utf-8")
         for p in CONTENT.glob("*.yaml")
@@ -211,7 +211,7 @@ async def test_stats_counts_the_bank_in_the_learners_language(
     async with _harness(api, bot_settings, clock, folder) as bot:
         for user, line in (
             (ADA, "Question bank: 1 of 36 questions"),
-            (LI, "题库：共 72 道题"),
+            (LI, "题库：共 84 道题"),
         ):
             await bot.say(user, "/quiz")
             await bot.say(user, "It keeps models loaded and batches requests on the GPU.")
