@@ -456,6 +456,7 @@ async def test_question_choice_follows_the_seed_and_works_without_one(
     assert len(await sequence("c", None)) == 3
 
 
+@pytest.mark.sqlite_only  # reads SQLite's statement trace
 async def test_an_answer_is_one_transaction_at_one_instant(practice: Practice) -> None:
     """Answer, streak and review card commit together, all stamped with one clock reading."""
     ada = await _user(practice, ADA)

@@ -1,9 +1,10 @@
 """A real PostgreSQL server for the tests: started once per session, a fresh database per test.
 
-The server is Debian's (or any) PostgreSQL found on this machine: `PG_BINDIR`, then
-`pg_config --bindir`, then `initdb` on PATH, then /usr/lib/postgresql/*/bin. It is initdb'ed
-in a temporary folder, listens on a free port of 127.0.0.1 (and its unix socket in that
-folder), trusts local connections, and is stopped and deleted at the end of the session.
+The server is Debian's (or any) PostgreSQL found on this machine: `PG_BINDIR` (then only
+there), else `pg_config --bindir`, then `initdb` on PATH, then /usr/lib/postgresql/*/bin.
+It is initdb'ed in a temporary folder, listens on a free port of 127.0.0.1 (and its unix
+socket in that folder), trusts local connections, and is stopped and deleted at the end of
+the session.
 PostgreSQL refuses to run as root: under root it runs as the `postgres` user (runuser).
 
 No binaries: the PostgreSQL tests are skipped, saying why; with REQUIRE_POSTGRES=1 (CI, see
@@ -33,8 +34,8 @@ class NoPostgres(Exception):
 def bindir() -> Path | None:
     """The folder of `initdb`, `pg_ctl` and `postgres`, or None."""
     candidates: list[str] = []
-    if os.environ.get("PG_BINDIR"):
-        candidates.append(os.environ["PG_BINDIR"])
+    if os.environ.get("PG_BINDIR"):  # named: only there
+        return _complete(Path(os.environ["PG_BINDIR"]))
     pg_config = shutil.which("pg_config")
     if pg_config:
         with contextlib.suppress(OSError, subprocess.SubprocessError):
@@ -47,10 +48,13 @@ def bindir() -> Path | None:
         candidates.append(str(Path(initdb).resolve().parent))  # Debian links it from elsewhere
     candidates += sorted(glob.glob("/usr/lib/postgresql/*/bin"), reverse=True)
     for folder in candidates:
-        path = Path(folder)
-        if all((path / name).is_file() for name in ("initdb", "pg_ctl", "postgres")):
-            return path
+        if found := _complete(Path(folder)):
+            return found
     return None
+
+
+def _complete(path: Path) -> Path | None:
+    return path if all((path / n).is_file() for n in ("initdb", "pg_ctl", "postgres")) else None
 
 
 def _free_port() -> int:
