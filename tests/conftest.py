@@ -346,12 +346,16 @@ async def practice(database_target: str | Path, library: Library) -> AsyncIterat
 
 
 @pytest.fixture
-def bot_settings(api: FakeBotAPI, tmp_path: Path, flow_content: Path) -> Settings:
+def bot_settings(
+    api: FakeBotAPI, tmp_path: Path, flow_content: Path, database_target: str | Path
+) -> Settings:
+    """The flows' settings, on each backend (DATABASE_URL set for PostgreSQL)."""
     return Settings(
         _env_file=None,  # type: ignore[call-arg]
         telegram_bot_token=api.token,
         telegram_api_base_url=api.base_url,
         database_path=tmp_path / "bot.sqlite3",
+        database_url=database_target if isinstance(database_target, str) else None,
         content_dir=flow_content,
         default_timezone="UTC",
         # Group pacing (3 s between messages at 20 a minute) has its own test; flows run fast.
