@@ -21,9 +21,10 @@ import asyncpg
 import pytest
 
 from bot.cli import main
-from bot.storage import DatabaseFileError, Storage
+from bot.storage import DatabaseFileError, Storage, is_busy
 from bot.storage.database import schema_version
 from tests.conftest import CONTENT, ROOT
+from tests.support.postgres import PostgresServer
 
 
 def _columns_sqlite(path: Path) -> dict[str, list[str]]:
@@ -204,3 +205,57 @@ def test_without_postgresql_its_tests_are_skipped_saying_why_and_fail_in_ci(
     assert "REQUIRE_POSTGRES=1 but PostgreSQL cannot run here: no PostgreSQL binaries" in (
         required.stdout
     )
+
+
+async def test_a_write_while_postgresql_restarts_waits_for_it_and_is_stored(
+    postgres_url: str, postgres_server: PostgresServer
+) -> None:
+    """The server restarts (a deploy, a failover) under a write: the write waits for it,
+    as for a locked SQLite file, and is stored once it is back."""
+    storage = Storage.at(postgres_url)
+    await storage.open()
+    try:
+        await storage.ensure_user(501, "Ada", "en")
+        await asyncio.to_thread(postgres_server.pause)
+
+        async def back_in_a_while() -> None:  # within the busy timeout (15 s)
+            await asyncio.sleep(2)
+            await asyncio.to_thread(postgres_server.resume)
+
+        back = asyncio.create_task(back_in_a_while())
+        try:
+            await storage.update_user(501, level="advanced")
+            found = await storage.get_user(501)
+        finally:
+            await back
+        assert found is not None and found.level is not None
+        assert found.level.value == "advanced"
+    finally:
+        await storage.close()
+
+
+async def test_postgresql_out_of_reach_past_the_busy_timeout_is_a_busy_database(
+    postgres_url: str, postgres_server: PostgresServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past the wait the error is the one a locked SQLite file gives (the user is told
+    nothing was saved, the outbox tries again); nothing is written, and once the server is
+    back the same storage works."""
+    monkeypatch.setattr("bot.storage.postgres.BUSY_TIMEOUT_MS", 300)
+    storage = Storage.at(postgres_url)
+    await storage.open()
+    try:
+        await storage.ensure_user(501, "Ada", "en")
+        await asyncio.to_thread(postgres_server.pause)
+        try:
+            with pytest.raises(sqlite3.OperationalError) as refused:
+                await storage.update_user(501, level="advanced")
+            with pytest.raises(sqlite3.OperationalError):
+                await storage.get_user(501)
+        finally:
+            await asyncio.to_thread(postgres_server.resume)
+        assert is_busy(refused.value)
+        assert "PostgreSQL cannot be reached" in str(refused.value)
+        found = await storage.get_user(501)
+        assert found is not None and found.level is None  # the refused write wrote nothing
+    finally:
+        await storage.close()

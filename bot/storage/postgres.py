@@ -21,6 +21,8 @@ SQLite's migrations), its version kept in a `schema_version` table. SQLite-only 
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import re
 import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
@@ -34,7 +36,7 @@ import aiosqlite
 
 from bot.core.reminders import ReminderRule
 from bot.storage.database import Database, schema_version
-from bot.storage.files import DatabaseFileError
+from bot.storage.files import BUSY_TIMEOUT_MS, DatabaseFileError
 
 T = TypeVar("T")
 
@@ -243,8 +245,10 @@ class _Connection:
         except asyncpg.IntegrityConstraintViolationError as exc:
             self.failed = True
             raise _integrity(exc) from exc
-        except asyncpg.PostgresError:
+        except Exception as exc:
             self.failed = True
+            if gone(exc) and not isinstance(exc, Unreachable):
+                raise Unreachable(exc) from exc
             raise
 
     def execute(self, sql: str, parameters: Iterable[Any] = ()) -> _Pending:
@@ -256,6 +260,34 @@ class _Connection:
     async def executemany(self, sql: str, parameters: Iterable[Sequence[Any]]) -> None:
         for params in parameters:
             await self._run(sql, params)
+
+
+class Unreachable(sqlite3.OperationalError):
+    """PostgreSQL out of reach past the busy timeout, or lost in the middle of a write (not
+    written). To the rest of the bot it is a database locked past its busy timeout
+    (`is_busy`): the user is told nothing was saved, the outbox tries the write again."""
+
+    def __init__(self, cause: BaseException) -> None:
+        super().__init__(f"PostgreSQL cannot be reached: {cause}")
+        self.sqlite_errorcode = sqlite3.SQLITE_BUSY
+
+
+def gone(exc: BaseException) -> bool:
+    """Whether an error says the server is out of reach (not that a statement is wrong)."""
+    import asyncpg
+
+    if isinstance(exc, Unreachable | OSError | asyncpg.PostgresConnectionError):
+        return True
+    if isinstance(exc, asyncpg.AdminShutdownError | asyncpg.CannotConnectNowError):
+        return True
+    if isinstance(exc, asyncpg.exceptions.CrashShutdownError):
+        return True
+    return isinstance(exc, asyncpg.InterfaceError) and "closed" in str(exc)
+
+
+async def _release(pool: Any, conn: Any) -> None:
+    with contextlib.suppress(Exception):  # a lost connection is dropped by the pool
+        await pool.release(conn)
 
 
 def _reads(text: str) -> bool:
@@ -361,23 +393,60 @@ class PostgresDatabase(Database):
                 await conn.execute("DELETE FROM schema_version")
                 await conn.execute("INSERT INTO schema_version (version) VALUES ($1)", version)
 
+    async def _until_reached(self, attempt: Callable[[], Awaitable[T]]) -> T:
+        """`attempt`, again while the server cannot be reached (a restart, a failover, the
+        network), up to the busy timeout; then Unreachable. Only what has written nothing
+        yet is attempted again: a connection and its BEGIN, or a read."""
+        if self._pool is None:
+            raise RuntimeError("storage is not open")
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + BUSY_TIMEOUT_MS / 1000
+        pause = 0.05
+        while True:
+            try:
+                return await attempt()
+            except Exception as exc:
+                if not gone(exc):
+                    raise
+                if loop.time() >= deadline:
+                    raise Unreachable(exc) from exc
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 1.0)
+
+    async def _begin(self) -> tuple[Any, Any]:
+        conn = await self._pool.acquire()
+        try:
+            tx = conn.transaction()
+            await tx.start()
+        except BaseException:
+            await _release(self._pool, conn)
+            raise
+        return conn, tx
+
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
         """One serialised write transaction; rolled back if the body raises (or a
-        statement of it failed: PostgreSQL has aborted it)."""
-        async with self._write_lock, self._pool.acquire() as conn:
-            tx = conn.transaction()
-            await tx.start()
+        statement of it failed: PostgreSQL has aborted it). The server out of reach: its
+        start waits for it as a locked SQLite file is waited for (`_until_reached`); lost
+        once the transaction has begun, nothing of it is written, and it is Unreachable."""
+        async with self._write_lock:
+            conn, tx = await self._until_reached(self._begin)
             db = _Connection(conn)
             try:
-                yield cast(aiosqlite.Connection, db)
-            except BaseException:
-                await tx.rollback()
-                raise
-            if db.failed:
-                await tx.rollback()
-            else:
-                await tx.commit()
+                try:
+                    yield cast(aiosqlite.Connection, db)
+                except BaseException:
+                    with contextlib.suppress(Exception):  # a lost connection rolled it back
+                        await tx.rollback()
+                    raise
+                try:
+                    await (tx.rollback() if db.failed else tx.commit())
+                except Exception as exc:
+                    if gone(exc):
+                        raise Unreachable(exc) from exc
+                    raise
+            finally:
+                await _release(self._pool, conn)
 
     async def atomic(self, body: Callable[[aiosqlite.Connection], Awaitable[T]]) -> T:
         async with self.transaction() as db:
@@ -394,10 +463,11 @@ class PostgresDatabase(Database):
             return next(iter(rows), None)
 
     async def _all(self, sql: str, params: Iterable[Any] = ()) -> list[Any]:
-        if self._pool is None:
-            raise RuntimeError("storage is not open")
-        async with self._pool.acquire() as conn:
-            return await _Connection(conn).execute_fetchall(sql, params)
+        async def read() -> list[Any]:
+            async with self._pool.acquire() as conn:
+                return await _Connection(conn).execute_fetchall(sql, params)
+
+        return await self._until_reached(read)
 
     async def _near(self, sql: str, params: Iterable[Any] = ()) -> list[Any]:
         return await self._all(sql, params)

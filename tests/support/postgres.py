@@ -97,6 +97,10 @@ class PostgresServer:
             [self.bin / "initdb", "-D", self.data, "-U", "postgres", "--auth=trust",
              "--encoding=UTF8", "--locale=C", "--no-sync"]
         )  # fmt: skip
+        self.resume()
+
+    def resume(self) -> None:
+        """Start the server (again, after `pause`: the same port, the same databases)."""
         options = (
             f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1"
             " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
@@ -106,6 +110,10 @@ class PostgresServer:
             [self.bin / "pg_ctl", "-D", self.data, "-l", self.root / "server.log", "-w",
              "-t", "60", "-o", options, "start"]
         )  # fmt: skip
+
+    def pause(self) -> None:
+        """Stop the server as a restart does (its connections dropped), keeping its data."""
+        self._run([self.bin / "pg_ctl", "-D", self.data, "-m", "fast", "-w", "stop"])
 
     def stop(self) -> None:
         with contextlib.suppress(NoPostgres, subprocess.SubprocessError):
