@@ -91,10 +91,12 @@ def free_port() -> int:
 
 
 @asynccontextmanager
-async def polling_run(api: FakeBotAPI, folder: Path) -> AsyncIterator[asyncio.subprocess.Process]:
-    """`interview-bot run` on a database in `folder`, once its first getUpdates is out;
-    killed afterwards if it is still running."""
-    process = await start_run(run_env(api, folder / "bot.sqlite3"), folder)
+async def polling_run(
+    api: FakeBotAPI, folder: Path, **extra: str
+) -> AsyncIterator[asyncio.subprocess.Process]:
+    """`interview-bot run` on a database in `folder` (`extra`: more settings, such as a
+    DATABASE_URL), once its first getUpdates is out; killed afterwards if still running."""
+    process = await start_run(run_env(api, folder / "bot.sqlite3", **extra), folder)
     try:
         await until(lambda: api.calls["getUpdates"] >= 1, 60, "the first poll")
         yield process
