@@ -36,9 +36,9 @@ def prompts_sent(api: FakeBotAPI) -> Counter[int]:
     return Counter(s.chat_id for s in api.sent if s.method == "sendMessage" and s.chat_id > 50_000)
 
 
-async def outbox_statuses(database: Path) -> dict[str, int]:
-    """The outbox's rows per status, read with the run stopped."""
-    storage = Storage(database)
+async def outbox_statuses(database: Path | str) -> dict[str, int]:
+    """The outbox's rows per status, read with the run stopped (a file, or a PostgreSQL URL)."""
+    storage = Storage.at(database)
     await storage.open()
     try:
         return await storage.outbox_statuses()
@@ -46,9 +46,9 @@ async def outbox_statuses(database: Path) -> dict[str, int]:
         await storage.close()
 
 
-async def outbox_open_rows(database: Path) -> int:
-    """The outbox's rows not yet sent or given up, read with the run stopped."""
-    storage = Storage(database)
+async def outbox_open_rows(database: Path | str) -> int:
+    """The outbox's rows not yet sent or given up (a file, or a PostgreSQL URL)."""
+    storage = Storage.at(database)
     await storage.open()
     try:
         return await storage.outbox_open_count()
