@@ -243,17 +243,19 @@ async def test_sigterm_while_telegram_is_away_at_start_up(api: FakeBotAPI, tmp_p
 
 
 async def test_a_second_instance_exits_at_once_without_sending(
-    api: FakeBotAPI, tmp_path: Path
+    api: FakeBotAPI, tmp_path: Path, database_target: Path | str
 ) -> None:
     database = tmp_path / "bot.sqlite3"
-    await _seed(database, chats=50)
-    first = await _start(api, database)
+    on = {"DATABASE_URL": database_target} if isinstance(database_target, str) else {}
+    named = "PostgreSQL (DATABASE_URL)" if on else str(database)
+    await _seed(database_target, chats=50)
+    first = await _start(api, database, **on)
     try:
         await until(lambda: len(prompts_sent(api)) == 50, WAIT, "the first instance serving")
         other = FakeBotAPI()  # the second instance's traffic, kept apart
         await other.start()
         try:
-            second = await _start(other, database)
+            second = await _start(other, database, **on)
             _, stderr = await asyncio.wait_for(second.communicate(), 30)
         finally:
             await other.stop()
@@ -262,7 +264,7 @@ async def test_a_second_instance_exits_at_once_without_sending(
         assert other.requests == 0  # not even getMe
         assert len(message.splitlines()) == 1, message
         assert f"pid {first.pid} on {socket.gethostname()}" in message
-        assert "since" in message and str(database) in message
+        assert "since" in message and named in message
     finally:
         first.send_signal(signal.SIGTERM)
         await asyncio.wait_for(first.communicate(), 10)

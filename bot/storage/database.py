@@ -161,6 +161,11 @@ class Database:
         return self._db is not None
 
     @property
+    def name(self) -> str:
+        """The database as messages to the operator name it."""
+        return str(self.path)
+
+    @property
     def wire_log(self) -> Path | None:
         """Where the outbox notes each request as it leaves (bot/storage/wire.py)."""
         return wire_log_path(self.path)

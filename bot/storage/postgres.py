@@ -326,6 +326,10 @@ class PostgresDatabase(Database):
         self._pool: Any = None
 
     @property
+    def name(self) -> str:
+        return "PostgreSQL (DATABASE_URL)"  # not the URL: it may carry a password
+
+    @property
     def wire_log(self) -> Path | None:
         return None if self.files is None else self.files / "postgresql-wire"
 
