@@ -3,20 +3,23 @@
 The storage modules speak aiosqlite's connection interface (`execute`, `execute_fetchall`,
 `executemany`, cursors with `rowcount`, `lastrowid` and `fetchone`) in SQLite's SQL. Here
 `_Connection` offers the same methods on an asyncpg connection, and `translate` turns each
-statement into PostgreSQL's once (cached): `?` into `$n`, INSERT OR IGNORE / OR REPLACE into
-ON CONFLICT, `rowid` into `ctid`, two-argument MAX into GREATEST, `IS NOT ?` into IS DISTINCT
-FROM (`IS ?`: IS NOT DISTINCT FROM),
-SQLite's JSON length; an INSERT into a table with an `id` gets `RETURNING id` for its
-`lastrowid`. A constraint violation is raised as sqlite3.IntegrityError, the one the
-storage modules catch; unlike SQLite, PostgreSQL then fails the whole transaction, so it is
-rolled back (the modules that catch one have written nothing before it).
+statement into PostgreSQL's once (cached): `?` into `$n`; INSERT OR IGNORE / OR REPLACE into
+ON CONFLICT, UPDATE OR REPLACE into a delete of the rows it would collide with, then the
+update; `rowid` into `ctid`; two-argument MAX into GREATEST; `IS NOT ?` / `IS ?` into IS
+[NOT] DISTINCT FROM; SQLite's JSON length into PostgreSQL's. An INSERT into a table with an
+`id` gets `RETURNING id` for its `lastrowid`. A constraint violation is raised as
+sqlite3.IntegrityError, the one the storage modules catch; unlike SQLite, PostgreSQL then
+fails the whole transaction, so it is rolled back (the modules that catch one have written
+nothing before it).
 
 `PostgresDatabase` replaces `Database`'s transaction and read methods: writes are serialised
 by the same lock as on SQLite (one writer per process, the behaviour the stores were written
 for), each transaction on a connection of a small pool; reads run on the pool at once and
-see committed rows only (READ COMMITTED). The schema is migrations_pg/ (the same versions as
-SQLite's migrations), its version kept in a `schema_version` table. SQLite-only operations
-(the file's integrity check, backups, restore) do not exist here: the CLI refuses them.
+see committed rows only (READ COMMITTED). A server out of reach is waited for as a locked
+SQLite file is, then it is `Unreachable`, which the bot treats as a busy database. The
+schema is migrations_pg/ (the same versions as SQLite's migrations), its version kept in a
+`schema_version` table. The SQLite file's own operations (its integrity check, backup,
+restore) have no counterpart here: the CLI refuses them.
 """
 
 from __future__ import annotations
