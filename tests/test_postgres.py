@@ -141,9 +141,9 @@ def test_health_when_postgresql_cannot_be_reached_is_unhealthy_without_the_passw
         port = s.getsockname()[1]
     monkeypatch.setenv("DATABASE_URL", f"postgresql://bot:s3cret-pw@127.0.0.1:{port}/bot")
     code, said = _run(capsys, "health")
-    assert code == 1
+    assert code == 3  # as for an unusable SQLite file
     assert said.startswith(
-        "unhealthy: Database error: DATABASE_URL names a PostgreSQL server that cannot be used:"
+        "Database error: DATABASE_URL names a PostgreSQL server that cannot be used:"
     )
     assert "s3cret-pw" not in said
 

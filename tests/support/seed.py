@@ -44,9 +44,9 @@ async def seed_due_subscribers(
     return ids
 
 
-async def seed_open_questions(database: Path, users: int, question_id: str) -> list[int]:
+async def seed_open_questions(database: Path | str, users: int, question_id: str) -> list[int]:
     """`users` people in private chats, each with `question_id` open (asked a minute ago)."""
-    storage = Storage(database)
+    storage = Storage.at(database)
     await storage.open()
     now = datetime.now(UTC)
     asked = (now - timedelta(minutes=1)).isoformat()
