@@ -220,8 +220,10 @@ def build_application(
     strings = Strings.load(settings.content_dir / "strings", cache)
     if cache is not None:
         cache.save()
-    storage = Storage(
-        settings.database_path, ReminderRule(settings.reminder_hour, settings.default_timezone)
+    storage = Storage.at(
+        settings.database,
+        ReminderRule(settings.reminder_hour, settings.default_timezone),
+        files=settings.database_path.parent,  # PostgreSQL's wire log: beside DATABASE_PATH's
     )
     practice = Practice(
         storage, library, default_timezone=settings.default_timezone, clock=clock, rng=rng
@@ -281,13 +283,13 @@ def build_application(
             task.cancel()
         await asyncio.gather(*background, return_exceptions=True)
         await svc.voice.close()
-        if storage._db is not None and storage.damage is not None:
+        if storage.is_open and storage.damage is not None:
             await storage.close()  # nothing more is written to a damaged file
-        elif storage._db is not None:
+        elif storage.is_open:
             await marks.drain()  # updates handled whole are done, not handled again
             await lease.release()
             await storage.close()
-        else:  # stopped before post_init (Telegram never answered): run_bot took the lease
+        elif settings.database_url is None:  # stopped before post_init: run_bot took the lease
             release_lease_file(settings.database_path, lease.owner)
         gc.unfreeze()
 
@@ -676,7 +678,7 @@ def run_bot(
         s.get_secret_value()
         for s in (settings.telegram_bot_token, settings.webhook_secret_token, settings.stt_api_key)
         if s
-    ]
+    ] + settings.database_secrets
     configure_logging(settings.log_level, secrets)
     app = build_application(settings, library, checked=checked, cache=cache)
     # Before anything talks to Telegram: a second process on this database stops here.
@@ -685,7 +687,7 @@ def run_bot(
         "starting: %d packs, %d questions, database %s",
         len(library.packs),
         len(library.questions),
-        settings.database_path,
+        "PostgreSQL (DATABASE_URL)" if settings.database_url else settings.database_path,
     )
     if was_empty:
         # SQLite takes an empty file for a new database: a first start, or a lost one.
@@ -768,7 +770,7 @@ def _cancel_polling_while_down(app: Application[Any, Any, Any, Any, Any, Any]) -
 
 async def _check_lease(settings: Settings, owner: str) -> None:
     """Take the database's lease for `owner` (renewed in post_init), or raise LeaseTaken."""
-    storage = Storage(settings.database_path)
+    storage = Storage.at(settings.database)
     await storage.open(verify=False)  # the caller checks: `run` before, post_init after
     try:
         await Lease(storage, settings.lease_seconds, owner).take()

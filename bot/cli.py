@@ -492,7 +492,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     # From here on, a traceback nobody catches is printed with the token redacted.
     secrets = (settings.telegram_bot_token, settings.webhook_secret_token)
-    register_secrets([s.get_secret_value() for s in secrets if s is not None])
+    register_secrets(
+        [s.get_secret_value() for s in secrets if s is not None] + settings.database_secrets
+    )
     install_excepthook()
     # The packs' and strings' parsed YAML from the last start, beside the database (written
     # back by build_application once the database is checked): read, not parsed, if unchanged.
@@ -504,11 +506,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     # A database another process serves is not touched: not even migrated (a newer version
     # started beside an older one would change the schema under it).
     try:
-        refuse_if_served(database)
+        if settings.database_url is None:  # PostgreSQL's lease is checked by run_bot
+            refuse_if_served(database)
     except LeaseTaken as exc:
         print(exc, file=sys.stderr)
         return EXIT_RUNNING
-    was_empty = str(database) != ":memory:" and database.is_file() and database.stat().st_size == 0
+    was_empty = (
+        settings.database_url is None
+        and str(database) != ":memory:"
+        and database.is_file()
+        and database.stat().st_size == 0
+    )
     # The database is checked (and migrated) before anything talks to Telegram, so a bad file
     # stops the bot with its one-line reason and no network traffic.
     asyncio.run(_check_database(settings))
@@ -549,10 +557,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 async def _check_database(settings: Settings) -> None:
     from bot.storage import Storage
-    from bot.storage.wire import check_wire_log, wire_log_path
+    from bot.storage.wire import check_wire_log
 
-    check_wire_log(wire_log_path(settings.database_path))  # a folder there: status 3
-    storage = Storage(settings.database_path)
+    storage = Storage.at(settings.database, files=settings.database_path.parent)
+    check_wire_log(storage.wire_log)  # a folder there: status 3
     await storage.open()
     await storage.close()
 
@@ -583,14 +591,14 @@ def cmd_export(args: argparse.Namespace) -> int:
     from bot.storage import Storage
 
     async def rows() -> list[StoredAnswer]:
-        storage = Storage(settings.database_path)
+        storage = Storage.at(settings.database)
         await storage.open()
         try:
             return await storage.answers_for(args.user)
         finally:
             await storage.close()
 
-    if not settings.database_path.exists():
+    if settings.database_url is None and not settings.database_path.exists():
         print(f"No database at {settings.database_path}", file=sys.stderr)
         return 1
     found = asyncio.run(rows())
@@ -606,8 +614,23 @@ def cmd_export(args: argparse.Namespace) -> int:
 # -- operations: backup, health ---------------------------------------------------------------
 
 
+def _sqlite_only(settings: Settings, what: str) -> bool:
+    """Say so and return True when `what` cannot be done on PostgreSQL (DATABASE_URL set)."""
+    if settings.database_url is None:
+        return False
+    print(
+        f"{what} works on the SQLite file (DATABASE_PATH); with DATABASE_URL (PostgreSQL)"
+        " use PostgreSQL's own tools: pg_dump to back up, pg_restore to restore"
+        " (docs/operations.md). Nothing was changed.",
+        file=sys.stderr,
+    )
+    return True
+
+
 def cmd_backup(args: argparse.Namespace) -> int:
     settings = _settings()
+    if _sqlite_only(settings, "backup"):
+        return EXIT_CONFIG
     from bot.storage import backup_database, schema_version
 
     source, target = settings.database_path, Path(args.file)
@@ -632,6 +655,8 @@ def _count(n: int, noun: str) -> str:
 
 def cmd_restore(args: argparse.Namespace) -> int:
     settings = _settings()
+    if _sqlite_only(settings, "restore"):
+        return EXIT_CONFIG
     from datetime import UTC, datetime
 
     from bot.storage import schema_version
@@ -736,20 +761,22 @@ def cmd_health(args: argparse.Namespace) -> int:
     from bot.storage import Storage
     from bot.storage.outbox import LeaseHolder, gone
 
-    database = settings.database_path
-    if not database.exists():
+    database: Path | str = settings.database_path
+    if settings.database_url is not None:
+        database = "PostgreSQL (DATABASE_URL)"  # the URL may carry a password: not printed
+    elif not settings.database_path.exists():
         print(f"unhealthy: no database at {database}", file=sys.stderr)
         return 1
 
     async def check() -> tuple[bool, LeaseHolder | None]:
-        storage = Storage(database)
+        storage = Storage.at(settings.database)
         await storage.open_readonly()
         try:
             return await storage.ping(), await storage.lease_holder()
         finally:
             await storage.close()
 
-    answers, holder = asyncio.run(check())
+    answers, holder = asyncio.run(check())  # unusable: DatabaseFileError, status 3
     if not answers:
         print(f"unhealthy: database {database} does not answer", file=sys.stderr)
         return 1

@@ -30,6 +30,9 @@ class Settings(BaseSettings):
         default=None, description="Bot API base URL ending in /bot, e.g. http://localhost:8081/bot"
     )
     database_path: Path = Path("data/bot.sqlite3")
+    # PostgreSQL instead of the SQLite file (postgresql://user:password@host:port/database);
+    # unset, DATABASE_PATH. Secret: it may carry the password.
+    database_url: SecretStr | None = None
     content_dir: Path = Path("content")
     default_timezone: str = "UTC"
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
@@ -79,6 +82,36 @@ class Settings(BaseSettings):
         if zone is None:
             raise ValueError(f"unknown IANA time zone {value!r} (example: Asia/Shanghai)")
         return zone
+
+    @field_validator("database_url", mode="before")
+    @classmethod
+    def _database_url(cls, value: object) -> object:
+        if value in ("", None):
+            return None
+        text = value.get_secret_value() if isinstance(value, SecretStr) else str(value)
+        if not text.startswith(("postgresql://", "postgres://")):
+            scheme = text.split("://", 1)[0] if "://" in text else "no scheme"
+            raise ValueError(
+                f"must be a PostgreSQL URL, postgresql://user:password@host:5432/database"
+                f" (it starts with {scheme!r}); for SQLite, unset it and set DATABASE_PATH"
+            )
+        return value
+
+    @property
+    def database(self) -> Path | str:
+        """Where the data lives: DATABASE_URL when set (PostgreSQL), else DATABASE_PATH."""
+        if self.database_url is not None:
+            return self.database_url.get_secret_value()
+        return self.database_path
+
+    @property
+    def database_secrets(self) -> list[str]:
+        """What of DATABASE_URL must never reach a log: the URL, and its password alone."""
+        if self.database_url is None:
+            return []
+        url = self.database_url.get_secret_value()
+        password = urlsplit(url).password
+        return [url, password] if password else [url]
 
     @field_validator("telegram_api_base_url", "telegram_webhook_url", "stt_base_url", mode="before")
     @classmethod

@@ -77,7 +77,7 @@ async def run_practice(
 ) -> int:
     """Practise in the terminal; `mock`: a mock interview of that many questions."""
     rule = ReminderRule(settings.reminder_hour, settings.default_timezone)
-    storage = Storage(settings.database_path, rule)  # answers here move the reminder too
+    storage = Storage.at(settings.database, rule)  # answers here move the reminder too
     await storage.open()
     try:
         session = _Session(settings, library, storage, terminal_language(lang, settings), stdout)

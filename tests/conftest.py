@@ -25,13 +25,26 @@ CONTENT = ROOT / "content"
 SEED = ROOT / "tests" / "data" / "triton_seed.txt"
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Under mutmut, a mutant's tests run fastest first (by the timings of its coverage run).
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked `sqlite_only` (they check SQLite's own mechanism: its database thread,
+    its read connection) are not run on PostgreSQL; see `database_target`.
+
+    Under mutmut, a mutant's tests run fastest first (by the timings of its coverage run).
 
     mutmut stops at a mutant's first failing test (-x) but hands its tests over as a set, so
     a killed mutant often waited for slow flow tests before the quick one that kills it.
     Outside a mutant's run (no MUTANT_UNDER_TEST naming one), the order is left alone.
     """
+    elsewhere = [
+        item
+        for item in items
+        if item.get_closest_marker("sqlite_only")
+        and getattr(item, "callspec", None) is not None
+        and item.callspec.params.get("database_target") == "postgresql"  # type: ignore[attr-defined]
+    ]
+    if elsewhere:
+        config.hook.pytest_deselected(items=elsewhere)
+        items[:] = [item for item in items if item not in elsewhere]
     if "__mutmut_" not in os.environ.get("MUTANT_UNDER_TEST", ""):
         return
     try:
@@ -77,7 +90,7 @@ def q(library: Library):  # type: ignore[no-untyped-def]
 import asyncio  # noqa: E402
 import random  # noqa: E402
 from collections import Counter  # noqa: E402
-from collections.abc import AsyncIterator  # noqa: E402
+from collections.abc import AsyncIterator, Iterator  # noqa: E402
 from contextlib import AsyncExitStack  # noqa: E402
 from datetime import UTC, datetime, timedelta  # noqa: E402
 
@@ -88,6 +101,7 @@ from bot.jobs.outbox import OutboxSender  # noqa: E402
 from bot.services.practice import Practice  # noqa: E402
 from bot.storage import Storage  # noqa: E402
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser, Sent  # noqa: E402
+from tests.support.postgres import REQUIRED, NoPostgres, PostgresServer, start_server  # noqa: E402
 
 
 class FakeClock:
@@ -277,19 +291,54 @@ def clock() -> FakeClock:
     return FakeClock(datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
 
 
+# -- the two backends: SQLite (a file) and PostgreSQL (a real server, tests/support/postgres.py)
+
+BACKENDS = ("sqlite", "postgresql")
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """One PostgreSQL server for the session; skipped (failed under REQUIRE_POSTGRES=1) when
+    this machine has none."""
+    try:
+        server = start_server()
+    except NoPostgres as exc:
+        if os.environ.get(REQUIRED) == "1":
+            pytest.fail(f"{REQUIRED}=1 but PostgreSQL cannot run here: {exc}", pytrace=False)
+        pytest.skip(f"PostgreSQL tests skipped: {exc}")
+    yield server
+    server.stop()
+
+
 @pytest.fixture
-async def storage(tmp_path: Path) -> AsyncIterator[Storage]:
-    """An opened, empty database in the test's own directory."""
-    store = Storage(tmp_path / "bot.sqlite3")
+async def postgres_url(postgres_server: PostgresServer) -> AsyncIterator[str]:
+    """A fresh, empty database on the session's server, dropped after the test."""
+    url = await postgres_server.create_database()
+    yield url
+    await postgres_server.drop_database(url)
+
+
+@pytest.fixture(params=BACKENDS)
+def database_target(request: pytest.FixtureRequest, tmp_path: Path) -> str | Path:
+    """Where a test's database lives, on each backend: a file, or a PostgreSQL URL."""
+    if request.param == "postgresql":
+        return str(request.getfixturevalue("postgres_url"))
+    return tmp_path / "bot.sqlite3"
+
+
+@pytest.fixture
+async def storage(database_target: str | Path) -> AsyncIterator[Storage]:
+    """An opened, empty database (a file in the test's own directory, or PostgreSQL)."""
+    store = Storage.at(database_target)
     await store.open()
     yield store
     await store.close()
 
 
 @pytest.fixture
-async def practice(tmp_path: Path, library: Library) -> AsyncIterator[Practice]:
+async def practice(database_target: str | Path, library: Library) -> AsyncIterator[Practice]:
     """The practice steps on a fresh database, at the clock's Monday 09:00, choices seeded."""
-    storage = Storage(tmp_path / "p.sqlite3")
+    storage = Storage.at(database_target)
     await storage.open()
     clock = FakeClock(datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
     yield Practice(storage, library, clock=clock, rng=random.Random(5))
@@ -297,12 +346,16 @@ async def practice(tmp_path: Path, library: Library) -> AsyncIterator[Practice]:
 
 
 @pytest.fixture
-def bot_settings(api: FakeBotAPI, tmp_path: Path, flow_content: Path) -> Settings:
+def bot_settings(
+    api: FakeBotAPI, tmp_path: Path, flow_content: Path, database_target: str | Path
+) -> Settings:
+    """The flows' settings, on each backend (DATABASE_URL set for PostgreSQL)."""
     return Settings(
         _env_file=None,  # type: ignore[call-arg]
         telegram_bot_token=api.token,
         telegram_api_base_url=api.base_url,
         database_path=tmp_path / "bot.sqlite3",
+        database_url=database_target if isinstance(database_target, str) else None,
         content_dir=flow_content,
         default_timezone="UTC",
         # Group pacing (3 s between messages at 20 a minute) has its own test; flows run fast.

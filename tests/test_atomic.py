@@ -12,6 +12,8 @@ import pytest
 from bot.storage import Storage
 
 USER = 4242
+# The round trip to SQLite's database thread and its read connection: SQLite's own mechanism.
+pytestmark = pytest.mark.sqlite_only
 
 
 async def _insert(db: aiosqlite.Connection, user_id: int, name: str) -> int:

@@ -67,6 +67,7 @@ async def test_changing_the_time_zone_moves_the_daily_question(bot: BotHarness) 
     assert "08:30 every day (Asia/Tokyo)" in reply.visible and "That is" not in reply.visible
 
 
+@pytest.mark.sqlite_only  # reads SQLite's statement trace
 async def test_a_zone_change_is_one_transaction(bot: BotHarness) -> None:
     """The user's zone, their reminder instant and their daily question's next occurrence
     commit together: no state where one moved and the other did not."""
@@ -213,7 +214,7 @@ async def test_restart_in_the_middle_of_a_fan_out_sends_exactly_one(
 async def _statuses(bot: BotHarness) -> dict[str, int]:
     from bot.storage import Storage
 
-    storage = Storage(bot.settings.database_path)
+    storage = Storage.at(bot.settings.database)
     await storage.open()
     try:
         return await storage.outbox_statuses()

@@ -22,6 +22,9 @@ from tests.conftest import BotHarness
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser
 from tests.support.wait import until
 
+# SQLite's own faults: a locked file, a full disk, a damaged file.
+pytestmark = pytest.mark.sqlite_only
+
 ADA = FakeUser(1001, "Ada", "en")
 LI = FakeUser(1002, "Li", "zh")
 

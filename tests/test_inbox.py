@@ -50,7 +50,9 @@ async def test_an_update_is_recorded_taken_once_and_done(storage: Storage) -> No
     assert not await storage.claim_update(1, NOW)  # nor once it was handled
     assert await storage.claim_update(9, NOW)  # never recorded (handed in directly): taken
     assert not await storage.claim_update(9, NOW)
-    rows = await storage._all("SELECT update_id, state, body IS NULL FROM processed_updates")
+    rows = await storage._all(
+        "SELECT update_id, state, body IS NULL FROM processed_updates ORDER BY update_id"
+    )
     assert [tuple(r) for r in rows] == [
         (1, "done", 1), (2, "received", 0), (3, "received", 0), (9, "handling", 1),
     ]  # fmt: skip

@@ -28,6 +28,7 @@ from typing import Any
 import pytest
 
 from bot.ratelimit import REPLIES_IN_FLIGHT
+from bot.storage import Storage
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser
 from tests.support.run import free_port, run_env, start_run
 from tests.support.seed import seed_open_questions
@@ -58,11 +59,25 @@ def _scores(api: FakeBotAPI) -> Counter[int]:
     )
 
 
-def _answers_per_user(database: Path) -> Counter[int]:
-    with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
-        rows = db.execute("SELECT user_id, COUNT(*) FROM answers GROUP BY user_id").fetchall()
-        still_open = db.execute("SELECT COUNT(*) FROM open_questions").fetchone()[0]
-    db.close()
+async def _answers_per_user(database: Path | str) -> Counter[int]:
+    if isinstance(database, str):  # PostgreSQL, read with the run stopped
+        storage = Storage.at(database)
+        await storage.open()
+        try:
+            rows = [
+                tuple(r)
+                for r in await storage._all(
+                    "SELECT user_id, COUNT(*) FROM answers GROUP BY user_id"
+                )
+            ]
+            still_open = (await storage._all("SELECT COUNT(*) FROM open_questions"))[0][0]
+        finally:
+            await storage.close()
+    else:
+        with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
+            rows = db.execute("SELECT user_id, COUNT(*) FROM answers GROUP BY user_id").fetchall()
+            still_open = db.execute("SELECT COUNT(*) FROM open_questions").fetchone()[0]
+        db.close()
     assert still_open == 0, f"{still_open} questions still open"
     return Counter(dict(rows))
 
@@ -108,15 +123,17 @@ async def _everyone_scored_then_stop(
 
 @pytest.mark.parametrize("trial", [1, 2, 3])
 async def test_kill_9_while_people_answer_loses_no_answer_and_scores_none_twice(
-    api: FakeBotAPI, tmp_path: Path, trial: int
+    api: FakeBotAPI, tmp_path: Path, trial: int, database_target: Path | str
 ) -> None:
     database = tmp_path / "bot.sqlite3"
-    users = await seed_open_questions(database, ANSWERS, QUESTION)
+    # On PostgreSQL too: the inbox and the answers there, the run's files beside DATABASE_PATH.
+    on = {"DATABASE_URL": database_target} if isinstance(database_target, str) else {}
+    users = await seed_open_questions(database_target, ANSWERS, QUESTION)
     rng = random.Random(2028_0000 + trial)
     # The moment of the kill: once Telegram holds none of the answers any more (it would
     # never send them again), and a seeded share of the scores has gone out.
     scored_first = rng.randint(0, ANSWERS * 3 // 4)
-    first = await _start(api, database)
+    first = await _start(api, database, **on)
     try:
         await until(lambda: api.calls["getUpdates"] >= 1, 60, "the first poll")
         await _burst(api, users)
@@ -133,9 +150,9 @@ async def test_kill_9_while_people_answer_loses_no_answer_and_scores_none_twice(
             await first.wait()
     at_kill = _scores(api)
     assert len(at_kill) < ANSWERS, "killed after the burst was handled"
-    second = await _start(api, database)
+    second = await _start(api, database, **on)
     await _everyone_scored_then_stop(api, second, users)
-    answers = _answers_per_user(database)
+    answers = await _answers_per_user(database_target)
     scores = _scores(api)
     doubled = sum(scores.values()) - len(scores)
     print(
@@ -181,7 +198,7 @@ async def test_sigterm_with_replies_owed_exits_in_time_and_the_restart_sends_the
     assert len(at_stop) < OWED  # some were left for the next start
     second = await _start(api, database, RATE_LIMIT_PER_SECOND=RATE)
     await _everyone_scored_then_stop(api, second, users)
-    answers = _answers_per_user(database)
+    answers = await _answers_per_user(database)
     scores = _scores(api)
     doubled = sum(scores.values()) - len(scores)
     print(f"after the restart: every score sent, {doubled} twice")
@@ -241,7 +258,7 @@ async def test_kill_9_after_the_webhook_answered_200_loses_no_answer(
     assert at_kill < ANSWERS, "killed after the burst was handled"
     second = await _webhook_run(api, database, port)
     await _everyone_scored_then_stop(api, second, users, port)
-    answers = _answers_per_user(database)
+    answers = await _answers_per_user(database)
     scores = _scores(api)
     print(f"webhook: {at_kill} of {ANSWERS} scored before the kill")
     assert [answers[u] for u in users] == [1] * ANSWERS

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import math
-import sqlite3
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -19,6 +18,7 @@ from bot.core.content import Library, load_library
 from bot.core.review import review
 from tests.conftest import CONTENT, BotHarness, FakeClock
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser, Sent
+from tests.support.sql import sql
 
 LIN = FakeUser(3101, "Lin", "zh")
 ADA = FakeUser(3102, "Ada", "en")
@@ -343,11 +343,11 @@ async def test_an_answer_handled_again_after_a_crash_shows_the_same_next_questio
     )
     await planner.stop()
     # As a kill leaves it: the answer's update taken, not done, its body kept.
-    with sqlite3.connect(planner.settings.database_path) as db:
-        db.execute(
-            "UPDATE processed_updates SET state = 'handling', body = ? WHERE update_id = ?",
-            (json.dumps(update), update["update_id"]),
-        )
+    await sql(
+        planner.settings,
+        "UPDATE processed_updates SET state = 'handling', body = ? WHERE update_id = ?",
+        (json.dumps(update), update["update_id"]),
+    )
     before = len(api.to(ADA.id))
     await planner.start()
     again = (await planner.sentinel(ADA))[before:]
@@ -394,8 +394,7 @@ async def test_forget_deletes_the_interview_date(planner: BotHarness) -> None:
     (confirm,) = await planner.say(ADA, "/forget")
     (yes,) = [d for _, d in confirm.buttons if d.startswith("forget:yes:")]
     await planner.press(ADA, confirm, yes)
-    with sqlite3.connect(planner.settings.database_path) as db:
-        assert db.execute("SELECT COUNT(*) FROM interview_plans").fetchone() == (0,)
+    assert await sql(planner.settings, "SELECT COUNT(*) FROM interview_plans") == [(0,)]
     (shown,) = await planner.say(ADA, "/interview")
     assert "No interview date set." in shown.visible
 
@@ -420,8 +419,7 @@ async def test_forged_plan_and_outcome_data_is_an_expired_button(
     assert api.callback_answers[answered:] == [EXPIRED]
     assert replies == []  # no question opened, nothing noted
     assert await planner.storage.get_open_question(ADA.id) is None
-    with sqlite3.connect(planner.settings.database_path) as db:
-        assert db.execute("SELECT outcome FROM interview_plans").fetchall() == [(None,)]
+    assert await sql(planner.settings, "SELECT outcome FROM interview_plans") == [(None,)]
 
 
 async def test_with_no_pack_to_plan_with_the_reply_points_to_packs(

@@ -86,7 +86,9 @@ def test_jobs_and_services_import_no_handler() -> None:
         assert broken(package, lambda _me, name: within(name, "bot.handlers")) == []
 
 
-@pytest.mark.parametrize("library", ["telegram", "aiosqlite", "bot.storage", "bot.services"])
+@pytest.mark.parametrize(
+    "library", ["telegram", "aiosqlite", "asyncpg", "bot.storage", "bot.services"]
+)
 def test_core_imports_no_io(library: str) -> None:
     assert broken("bot.core", lambda _me, name: within(name, library)) == []
 
@@ -137,8 +139,8 @@ def test_the_storage_check_sees_each_way_of_reaching_it() -> None:
 
 
 def test_sql_driver_only_in_storage() -> None:
-    """aiosqlite (the connection that runs SQL) only in storage; sqlite3's error types may
-    be caught elsewhere (the outbox sender does)."""
+    """aiosqlite and asyncpg (the connections that run SQL) only in storage; sqlite3's error
+    types may be caught elsewhere (the outbox sender does)."""
     outside = [
         path for path in sorted(BOT.rglob("*.py")) if not within(module_name(path), "bot.storage")
     ]
@@ -146,7 +148,7 @@ def test_sql_driver_only_in_storage() -> None:
         f"{module_name(path)} imports {name}"
         for path in outside
         for name in imports_of(path)
-        if within(name, "aiosqlite")
+        if within(name, "aiosqlite") or within(name, "asyncpg")
     ] == []
 
 

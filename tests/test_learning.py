@@ -167,6 +167,8 @@ async def test_the_command_line_export_round_trips_every_answer(
     # The operator's format (ids, UTC instants, raw scores) for tools: read back, nothing lost.
     out = tmp_path / "answers.csv"
     env = {**os.environ, "DATABASE_PATH": str(bot.settings.database_path)}
+    if bot.settings.database_url is not None:  # the PostgreSQL run exports from there
+        env["DATABASE_URL"] = bot.settings.database_url.get_secret_value()
     done = await asyncio.to_thread(
         subprocess.run,
         [sys.executable, "-m", "bot", "export", "--user", str(ADA.id), "--out", str(out)],

@@ -29,9 +29,11 @@ async def said(api: FakeBotAPI, text: str, count: int) -> list[Sent]:
 
 
 async def test_kill_9_mid_interview_then_a_restart_resumes_at_the_same_question(
-    api: FakeBotAPI, tmp_path: Path
+    api: FakeBotAPI, tmp_path: Path, database_target: str | Path
 ) -> None:
-    async with polling_run(api, tmp_path) as process:
+    # On PostgreSQL too: the real run, its lease after a kill -9, its inbox.
+    on = {"DATABASE_URL": database_target} if isinstance(database_target, str) else {}
+    async with polling_run(api, tmp_path, **on) as process:
         (first,) = await said(api, "/mock 3", 1)
         assert "🎤 第 1/3 题" in first.visible
         (turn,) = await said(api, BLANK, 1)
@@ -41,7 +43,7 @@ async def test_kill_9_mid_interview_then_a_restart_resumes_at_the_same_question(
         asked = question_after(second, "第 2/3 题")
         process.kill()
         await process.wait()
-    async with polling_run(api, tmp_path):
+    async with polling_run(api, tmp_path, **on):
         # The /skip may not have been marked handled when the bot died: handled again, it
         # shows where the interview is, as /mock does, and skips nothing more.
         before = len(api.to(LI.id))
@@ -63,3 +65,5 @@ async def test_kill_9_mid_interview_then_a_restart_resumes_at_the_same_question(
         lines = report.visible.split("\n")
         assert lines[0] == "📋 模拟面试报告 · 答了 2/3 题"
         assert [line[:3] for line in lines if line[:1].isdigit()] == ["1. ", "2. ", "3. "]
+    # On PostgreSQL, all of it was kept there: no SQLite file was made on the side.
+    assert (tmp_path / "bot.sqlite3").exists() is not bool(on)

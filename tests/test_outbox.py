@@ -22,6 +22,7 @@ from bot.core.schedule import DailySchedule, Days, next_occurrence
 from bot.handlers import groups
 from tests.conftest import BotHarness, FakeClock
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser, Sent
+from tests.support.sql import sql
 from tests.support.wait import until
 from tests.test_daily_flow import dailies, subscribe
 
@@ -103,9 +104,7 @@ async def test_a_hang_is_the_only_maybe_and_is_not_resent(
     assert maybe.startswith("daily message ") and "to chat 32001" in maybe
     assert maybe.endswith(": not sent again")
     # Its row keeps why, for whoever looks into it later: Telegram never answered in time.
-    with sqlite3.connect(bot.settings.database_path) as db:
-        (why,) = db.execute("SELECT last_error FROM outbox WHERE status = 'unknown'").fetchone()
-    db.close()
+    ((why,),) = await sql(bot.settings, "SELECT last_error FROM outbox WHERE status = 'unknown'")
     assert why == "Timed out" and f"({why})" in maybe
     assert len(dailies(api, 32001)) == 1  # it had arrived; it is not sent a second time
     bot.clock.advance(minutes=30)

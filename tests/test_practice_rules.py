@@ -366,7 +366,7 @@ questions:
 
 
 @pytest.fixture
-async def two_packs(tmp_path: Path) -> AsyncIterator[Practice]:
+async def two_packs(tmp_path: Path, database_target: str | Path) -> AsyncIterator[Practice]:
     from bot.core.content import load_library
     from tests.conftest import CONTENT
 
@@ -374,7 +374,7 @@ async def two_packs(tmp_path: Path) -> AsyncIterator[Practice]:
     extra.mkdir()
     (extra / "extra.yaml").write_text(EXTRA_PACK, encoding="utf-8")
     library = load_library([CONTENT, extra])
-    storage = Storage(tmp_path / "two.sqlite3")
+    storage = Storage.at(database_target)
     await storage.open()
     clock = FakeClock(datetime(2026, 3, 2, 9, 0, tzinfo=UTC))
     yield Practice(storage, library, clock=clock, rng=random.Random(5))
@@ -456,6 +456,7 @@ async def test_question_choice_follows_the_seed_and_works_without_one(
     assert len(await sequence("c", None)) == 3
 
 
+@pytest.mark.sqlite_only  # reads SQLite's statement trace
 async def test_an_answer_is_one_transaction_at_one_instant(practice: Practice) -> None:
     """Answer, streak and review card commit together, all stamped with one clock reading."""
     ada = await _user(practice, ADA)

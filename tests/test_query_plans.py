@@ -13,10 +13,15 @@ import re
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from bot.storage import Storage
 from tests.conftest import BotHarness, FakeClock
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser
 from tests.support.wait import until
+
+# SQLite's query planner (EXPLAIN QUERY PLAN).
+pytestmark = pytest.mark.sqlite_only
 
 ADA = FakeUser(9101, "Ada")
 BEN = FakeUser(9102, "Ben")

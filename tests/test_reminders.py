@@ -86,8 +86,8 @@ def _reminder(user_id: int, day: date) -> Draft:
     return Draft(Kind.REMINDER, f"reminder:{user_id}:{day}", user_id, ("at risk",), utc(28, 0))
 
 
-async def test_an_answer_withdraws_a_reminder_not_yet_sent(tmp_path: Path) -> None:
-    storage = Storage(tmp_path / "bot.sqlite3", RULE)
+async def test_an_answer_withdraws_a_reminder_not_yet_sent(database_target: str | Path) -> None:
+    storage = Storage.at(database_target, RULE)
     await storage.open()
     try:
         await storage.ensure_user(ADA.id, "Ada")
@@ -107,8 +107,10 @@ async def test_an_answer_withdraws_a_reminder_not_yet_sent(tmp_path: Path) -> No
         await storage.close()
 
 
-async def test_turning_reminders_off_withdraws_one_not_yet_sent(tmp_path: Path) -> None:
-    storage = Storage(tmp_path / "bot.sqlite3", RULE)
+async def test_turning_reminders_off_withdraws_one_not_yet_sent(
+    database_target: str | Path,
+) -> None:
+    storage = Storage.at(database_target, RULE)
     await storage.open()
     try:
         await storage.ensure_user(ADA.id, "Ada")
@@ -123,8 +125,8 @@ async def test_turning_reminders_off_withdraws_one_not_yet_sent(tmp_path: Path) 
         await storage.close()
 
 
-async def test_a_claim_read_before_an_answer_records_nothing(tmp_path: Path) -> None:
-    storage = Storage(tmp_path / "bot.sqlite3", RULE)
+async def test_a_claim_read_before_an_answer_records_nothing(database_target: str | Path) -> None:
+    storage = Storage.at(database_target, RULE)
     await storage.open()
     try:
         await storage.ensure_user(ADA.id, "Ada")
@@ -140,8 +142,8 @@ async def test_a_claim_read_before_an_answer_records_nothing(tmp_path: Path) -> 
         await storage.close()
 
 
-async def test_only_due_instants_are_read(tmp_path: Path) -> None:
-    storage = Storage(tmp_path / "bot.sqlite3", RULE)
+async def test_only_due_instants_are_read(database_target: str | Path) -> None:
+    storage = Storage.at(database_target, RULE)
     await storage.open()
     try:
         for uid, zone in ((1, "Asia/Shanghai"), (2, None), (3, "America/New_York")):

@@ -29,8 +29,8 @@ def same(state: StreakState) -> StreakState:
 
 
 @pytest.fixture
-async def storage(tmp_path: Path) -> AsyncIterator[Storage]:
-    store = Storage(tmp_path / "bot.sqlite3")
+async def storage(database_target: str | Path) -> AsyncIterator[Storage]:
+    store = Storage.at(database_target)
     await store.open()
     for user in (ANA, BEN):
         await store.ensure_user(user, f"u{user}")

@@ -43,7 +43,7 @@ WAIT = 120.0  # seconds a step of a fan-out may take on a busy machine
 WATCHER = FakeUser(999_999, "Sentinel")
 
 
-async def _seed(database: Path, chats: int = CHATS, language: str = "zh") -> list[int]:
+async def _seed(database: Path | str, chats: int = CHATS, language: str = "zh") -> list[int]:
     return await seed_due_subscribers(database, chats, language=language)
 
 
@@ -51,7 +51,9 @@ async def _start(api: FakeBotAPI, database: Path, **env: str) -> asyncio.subproc
     return await start_run(run_env(api, database, **{**FAST_RUN, **env}), database.parent)
 
 
-async def _finish(api: FakeBotAPI, process: asyncio.subprocess.Process, database: Path) -> str:
+async def _finish(
+    api: FakeBotAPI, process: asyncio.subprocess.Process, database: Path | str
+) -> str:
     """Wait until every chat had its prompt and nothing is left open; stop; the logs."""
     await until(lambda: len(prompts_sent(api)) == CHATS, WAIT, "every chat prompted")
     for _ in range(500):
@@ -73,12 +75,14 @@ async def _finish(api: FakeBotAPI, process: asyncio.subprocess.Process, database
 # between the two must not lose it (it did: the restart found it claimed and sent nothing).
 @pytest.mark.parametrize("language", ["zh", "en"])
 async def test_kill_9_mid_fan_out_then_a_restart_prompts_every_chat_once(
-    api: FakeBotAPI, tmp_path: Path, language: str
+    api: FakeBotAPI, tmp_path: Path, language: str, database_target: Path | str
 ) -> None:
     database = tmp_path / "bot.sqlite3"
-    chats = await _seed(database, language=language)
+    # On PostgreSQL too: the wire log beside DATABASE_PATH, the data on the server.
+    on = {"DATABASE_URL": database_target} if isinstance(database_target, str) else {}
+    chats = await _seed(database_target, language=language)
     content = str(shipped_packs_in("zh", tmp_path / "zh"))
-    first = await _start(api, database, CONTENT_DIR=content)
+    first = await _start(api, database, CONTENT_DIR=content, **on)
     try:
         await until(lambda: len(prompts_sent(api)) >= CHATS // 4, WAIT, "a quarter of the fan-out")
         # From now on requests reach the server but get no answer: every worker ends up with
@@ -93,8 +97,8 @@ async def test_kill_9_mid_fan_out_then_a_restart_prompts_every_chat_once(
             first.kill()
     api.unhang()
     assert reached < CHATS  # killed in the middle
-    second = await _start(api, database, CONTENT_DIR=content)
-    logs = await _finish(api, second, database)
+    second = await _start(api, database, CONTENT_DIR=content, **on)
+    logs = await _finish(api, second, database_target)
     per_chat = prompts_sent(api)
     assert [per_chat[c] for c in chats] == [1] * len(chats)
     # The requests that were out when the process died may have arrived: not sent again.
@@ -239,17 +243,19 @@ async def test_sigterm_while_telegram_is_away_at_start_up(api: FakeBotAPI, tmp_p
 
 
 async def test_a_second_instance_exits_at_once_without_sending(
-    api: FakeBotAPI, tmp_path: Path
+    api: FakeBotAPI, tmp_path: Path, database_target: Path | str
 ) -> None:
     database = tmp_path / "bot.sqlite3"
-    await _seed(database, chats=50)
-    first = await _start(api, database)
+    on = {"DATABASE_URL": database_target} if isinstance(database_target, str) else {}
+    named = "PostgreSQL (DATABASE_URL)" if on else str(database)
+    await _seed(database_target, chats=50)
+    first = await _start(api, database, **on)
     try:
         await until(lambda: len(prompts_sent(api)) == 50, WAIT, "the first instance serving")
         other = FakeBotAPI()  # the second instance's traffic, kept apart
         await other.start()
         try:
-            second = await _start(other, database)
+            second = await _start(other, database, **on)
             _, stderr = await asyncio.wait_for(second.communicate(), 30)
         finally:
             await other.stop()
@@ -258,7 +264,7 @@ async def test_a_second_instance_exits_at_once_without_sending(
         assert other.requests == 0  # not even getMe
         assert len(message.splitlines()) == 1, message
         assert f"pid {first.pid} on {socket.gethostname()}" in message
-        assert "since" in message and str(database) in message
+        assert "since" in message and named in message
     finally:
         first.send_signal(signal.SIGTERM)
         await asyncio.wait_for(first.communicate(), 10)

@@ -114,7 +114,7 @@ class Lease:
         asked = self.monotonic()
         holder = await self.storage.take_lease(self.owner, self.pid, self.host, _now(), self.ttl)
         if holder is not None:
-            raise LeaseTaken(holder, self.storage.path)
+            raise LeaseTaken(holder, self.storage.name)
         self._held(asked)
         self._file = _identity(self.storage.path)
 
@@ -178,7 +178,7 @@ class Lease:
             except Exception:
                 holder = None
         self.lost = LeaseLost(holder if holder and holder.owner != self.owner else None,
-                              self.storage.path, why=why)  # fmt: skip
+                              self.storage.name, why=why)  # fmt: skip
         log.critical("%s", self.lost)
 
     async def release(self) -> None:

@@ -48,7 +48,7 @@ from bot.jobs.clock import epoch_of, shift_since, steady_lock
 from bot.ratelimit import bulk_lane
 from bot.storage import Storage
 from bot.storage.files import is_damage
-from bot.storage.wire import WireLog, wire_log_path
+from bot.storage.wire import WireLog
 
 log = logging.getLogger(__name__)
 
@@ -130,7 +130,7 @@ class OutboxSender:
         # Called once when Telegram refuses the token: the run stops (exit status 4).
         self.on_token_rejected: Callable[[], None] = lambda: None
         self.token_rejected = False
-        self.wire = WireLog(wire_log_path(storage.path))
+        self.wire = WireLog(storage.wire_log)
 
     # -- lifecycle -----------------------------------------------------------------------------
 

@@ -80,8 +80,8 @@ class DailyStore(Database):
         claimed = await self._write(
             "INSERT INTO daily_sends (chat_id, local_day, status, attempts, claimed_at)"
             " VALUES (?, ?, 'claimed', 1, ?) ON CONFLICT (chat_id, local_day) DO UPDATE"
-            " SET attempts = attempts + 1, claimed_at = excluded.claimed_at"
-            " WHERE status = 'claimed'",
+            " SET attempts = daily_sends.attempts + 1, claimed_at = excluded.claimed_at"
+            " WHERE daily_sends.status = 'claimed'",
             (chat_id, local_day, iso(now)),
         )
         return claimed > 0

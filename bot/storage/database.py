@@ -45,6 +45,7 @@ from bot.storage.files import (
     open_database,
 )
 from bot.storage.space import SpaceWatch
+from bot.storage.wire import wire_log_path
 
 
 def now_iso() -> str:
@@ -154,6 +155,20 @@ class Database:
             opened, self._opened = self._opened, None
             if self.damage is None:  # a damaged file is read whole by the next start
                 note_closed_cleanly(Path(self.path), opened)
+
+    @property
+    def is_open(self) -> bool:
+        return self._db is not None
+
+    @property
+    def name(self) -> str:
+        """The database as messages to the operator name it."""
+        return str(self.path)
+
+    @property
+    def wire_log(self) -> Path | None:
+        """Where the outbox notes each request as it leaves (bot/storage/wire.py)."""
+        return wire_log_path(self.path)
 
     @property
     def db(self) -> aiosqlite.Connection:

@@ -181,7 +181,7 @@ class MockStore(UsersStore):
         rows = await self._near(
             "SELECT s.id, AVG(COALESCE(i.score, 0)) AS total, COUNT(i.score) AS answered"
             " FROM mock_sessions s JOIN mock_items i ON i.session_id = s.id"
-            " WHERE s.user_id = ? AND s.id < ? GROUP BY s.id HAVING answered > 0"
+            " WHERE s.user_id = ? AND s.id < ? GROUP BY s.id HAVING COUNT(i.score) > 0"
             " ORDER BY s.id DESC LIMIT 1",
             (user_id, before),
         )

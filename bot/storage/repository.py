@@ -5,11 +5,15 @@ stores, which share its connection and write lock (see `database.py`): users, ch
 daily question, group rounds, practice (answers, reviews), mock interviews (`mock.py`), the
 packs a chat follows, the interview date and its plan (`interview.py`), the evening
 reminder (`reminders.py`), the outbox and lease (`outbox.py`), incoming updates and
-retention.
+retention. `Storage.at` opens the one named by a path (SQLite) or DATABASE_URL (PostgreSQL,
+`postgres.py`): the same stores, the same methods, on either.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from bot.core.reminders import ReminderRule
 from bot.storage.chats import ChatsStore
 from bot.storage.daily import DailyStore
 from bot.storage.database import migrations, schema_version
@@ -17,6 +21,7 @@ from bot.storage.interview import InterviewStore
 from bot.storage.mock import MockStore
 from bot.storage.outbox import OutboxStore
 from bot.storage.packs import PacksStore
+from bot.storage.postgres import PostgresDatabase, is_postgres
 from bot.storage.practice import PracticeStore, RecordedAnswer, ReviewUpdate
 from bot.storage.reminders import ReminderStore
 from bot.storage.retention import RetentionStore
@@ -41,4 +46,18 @@ class Storage(
     OutboxStore,
     ReminderStore,
 ):
-    """Async access to the bot's SQLite database (one object, one aggregate per module)."""
+    """Async access to the bot's database (one object, one aggregate per module)."""
+
+    @staticmethod
+    def at(
+        target: Path | str, reminders: ReminderRule | None = None, files: Path | None = None
+    ) -> Storage:
+        """The storage of `target`: a SQLite file (or ":memory:"), or a PostgreSQL URL
+        (`files`: the folder of the process's own files, see `PostgresDatabase`)."""
+        if is_postgres(target):
+            return PostgresStorage(str(target), reminders, files)
+        return Storage(target, reminders)
+
+
+class PostgresStorage(PostgresDatabase, Storage):
+    """`Storage` on PostgreSQL: the stores' SQL through `PostgresDatabase`'s connections."""

@@ -198,8 +198,8 @@ class RoundsStore(UsersStore):
                 " FROM round_answers ra JOIN rounds r ON r.id = ra.round_id"
                 " WHERE ra.round_id = ?"
                 " ON CONFLICT (chat_id, user_id) DO UPDATE SET"
-                " first_name = excluded.first_name, total = total + excluded.total,"
-                " answers = answers + 1",
+                " first_name = excluded.first_name, total = group_totals.total + excluded.total,"
+                " answers = group_totals.answers + 1",
                 (round_id,),
             )
             answers = [
@@ -248,7 +248,8 @@ class RoundsStore(UsersStore):
                 " FROM rounds r JOIN round_answers ra ON ra.round_id = r.id"
                 " LEFT JOIN users u ON u.user_id = ra.user_id"
                 " WHERE r.chat_id = ? AND r.closed_at >= ?"
-                " GROUP BY ra.user_id ORDER BY total DESC, n DESC, ra.user_id LIMIT ?",
+                " GROUP BY ra.user_id, u.streak_current, u.streak_last_day, u.streak_freezes"
+                " ORDER BY total DESC, n DESC, ra.user_id LIMIT ?",
                 (chat_id, iso(since), limit),
             )
         return [

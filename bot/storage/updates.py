@@ -58,7 +58,8 @@ class UpdatesStore(Database):
         """
         claimed = await self._write(
             "INSERT INTO processed_updates (update_id, seen_at, state) VALUES (?, ?, 'handling')"
-            " ON CONFLICT (update_id) DO UPDATE SET state = 'handling' WHERE state = 'received'",
+            " ON CONFLICT (update_id) DO UPDATE SET state = 'handling'"
+            " WHERE processed_updates.state = 'received'",
             (update_id, iso(now)),
         )
         return claimed == 1
@@ -102,7 +103,8 @@ class UpdatesStore(Database):
                     again.append((update_id, raw))
             await db.execute(  # a try: taken by a handler, and the process died meanwhile
                 "UPDATE processed_updates SET state = 'received',"
-                " tries = tries + (state = 'handling') WHERE state != 'done'"
+                " tries = tries + CASE WHEN state = 'handling' THEN 1 ELSE 0 END"
+                " WHERE state != 'done'"
             )
             for update_id in given_up + ended:
                 await db.execute(

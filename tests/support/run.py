@@ -36,9 +36,9 @@ def prompts_sent(api: FakeBotAPI) -> Counter[int]:
     return Counter(s.chat_id for s in api.sent if s.method == "sendMessage" and s.chat_id > 50_000)
 
 
-async def outbox_statuses(database: Path) -> dict[str, int]:
-    """The outbox's rows per status, read with the run stopped."""
-    storage = Storage(database)
+async def outbox_statuses(database: Path | str) -> dict[str, int]:
+    """The outbox's rows per status, read with the run stopped (a file, or a PostgreSQL URL)."""
+    storage = Storage.at(database)
     await storage.open()
     try:
         return await storage.outbox_statuses()
@@ -46,9 +46,9 @@ async def outbox_statuses(database: Path) -> dict[str, int]:
         await storage.close()
 
 
-async def outbox_open_rows(database: Path) -> int:
-    """The outbox's rows not yet sent or given up, read with the run stopped."""
-    storage = Storage(database)
+async def outbox_open_rows(database: Path | str) -> int:
+    """The outbox's rows not yet sent or given up (a file, or a PostgreSQL URL)."""
+    storage = Storage.at(database)
     await storage.open()
     try:
         return await storage.outbox_open_count()
@@ -91,10 +91,12 @@ def free_port() -> int:
 
 
 @asynccontextmanager
-async def polling_run(api: FakeBotAPI, folder: Path) -> AsyncIterator[asyncio.subprocess.Process]:
-    """`interview-bot run` on a database in `folder`, once its first getUpdates is out;
-    killed afterwards if it is still running."""
-    process = await start_run(run_env(api, folder / "bot.sqlite3"), folder)
+async def polling_run(
+    api: FakeBotAPI, folder: Path, **extra: str
+) -> AsyncIterator[asyncio.subprocess.Process]:
+    """`interview-bot run` on a database in `folder` (`extra`: more settings, such as a
+    DATABASE_URL), once its first getUpdates is out; killed afterwards if still running."""
+    process = await start_run(run_env(api, folder / "bot.sqlite3", **extra), folder)
     try:
         await until(lambda: api.calls["getUpdates"] >= 1, 60, "the first poll")
         yield process

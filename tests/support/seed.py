@@ -9,13 +9,16 @@ from bot.storage import Storage
 
 
 async def seed_due_subscribers(
-    database: Path, chats: int, due_in: timedelta = timedelta(minutes=-1), language: str = "zh"
+    database: Path | str,
+    chats: int,
+    due_in: timedelta = timedelta(minutes=-1),
+    language: str = "zh",
 ) -> list[int]:
     """`chats` subscribers whose prompt falls due `due_in` from now (by default it fell due a
     minute ago; real time: the bot's clock). They read Chinese by default, the language of the
     shipped packs: an English reader, with no pack in English, is offered the packs once
-    instead of a question."""
-    storage = Storage(database)
+    instead of a question. `database`: a SQLite file, or a PostgreSQL URL."""
+    storage = Storage.at(database)
     await storage.open()
     now = datetime.now(UTC)
     due = now + due_in
@@ -41,9 +44,9 @@ async def seed_due_subscribers(
     return ids
 
 
-async def seed_open_questions(database: Path, users: int, question_id: str) -> list[int]:
+async def seed_open_questions(database: Path | str, users: int, question_id: str) -> list[int]:
     """`users` people in private chats, each with `question_id` open (asked a minute ago)."""
-    storage = Storage(database)
+    storage = Storage.at(database)
     await storage.open()
     now = datetime.now(UTC)
     asked = (now - timedelta(minutes=1)).isoformat()
