@@ -54,7 +54,7 @@ from bot.i18n import Strings
 from bot.incoming import TolerantBot, quiet_raw_batches
 from bot.jobs.clock import SteadyClock
 from bot.jobs.daily import DailySender
-from bot.jobs.lease import Lease
+from bot.jobs.lease import Lease, stand_by
 from bot.jobs.outbox import OutboxSender
 from bot.jobs.retention import prune_forever
 from bot.lifecycle import INBOX_KEY, STOP_KEY, shut_down
@@ -681,8 +681,11 @@ def run_bot(
     ] + settings.database_secrets
     configure_logging(settings.log_level, secrets)
     app = build_application(settings, library, checked=checked, cache=cache)
-    # Before anything talks to Telegram: a second process on this database stops here.
-    asyncio.run(_check_lease(settings, app.bot_data[LEASE_KEY].owner))
+    # Before anything talks to Telegram: a second process on this database stops here
+    # (SQLite), or stands by until the active replica's lease lapses (PostgreSQL).
+    if not asyncio.run(_check_lease(settings, app.bot_data[LEASE_KEY].owner)):
+        log.info("stopped while standing by: nothing was polled or sent")
+        return
     log.info(
         "starting: %d packs, %d questions, database %s",
         len(library.packs),
@@ -768,11 +771,41 @@ def _cancel_polling_while_down(app: Application[Any, Any, Any, Any, Any, Any]) -
         polling.cancel()
 
 
-async def _check_lease(settings: Settings, owner: str) -> None:
-    """Take the database's lease for `owner` (renewed in post_init), or raise LeaseTaken."""
+async def _check_lease(settings: Settings, owner: str) -> bool:
+    """Take the database's lease for `owner` (renewed in post_init). On SQLite a lease held
+    raises LeaseTaken; on PostgreSQL this replica stands by until it can take it (see
+    bot/jobs/lease.py's `stand_by`). False: stopped by a signal while standing by."""
     storage = Storage.at(settings.database)
     await storage.open(verify=False)  # the caller checks: `run` before, post_init after
     try:
-        await Lease(storage, settings.lease_seconds, owner).take()
+        lease = Lease(storage, settings.lease_seconds, owner)
+        if settings.database_url is None:
+            await lease.take()
+            return True
+        return await _until_signalled(stand_by(lease))
     finally:
         await storage.close()
+
+
+async def _until_signalled(waiting: Awaitable[None]) -> bool:
+    """Await `waiting`; False if SIGTERM or SIGINT came first (it is cancelled then)."""
+    task = asyncio.ensure_future(waiting)
+    loop = asyncio.get_running_loop()
+    signalled: list[int] = []
+
+    def stop(sig: int) -> None:
+        signalled.append(sig)
+        task.cancel()
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop, sig)
+    try:
+        await task
+    except asyncio.CancelledError:
+        if not signalled:
+            raise
+        return False
+    finally:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
+    return True

@@ -243,19 +243,20 @@ async def test_sigterm_while_telegram_is_away_at_start_up(api: FakeBotAPI, tmp_p
 
 
 async def test_a_second_instance_exits_at_once_without_sending(
-    api: FakeBotAPI, tmp_path: Path, database_target: Path | str
+    api: FakeBotAPI, tmp_path: Path
 ) -> None:
+    # On SQLite: one process per file. On PostgreSQL a second one stands by instead
+    # (tests/test_replicas.py).
     database = tmp_path / "bot.sqlite3"
-    on = {"DATABASE_URL": database_target} if isinstance(database_target, str) else {}
-    named = "PostgreSQL (DATABASE_URL)" if on else str(database)
-    await _seed(database_target, chats=50)
-    first = await _start(api, database, **on)
+    named = str(database)
+    await _seed(database, chats=50)
+    first = await _start(api, database)
     try:
         await until(lambda: len(prompts_sent(api)) == 50, WAIT, "the first instance serving")
         other = FakeBotAPI()  # the second instance's traffic, kept apart
         await other.start()
         try:
-            second = await _start(other, database, **on)
+            second = await _start(other, database)
             _, stderr = await asyncio.wait_for(second.communicate(), 30)
         finally:
             await other.stop()

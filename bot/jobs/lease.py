@@ -1,7 +1,14 @@
 """One process per database: a lease row (owner, pid, host, since, expiry) renewed while running.
 
-A second `interview-bot run` on the same database finds the lease held and stops at once,
-naming the holder. After a crash the lease is taken over once it expires, or at once when
+On SQLite a second `interview-bot run` on the same database finds the lease held and stops
+at once, naming the holder. On PostgreSQL it is a standby replica instead (`stand_by`): it
+says so once and tries to take the lease every tenth of it (at most a second), so it takes
+over within LEASE_SECONDS of the active replica's last renewal when that one dies, and at
+once when it stops cleanly (its row is deleted). The row's expiry, not an advisory lock on
+a connection, decides: a lock goes with its connection, which the server keeps for as long
+as TCP takes to notice a machine gone dark (hours by default), and it fences nothing; the
+row's expiry holds whatever way the active one went, and the outbox's writes check its
+owner. After a crash the lease is taken over once it expires, or at once when
 its process is gone from this host. If this process ever finds its lease taken (it stalled
 longer than the lease lasts) or its row gone, it stops sending and exits with `LeaseLost`:
 the other one is serving the database now, or nothing says this one may.
@@ -14,6 +21,7 @@ import contextlib
 import logging
 import os
 import socket
+import sqlite3
 import time
 import uuid
 from collections.abc import Callable
@@ -183,3 +191,38 @@ class Lease:
 
     async def release(self) -> None:
         await self.storage.release_lease(self.owner)
+
+
+async def stand_by(lease: Lease) -> None:
+    """Take the lease, standing by while another replica holds it (PostgreSQL): said once
+    when it starts standing by, once when it takes over. Cancel it to stop waiting."""
+    pause = min(1.0, lease.ttl.total_seconds() / 10)
+    waited_for: LeaseHolder | None = None
+    unreachable = False
+    while True:
+        try:
+            await lease.take()
+        except LeaseTaken as exc:
+            if waited_for is None:
+                log.warning(
+                    "standby: pid %d on %s is the active replica of %s; this one (pid %d on"
+                    " %s) polls nothing and sends nothing, and takes over when that one's"
+                    " lease runs out (LEASE_SECONDS=%g) or it stops",
+                    exc.holder.pid, exc.holder.host, lease.storage.name, lease.pid,
+                    lease.host, lease.ttl.total_seconds(),
+                )  # fmt: skip
+            waited_for = exc.holder
+            unreachable = False
+        except sqlite3.OperationalError as exc:  # PostgreSQL out of reach: still standing by
+            if not unreachable:
+                log.warning("standby: cannot reach the database to take over: %s", exc)
+            unreachable = True
+        else:
+            if waited_for is not None:
+                log.warning(
+                    "standby over: this replica (pid %d on %s) is active now, after pid %d"
+                    " on %s",
+                    lease.pid, lease.host, waited_for.pid, waited_for.host,
+                )  # fmt: skip
+            return
+        await asyncio.sleep(pause)

@@ -161,6 +161,8 @@ class FakeBotAPI:
     calls: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     arrivals: list[str] = field(default_factory=list)  # every method called, in order
     admins: dict[int, set[int]] = field(default_factory=dict)  # chat -> admin user ids
+    # getUpdates per replica (`replica_url`'s name; "" for `base_url`).
+    polls: dict[str, int] = field(default_factory=lambda: defaultdict(int))
 
     def __post_init__(self) -> None:
         self._updates: list[dict[str, Any]] = []
@@ -256,6 +258,8 @@ class FakeBotAPI:
     async def start(self, port: int = 0) -> None:
         app = web.Application(client_max_size=60 * 1024 * 1024)
         app.router.add_route("*", "/bot{token}/{method}", self._handle)
+        # A replica's own path (`replica_url`): the same bot, its requests told apart.
+        app.router.add_route("*", "/r/{replica}/bot{token}/{method}", self._handle)
         app.router.add_get("/file/bot{token}/{path:.+}", self._download)
         app.router.add_get("/_control/stats", self._control_stats)
         app.router.add_get("/_control/wait_sent", self._control_wait_sent)
@@ -329,6 +333,11 @@ class FakeBotAPI:
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/bot"
+
+    def replica_url(self, name: str) -> str:
+        """TELEGRAM_API_BASE_URL for one of several processes of this bot: the same bot,
+        whose getUpdates are counted per name (`polls`)."""
+        return f"http://127.0.0.1:{self.port}/r/{name}/bot"
 
     # -- injecting updates -------------------------------------------------------------------
 
@@ -651,6 +660,7 @@ class FakeBotAPI:
                 {"ok": False, "error_code": 502, "description": "Bad Gateway"}, status=502
             )
         if method == "getUpdates":
+            self.polls[request.match_info.get("replica", "")] += 1
             # A fault injected for polling itself (a revoked token answers 401 here).
             polled = self._take_fault(method, None)
             if polled is not None:

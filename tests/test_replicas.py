@@ -1,0 +1,118 @@
+"""Replicas on PostgreSQL with long polling: one polls, the others stand by and take over.
+
+Two real `interview-bot run` on one PostgreSQL database, each in its own folder (its own
+files) and on its own path of the fake Bot API (`replica_url`), so the server tells whose
+getUpdates it is. The active one is killed with kill -9 while an answer it took is still
+unanswered (its score held back by a 429), and another answer is sent while nobody polls:
+the standby takes over, and each person is scored once, each answer stored once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from collections import Counter
+from pathlib import Path
+
+from tests.support.fake_bot_api import FakeBotAPI, FakeUser
+from tests.support.run import run_env, start_run
+from tests.support.seed import seed_open_questions
+from tests.support.wait import until
+from tests.test_inbox_restarts import ANSWER, ENV, QUESTION, WATCHER, _answers_per_user, _scores
+
+LEASE_SECONDS = 10.0
+# A bound, not a measurement: the lease, plus a loaded machine's start of the standby's
+# polling (its getMe, the database's checks).
+TAKEOVER_BOUND = LEASE_SECONDS + 50
+WAIT = 120.0
+
+
+class Replica:
+    """One `interview-bot run`, its log lines read as they come."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+        self.lines: list[str] = []
+        self._reading = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        assert self.process.stderr is not None
+        async for line in self.process.stderr:
+            self.lines.append(line.decode(errors="replace").rstrip())
+
+    def said(self, words: str) -> list[str]:
+        return [line for line in self.lines if words in line]
+
+    async def end(self) -> None:
+        if self.process.returncode is None:
+            self.process.kill()
+        await self.process.wait()
+        await self._reading
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines[-40:])
+
+
+async def _replica(api: FakeBotAPI, tmp_path: Path, name: str, url: str) -> Replica:
+    folder = tmp_path / name
+    folder.mkdir()
+    env = run_env(
+        api,
+        folder / "bot.sqlite3",
+        **ENV,
+        DATABASE_URL=url,
+        TELEGRAM_API_BASE_URL=api.replica_url(name),
+        LEASE_SECONDS=str(LEASE_SECONDS),
+    )
+    return Replica(await start_run(env, folder))
+
+
+async def test_one_replica_polls_and_the_standby_takes_over_after_kill_9_answering_once(
+    api: FakeBotAPI, tmp_path: Path, postgres_url: str
+) -> None:
+    users = await seed_open_questions(postgres_url, 2, QUESTION)
+    taken, unpolled = users
+    loop = asyncio.get_running_loop()
+    active = await _replica(api, tmp_path, "a", postgres_url)
+    standby: Replica | None = None
+    try:
+        await until(lambda: api.polls["a"] >= 1, WAIT, "replica a polling")
+        standby = await _replica(api, tmp_path, "b", postgres_url)
+        await until(lambda: standby.said("standby"), WAIT, "replica b standing by")
+        # A later message answered (by a): b, standing by, polled nothing meanwhile.
+        api.message(WATCHER, "/help")
+        await api.wait_for(WATCHER.id, 1, timeout=WAIT)
+        assert api.polls["b"] == 0, standby.text
+        assert standby.process.returncode is None, standby.text
+        [line] = standby.said("standby")  # said once
+        assert f"pid {active.process.pid}" in line, line
+
+        # An answer a takes, whose score Telegram refuses for 10 s: killed meanwhile.
+        api.fail("sendMessage", 429, chat_id=taken, retry_after=10)
+        api.message(FakeUser(taken, "u"), ANSWER)
+        await until(lambda: api.floods[taken] >= 1, WAIT, "a's score refused")
+        active.process.kill()
+        await active.end()
+        killed = loop.time()
+        polled_by_a = api.polls["a"]
+        api.message(FakeUser(unpolled, "u"), ANSWER)  # nobody polls now
+        await until(lambda: api.polls["b"] >= 1, TAKEOVER_BOUND, "replica b polling")
+        took = loop.time() - killed
+        await until(lambda: set(_scores(api)) == set(users), WAIT, "both scored")
+        # A later message answered: no second score on its way.
+        api.message(WATCHER, "/help")
+        await api.wait_for(WATCHER.id, 2, timeout=WAIT)
+        standby.process.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(standby.process.wait(), 30)
+    finally:
+        await active.end()
+        if standby is not None:
+            await standby.end()
+    print(f"replica b polled {took:.1f} s after a was killed (LEASE_SECONDS={LEASE_SECONDS:g})")
+    assert standby.process.returncode == 0, standby.text
+    assert api.polls["a"] == polled_by_a  # a dead replica polls nothing
+    assert standby.said("standby over"), standby.text
+    assert _scores(api) == Counter({taken: 1, unpolled: 1})
+    answers = await _answers_per_user(postgres_url)
+    assert [answers[u] for u in users] == [1, 1]  # none lost, none stored twice
