@@ -116,3 +116,43 @@ async def test_one_replica_polls_and_the_standby_takes_over_after_kill_9_answeri
     assert _scores(api) == Counter({taken: 1, unpolled: 1})
     answers = await _answers_per_user(postgres_url)
     assert [answers[u] for u in users] == [1, 1]  # none lost, none stored twice
+
+
+async def test_a_stalled_active_is_taken_over_when_its_lease_runs_out_and_then_exits_6(
+    api: FakeBotAPI, tmp_path: Path, postgres_url: str
+) -> None:
+    # SIGSTOP: the process is still there (its pid, its connections: a machine gone dark or
+    # cut off looks so), so only the lease's expiry can say it is gone.
+    [user] = await seed_open_questions(postgres_url, 1, QUESTION)
+    loop = asyncio.get_running_loop()
+    active = await _replica(api, tmp_path, "a", postgres_url)
+    standby: Replica | None = None
+    try:
+        await until(lambda: api.polls["a"] >= 1, WAIT, "replica a polling")
+        standby = await _replica(api, tmp_path, "b", postgres_url)
+        await until(lambda: standby.said("standby"), WAIT, "replica b standing by")
+        active.process.send_signal(signal.SIGSTOP)
+        stalled = loop.time()
+        api.message(FakeUser(user, "u"), ANSWER)
+        await until(lambda: api.polls["b"] >= 1, TAKEOVER_BOUND, "replica b polling")
+        took = loop.time() - stalled
+        await until(lambda: _scores(api)[user] >= 1, WAIT, "the answer scored")
+        active.process.send_signal(signal.SIGCONT)
+        await asyncio.wait_for(active.process.wait(), WAIT)
+        # A later message answered by b: nothing else on its way.
+        api.message(WATCHER, "/help")
+        await api.wait_for(WATCHER.id, 1, timeout=WAIT)
+        standby.process.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(standby.process.wait(), 30)
+    finally:
+        if active.process.returncode is None:
+            active.process.send_signal(signal.SIGCONT)
+        await active.end()
+        if standby is not None:
+            await standby.end()
+    print(f"replica b polled {took:.1f} s after a stalled (LEASE_SECONDS={LEASE_SECONDS:g})")
+    assert active.process.returncode == 6, active.text
+    assert active.said(f"pid {standby.process.pid}"), active.text  # who took it over
+    assert standby.process.returncode == 0, standby.text
+    assert _scores(api) == Counter({user: 1})
+    assert (await _answers_per_user(postgres_url))[user] == 1
