@@ -100,7 +100,8 @@ EXIT_STATUSES: dict[str, dict[int, str]] = {
         EXIT_USAGE: "no TELEGRAM_BOT_TOKEN, or a usage error",
         EXIT_DATABASE: f"{UNUSABLE_DATABASE}, at the start or found damaged while running",
         EXIT_TOKEN: "Telegram rejected the token",
-        EXIT_RUNNING: "another bot already serves this database",
+        EXIT_RUNNING: "another bot already serves this database (SQLite: with PostgreSQL a"
+        " second one stands by)",
         EXIT_LEASE_LOST: "the database was taken over, or its file deleted or replaced,"
         " while running",
     },
