@@ -15,8 +15,8 @@ from collections import Counter
 from pathlib import Path
 
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser
-from tests.support.run import run_env, start_run
-from tests.support.seed import seed_open_questions
+from tests.support.run import FAST_RUN, SENDERS, prompts_sent, run_env, start_run
+from tests.support.seed import seed_due_subscribers, seed_open_questions
 from tests.support.wait import until
 from tests.test_inbox_restarts import ANSWER, ENV, QUESTION, WATCHER, _answers_per_user, _scores
 
@@ -54,13 +54,14 @@ class Replica:
         return "\n".join(self.lines[-40:])
 
 
-async def _replica(api: FakeBotAPI, tmp_path: Path, name: str, url: str) -> Replica:
+async def _replica(api: FakeBotAPI, tmp_path: Path, name: str, url: str, **extra: str) -> Replica:
+    """Replica `name`: its own folder (its wire log there), its own path on the server."""
     folder = tmp_path / name
-    folder.mkdir()
+    folder.mkdir(exist_ok=True)
     env = run_env(
         api,
         folder / "bot.sqlite3",
-        **ENV,
+        **{**ENV, **extra},
         DATABASE_URL=url,
         TELEGRAM_API_BASE_URL=api.replica_url(name),
         LEASE_SECONDS=str(LEASE_SECONDS),
@@ -156,3 +157,44 @@ async def test_a_stalled_active_is_taken_over_when_its_lease_runs_out_and_then_e
     assert standby.process.returncode == 0, standby.text
     assert _scores(api) == Counter({user: 1})
     assert (await _answers_per_user(postgres_url))[user] == 1
+
+
+async def test_a_takeover_sends_none_of_the_requests_the_dead_active_had_out_again(
+    api: FakeBotAPI, tmp_path: Path, postgres_url: str
+) -> None:
+    # b was the active replica once: its wire log (in its own folder) is of that run, and
+    # says nothing of the requests a had out when it died.
+    earlier = await _replica(api, tmp_path, "b", postgres_url, **FAST_RUN)
+    try:
+        await until(lambda: api.polls["b"] >= 1, WAIT, "replica b polling alone")
+        earlier.process.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(earlier.process.wait(), 30)
+    finally:
+        await earlier.end()
+    assert earlier.process.returncode == 0, earlier.text
+    chats = await seed_due_subscribers(postgres_url, 100)
+    api.hang()  # a's requests reach the server and get no answer
+    active = await _replica(api, tmp_path, "a", postgres_url, **FAST_RUN)
+    standby: Replica | None = None
+    try:
+        await until(lambda: api.hanging == SENDERS, WAIT, "every worker of a with a request out")
+        standby = await _replica(api, tmp_path, "b", postgres_url, **FAST_RUN)
+        await until(lambda: standby.said("standby"), WAIT, "replica b standing by")
+        active.process.kill()
+        await active.end()
+        api.unhang()
+        await until(lambda: len(prompts_sent(api)) == len(chats), WAIT, "every chat prompted")
+        # A later message answered: anything sent before it has reached the server.
+        api.message(WATCHER, "/help")
+        await api.wait_for(WATCHER.id, 1, timeout=WAIT)
+        standby.process.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(standby.process.wait(), 30)
+    finally:
+        await active.end()
+        if standby is not None:
+            await standby.end()
+    assert standby.process.returncode == 0, standby.text
+    per_chat = prompts_sent(api)
+    assert [per_chat[c] for c in chats] == [1] * len(chats), per_chat.most_common(3)
+    # What a had out when it died may have arrived: not sent again, each said once.
+    assert len(standby.said("may or may not have arrived")) == SENDERS, standby.text

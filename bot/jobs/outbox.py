@@ -136,8 +136,11 @@ class OutboxSender:
 
     async def start(self) -> None:
         """Take over what a previous process left, then start delivering."""
-        recovered = await self.storage.recover_outbox(self.owner, self.clock(), self.wire.read())
-        self.wire.start()  # the previous run's lines are settled now
+        written = self.wire.read()
+        recovered = await self.storage.recover_outbox(
+            self.owner, self.clock(), written, self.wire.previous_run
+        )
+        self.wire.start(self.owner)  # the previous run's lines are settled now
         if recovered.requeued:
             log.info(
                 "%d messages left waiting by the previous run are queued again", recovered.requeued

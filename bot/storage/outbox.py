@@ -143,21 +143,24 @@ async def _settle_sending(
     now: datetime,
     written: Collection[tuple[int, int]] | None,
     reason: str,
+    written_by: str | None = None,
 ) -> Recovered:
     """Rows marked 'sending' (`owner`'s if `mine`, else everyone else's): 'unknown' if their
-    request was written (or nothing says it was not), else back in the queue. They are at
-    most the sender's concurrency: one statement each."""
+    request was written (or nothing says it was not: no log, or a log of another run than
+    theirs, `written_by`), else back in the queue. They are at most the sender's
+    concurrency: one statement each."""
     async with db.execute(
-        "SELECT id, attempts FROM outbox WHERE status = 'sending' AND owner = ?"
+        "SELECT id, attempts, owner FROM outbox WHERE status = 'sending' AND owner = ?"
         if mine
-        else "SELECT id, attempts FROM outbox WHERE status = 'sending' AND owner IS NOT ?",
+        else "SELECT id, attempts, owner FROM outbox WHERE status = 'sending' AND owner IS NOT ?",
         (owner,),
     ) as cur:
-        sending = [(r[0], r[1]) for r in await cur.fetchall()]
+        sending = [(r[0], r[1], r[2]) for r in await cur.fetchall()]
     unknown: list[Row] = []
     unsent = 0
-    for row_id, attempt in sending:
-        if written is None or (row_id, attempt) in written:
+    for row_id, attempt, sender in sending:
+        elsewhere = written_by is not None and sender != written_by
+        if written is None or elsewhere or (row_id, attempt) in written:
             async with db.execute(
                 "UPDATE outbox SET status = 'unknown', finished_at = ?, last_error = ?"
                 " WHERE id = ? RETURNING *",
@@ -251,16 +254,23 @@ class OutboxStore:
     # -- delivering ----------------------------------------------------------------------------
 
     async def recover_outbox(
-        self, owner: str, now: datetime, written: Collection[tuple[int, int]] | None
+        self,
+        owner: str,
+        now: datetime,
+        written: Collection[tuple[int, int]] | None,
+        written_by: str | None = None,
     ) -> Recovered:
         """Take over after another process: its claims go back to the queue. Its rows marked
         'sending' whose request was written (`written`: (row id, attempt) pairs from the wire
         log, bot/storage/wire.py) may have arrived and become 'unknown'; the others never
-        left and are queued again. `written` None (no wire log): all of them are 'unknown'."""
+        left and are queued again. `written` None (no wire log): all of them are 'unknown'.
+        `written_by`: the run whose log `written` is; another owner's rows (a replica that
+        ran elsewhere) are all 'unknown' then."""
         async with self.transaction() as db:
             out = await _settle_sending(
-                db, owner, False, now, written, "the process stopped while its request was out"
-            )
+                db, owner, False, now, written, "the process stopped while its request was out",
+                written_by,
+            )  # fmt: skip
             requeued = await db.execute(
                 "UPDATE outbox SET status = 'pending', owner = NULL"
                 " WHERE status = 'claimed' AND owner IS NOT ?",

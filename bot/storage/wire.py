@@ -14,9 +14,9 @@ it is for. A database restored from a backup has no wire log beside it: then eve
 row counts as 'unknown', as before (`read` returns None when there is no file).
 
 The file is started by each run once the previous run's rows are settled (a header line,
-`wire 2`), and when it grows past `ROTATE_BYTES` it is rewritten with only the requests
-still out (their outcome not yet recorded), so it stays a few kilobytes however long the bot
-runs.
+`wire 2`, then `run OWNER crc`: the run's lease owner), and when it grows past
+`ROTATE_BYTES` it is rewritten with only the requests still out (their outcome not yet
+recorded), so it stays a few kilobytes however long the bot runs.
 
 Each line checks itself: `row attempt crc`, the CRC32 of `row attempt` in eight hex digits.
 A file that does not read whole and right (a line whose CRC does not match or that is not a
@@ -25,8 +25,12 @@ damaged line may have named any row, and a torn tail may have lost any number of
 is then read as no log at all (every 'sending' row may have arrived, none is sent again),
 with one warning naming the file: a message possibly lost is logged, never sent twice. A
 file of the previous version (`row attempt` lines, no header) is read as before, so an
-upgrade resends nothing. Anything other than a regular file at the path (a folder, a pipe)
-is a `DatabaseFileError`: one line, status 3 (bot/cli.py).
+upgrade resends nothing. The file speaks only for its own run's requests: with PostgreSQL
+replicas the run before a takeover was another replica's, whose file is elsewhere, so a
+'sending' row of another owner than the one named here may have arrived (`previous_run`;
+a file without a run line, of the version before, speaks for all). Anything other than a
+regular file at the path (a folder, a pipe) is a `DatabaseFileError`: one line, status 3
+(bot/cli.py).
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ ROTATE_BYTES = 1 << 20
 HEADER = b"wire 2\n"
 _LINE = re.compile(rb"(\d{1,19}) (\d{1,9}) ([0-9a-f]{8})")
 _OLD_LINE = re.compile(rb"(\d{1,19}) (\d{1,9})")
+_RUN = re.compile(rb"run ([0-9a-f]{1,64}) ([0-9a-f]{8})")
 
 
 def _record(row_id: int, attempt: int) -> bytes:
@@ -54,26 +59,42 @@ def _record(row_id: int, attempt: int) -> bytes:
     return body + f" {zlib.crc32(body):08x}\n".encode("ascii")
 
 
+def _run_line(owner: str | None) -> bytes:
+    if owner is None:
+        return b""
+    body = f"run {owner}".encode("ascii")
+    return body + f" {zlib.crc32(body):08x}\n".encode("ascii")
+
+
 def parse(data: bytes) -> set[tuple[int, int]] | None:
     """The (row id, attempt) pairs of a wire log's bytes; None if they cannot be trusted
     whole (see the module's docstring): then any 'sending' row may have left."""
+    return parse_run(data)[0]
+
+
+def parse_run(data: bytes) -> tuple[set[tuple[int, int]] | None, str | None]:
+    """`parse`, and the owner of the run that wrote the log (None: not named)."""
     if not data or not data.endswith(b"\n"):
-        return None  # nothing at all where a header should be, or a torn last line
+        return None, None  # nothing at all where a header should be, or a torn last line
     lines = data.split(b"\n")[:-1]
     written: set[tuple[int, int]] = set()
     if lines[0] + b"\n" == HEADER:
-        for line in lines[1:]:
+        run = _RUN.fullmatch(lines[1]) if len(lines) > 1 else None
+        owner = None
+        if run is not None and int(run[2], 16) == zlib.crc32(lines[1][: run.start(2) - 1]):
+            owner = run[1].decode("ascii")
+        for line in lines[2 if owner else 1 :]:
             m = _LINE.fullmatch(line)
             if m is None or int(m[3], 16) != zlib.crc32(line[: m.start(3) - 1]):
-                return None
+                return None, None
             written.add((int(m[1]), int(m[2])))
-        return written
+        return written, owner
     for line in lines:  # the previous version's lines: no header, no checksum
         m = _OLD_LINE.fullmatch(line)
         if m is None:
-            return None
+            return None, None
         written.add((int(m[1]), int(m[2])))
-    return written
+    return written, None
 
 
 def check_wire_log(path: Path | None) -> None:
@@ -110,6 +131,9 @@ class WireLog:
         self._size = 0
         # Requests written whose outcome is not recorded yet: row id -> attempt.
         self.out: dict[int, int] = {}
+        # The owner of the run that wrote the log `read` found (None: not named there).
+        self.previous_run: str | None = None
+        self._run = b""  # this run's line, after the header
 
     def read(self) -> set[tuple[int, int]] | None:
         """What an earlier run wrote: (row id, attempt) pairs; None if there is no log, or if
@@ -123,7 +147,7 @@ class WireLog:
             return None
         except OSError as exc:
             raise DatabaseFileError(self.path, f"cannot be read ({exc.strerror})") from None
-        written = parse(data)
+        written, self.previous_run = parse_run(data)
         if written is None:
             log.warning(
                 "%s is damaged (%d bytes that do not read whole): which requests the previous"
@@ -134,17 +158,18 @@ class WireLog:
             )
         return written
 
-    def start(self) -> None:
-        """Begin this run's log, its header only (call once the previous run's rows are
-        settled)."""
+    def start(self, owner: str | None = None) -> None:
+        """Begin this run's log, its header and the run's `owner` only (call once the
+        previous run's rows are settled)."""
         self.close()
         self.out.clear()
+        self._run = _run_line(owner)
         if self.path is not None:
             check_wire_log(self.path)
             flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND
             self._fd = os.open(self.path, flags, 0o600)
-            os.write(self._fd, HEADER)
-            self._size = len(HEADER)
+            os.write(self._fd, HEADER + self._run)
+            self._size = len(HEADER) + len(self._run)
 
     def written(self, row_id: int, attempt: int) -> None:
         """The request of `row_id`'s attempt `attempt` is about to be written (synchronous).
@@ -167,7 +192,8 @@ class WireLog:
         assert self.path is not None
         assert self._fd is not None
         fresh = self.path.with_name(self.path.name + ".new")
-        body = HEADER + b"".join(_record(row, attempt) for row, attempt in self.out.items())
+        lines = b"".join(_record(row, attempt) for row, attempt in self.out.items())
+        body = HEADER + self._run + lines
         fresh.write_bytes(body)
         os.replace(fresh, self.path)  # either the old log or the new one, whatever happens
         os.close(self._fd)
