@@ -198,3 +198,30 @@ async def test_a_takeover_sends_none_of_the_requests_the_dead_active_had_out_aga
     assert [per_chat[c] for c in chats] == [1] * len(chats), per_chat.most_common(3)
     # What a had out when it died may have arrived: not sent again, each said once.
     assert len(standby.said("may or may not have arrived")) == SENDERS, standby.text
+
+
+async def test_sigterm_stops_a_standby_at_once_having_polled_and_sent_nothing(
+    api: FakeBotAPI, tmp_path: Path, postgres_url: str
+) -> None:
+    active = await _replica(api, tmp_path, "a", postgres_url)
+    standby: Replica | None = None
+    try:
+        await until(lambda: api.polls["a"] >= 1, WAIT, "replica a polling")
+        standby = await _replica(api, tmp_path, "b", postgres_url)
+        await until(lambda: standby.said("standby"), WAIT, "replica b standing by")
+        standby.process.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(standby.process.wait(), 30)
+        # A later message answered by a: it still serves.
+        api.message(WATCHER, "/help")
+        await api.wait_for(WATCHER.id, 1, timeout=WAIT)
+        active.process.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(active.process.wait(), 30)
+    finally:
+        await active.end()
+        if standby is not None:
+            await standby.end()
+    assert standby.process.returncode == 0, standby.text
+    assert standby.said("stopped while standing by"), standby.text
+    assert "Traceback" not in standby.text, standby.text
+    assert api.polls["b"] == 0
+    assert active.process.returncode == 0, active.text
