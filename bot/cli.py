@@ -757,6 +757,7 @@ def cmd_health(args: argparse.Namespace) -> int:
             return 1
         print(f"ok: {url}" if healthy else f"unhealthy: {url}")
         return 0 if healthy else 1
+    import socket
     from datetime import UTC, datetime
 
     from bot.storage import Storage
@@ -791,7 +792,10 @@ def cmd_health(args: argparse.Namespace) -> int:
         )
         return 0
     age = (datetime.now(UTC) - holder.heartbeat_at).total_seconds()
-    bot = f"the bot on {database} (pid {holder.pid} on {holder.host})"
+    # With PostgreSQL several replicas may run: the holder is the active one, the others
+    # stand by (bot/jobs/lease.py); run beside a replica on another host, health says so.
+    which = "the active replica" if settings.database_url is not None else "the bot"
+    bot = f"{which} on {database} (pid {holder.pid} on {holder.host})"
     if age > HEARTBEAT_LEASES * settings.lease_seconds:
         print(
             f"unhealthy: {bot} last renewed its lease {age:.0f} s ago; it renews every"
@@ -800,7 +804,13 @@ def cmd_health(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    print(f"ok: database {database} answers; {bot} renewed its lease {age:.1f} s ago")
+    here = socket.gethostname()
+    standing_by = (
+        f"; this host ({here}) is not it: a replica running here stands by"
+        if settings.database_url is not None and holder.host != here
+        else ""
+    )
+    print(f"ok: database {database} answers; {bot} renewed its lease {age:.1f} s ago{standing_by}")
     return 0
 
 

@@ -127,10 +127,38 @@ def test_health_on_postgresql_reads_the_server_and_the_bots_heartbeat(
     code, said = _run(capsys, "health")
     assert code == 0
     assert said.startswith(
-        f"ok: database PostgreSQL (DATABASE_URL) answers; the bot on PostgreSQL (DATABASE_URL)"
-        f" (pid {os.getpid()} on {socket.gethostname()}) renewed its lease"
+        "ok: database PostgreSQL (DATABASE_URL) answers; the active replica on PostgreSQL"
+        f" (DATABASE_URL) (pid {os.getpid()} on {socket.gethostname()}) renewed its lease"
     )
+    assert "stands by" not in said  # this host runs the active one
     assert not (env / "bot.sqlite3").exists()  # no SQLite file made on the side
+
+
+def test_health_beside_a_standby_replica_names_the_active_one_on_its_host(
+    env: Path,
+    postgres_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("DATABASE_URL", postgres_url)
+
+    async def prepare() -> None:
+        storage = Storage.at(postgres_url)
+        await storage.open()
+        now = datetime.now(UTC) - timedelta(seconds=2)
+        await storage.take_lease("bot-1", 4242, "web-1", now, timedelta(hours=1))
+        await storage.close()
+
+    asyncio.run(prepare())
+    code, said = _run(capsys, "health")
+    assert code == 0
+    assert said.startswith(
+        "ok: database PostgreSQL (DATABASE_URL) answers; the active replica on PostgreSQL"
+        " (DATABASE_URL) (pid 4242 on web-1) renewed its lease"
+    ), said
+    assert said.endswith(
+        f"; this host ({socket.gethostname()}) is not it: a replica running here stands by"
+    ), said
 
 
 def test_health_when_postgresql_cannot_be_reached_is_unhealthy_without_the_password(
