@@ -47,15 +47,11 @@ def sets() -> list[tuple[str, Pack, Path]]:
         ("llm (reviewed)", library.packs["llm"], DATA / "graded_llm_inference.yaml"),
         ("quant (reviewed)", library.packs["quant"], DATA / "heldout" / "graded_quantization.yaml"),
         ("dep (reviewed)", library.packs["dep"], DATA / "heldout" / "graded_deploy_scaling.yaml"),
+        ("rag (reviewed)", library.packs["rag"], DATA / "heldout" / "graded_rag_engineering.yaml"),
         (
             "draft: dtrain (reviewed)",
             drafts.packs["dtrain"],
             DATA / "heldout" / "graded_dist_training.yaml",
-        ),
-        (
-            "draft: rag (reviewed)",
-            drafts.packs["rag"],
-            DATA / "heldout" / "graded_rag_engineering.yaml",
         ),
         (
             "draft: k8s (reviewed)",

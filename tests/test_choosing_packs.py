@@ -162,7 +162,7 @@ async def test_with_the_shipped_packs_an_english_user_is_asked_in_english(
         (welcome,) = await bot.say(ADA, "/start")
         assert "Questions are in English, Chinese." in welcome.visible
         fields = [text for text, d in welcome.buttons if d.startswith("field:")]
-        assert fields == ["ML serving & LLM inference", "All fields"]
+        assert fields == ["ML serving & LLM inference", "LLM applications & RAG", "All fields"]
         await bot.press(ADA, welcome, "field:ml-serving")
         for _ in range(3):
             (question,) = await bot.say(ADA, "/quiz")
@@ -196,9 +196,9 @@ async def test_stats_counts_the_bank_in_the_learners_language(
     api: FakeBotAPI, bot_settings: Settings, clock: FakeClock, tmp_path: Path
 ) -> None:
     # The bank /stats counts is the one the learner is asked from: with none followed, the
-    # shipped packs in their language, not every pack. The shipped packs are four of 12
-    # questions in each language, so one English pack is left out to tell the banks apart:
-    # 3 x 12 = 36 in English, 4 x 12 = 48 in Chinese (96 - 12 = 84 in all).
+    # shipped packs in their language, not every pack. The shipped packs are 12 questions
+    # each: four in English, five in Chinese (rag has no English version); one English pack
+    # is left out as before: 3 x 12 = 36 in English, 5 x 12 = 60 in Chinese (108 - 12 = 96).
     shipped = {
         p.name: p.read_text(encoding="utf-8")
         for p in CONTENT.glob("*.yaml")
@@ -208,7 +208,7 @@ async def test_stats_counts_the_bank_in_the_learners_language(
     async with _harness(api, bot_settings, clock, folder) as bot:
         for user, line in (
             (ADA, "Question bank: 1 of 36 questions"),
-            (LI, "题库：共 48 道题"),
+            (LI, "题库：共 60 道题"),
         ):
             await bot.say(user, "/quiz")
             await bot.say(user, "It keeps models loaded and batches requests on the GPU.")
