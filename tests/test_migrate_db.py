@@ -28,6 +28,7 @@ from bot.core.models import AnswerRecord
 from bot.core.outbox import Draft, Kind
 from bot.core.streaks import StreakState
 from bot.storage import Storage
+from bot.storage.database import migrations
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser
 from tests.support.run import polling_run
 from tests.support.wait import until
@@ -304,3 +305,37 @@ async def test_postgresql_out_of_reach_is_named_without_the_password(
     assert (code, out) == (3, "")
     assert err.startswith("Database error: --to names a PostgreSQL server that cannot be used:")
     assert PASSWORD not in err
+
+
+async def test_a_database_of_an_older_version_is_migrated_in_a_copy_and_left_as_it_was(
+    env: Path, postgres_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A team still on the previous version (schema 16: no interview plans yet) moves in
+    one step; its file stays at 16 for the old version to run on."""
+    database = env / "bot.sqlite3"
+    db = sqlite3.connect(database)
+    for version, sql in migrations():
+        if version <= 16:
+            db.executescript(f"BEGIN;\n{sql}\nPRAGMA user_version = {version};\nCOMMIT;")
+    db.execute(
+        "INSERT INTO users (user_id, first_name, created_at, streak_current, streak_best)"
+        " VALUES (501, 'Ada', '2026-12-01T10:00:00+00:00', 3, 5)"
+    )
+    db.commit()
+    db.close()
+    files = _fingerprint(env)
+
+    code, out, err = await asyncio.to_thread(_migrate, capsys, postgres_url)
+
+    assert (code, err) == (0, "")
+    assert "interview_plans: 0" in " ".join(out.split())
+    conn = await asyncpg.connect(postgres_url)
+    try:
+        ada = await conn.fetchrow("SELECT first_name, streak_current, streak_best FROM users")
+    finally:
+        await conn.close()
+    assert tuple(ada) == ("Ada", 3, 5)
+    assert _fingerprint(env) == files
+    db = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == 16
+    db.close()

@@ -250,9 +250,10 @@ async def _copy(source: Path, url: str) -> Copied:
                 await _make_schema(conn)
             tables = _tables(db)
             target = set(await _pg_tables(conn))
-            missing = [t for t in tables if t not in target]
-            if missing:
-                raise CopyFailed(f"the target has no table {missing[0]}")
+            # The same tables on both sides (the same schema version): none left behind.
+            differ = sorted(set(tables) ^ (target - {"schema_version"}))
+            if differ:
+                raise CopyFailed(f"the two schemas differ ({', '.join(differ)})")
             for table in tables:
                 if table in NOT_COPIED:
                     done.skipped.append(table)
