@@ -339,3 +339,22 @@ async def test_a_database_of_an_older_version_is_migrated_in_a_copy_and_left_as_
     db = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
     assert db.execute("PRAGMA user_version").fetchone()[0] == 16
     db.close()
+
+
+async def test_a_database_with_tables_of_something_else_is_refused_even_empty(
+    env: Path, postgres_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The wrong database named (another application's, its tables empty): refused, not
+    mixed with the bot's tables."""
+    await _seed(env / "bot.sqlite3")
+    conn = await asyncpg.connect(postgres_url)
+    await conn.execute("CREATE TABLE invoices (id BIGINT PRIMARY KEY, total NUMERIC)")
+    await conn.close()
+    code, out, err = await asyncio.to_thread(_migrate, capsys, postgres_url)
+    assert (code, out) == (1, "")
+    assert err.strip() == (
+        f"The PostgreSQL database {postgres_url} is not empty: it has tables that are not the"
+        " bot's (invoices). migrate-db copies into an empty database only (createdb a new"
+        " one). Nothing was changed."
+    )
+    assert await _pg_counts(postgres_url) == {"invoices": 0}

@@ -139,15 +139,13 @@ async def _check_empty(conn: Any) -> bool:
     for table in tables:
         if await conn.fetchval(f'SELECT EXISTS (SELECT 1 FROM "{table}")'):  # noqa: S608
             full.append(table)
-    if "schema_version" in full:  # the bot's schema, made by a bot that started on it
-        full.remove("schema_version")
-        version = await conn.fetchval("SELECT MAX(version) FROM schema_version")
-        if version != schema_version():
-            raise TargetNotEmpty(
-                f"it has the bot's tables at schema {version}, not {schema_version()}"
-            )
-    elif "schema_version" not in tables:
-        raise TargetNotEmpty(f"it has tables of something else ({', '.join(tables[:5])})")
+    if "schema_version" not in full:  # no version of the bot's: someone else's tables
+        raise TargetNotEmpty(f"it has tables that are not the bot's ({', '.join(tables[:5])})")
+    # The bot's schema, made by a bot that started on it: empty if it has no rows.
+    full.remove("schema_version")
+    version = await conn.fetchval("SELECT MAX(version) FROM schema_version")
+    if version != schema_version():
+        raise TargetNotEmpty(f"it has the bot's tables at schema {version}, not {schema_version()}")
     if full:
         said = ", ".join(full[:6]) + (", …" if len(full) > 6 else "")
         raise TargetNotEmpty(f"it holds rows already (in {said})")
@@ -274,6 +272,8 @@ async def _copy(source: Path, url: str) -> Copied:
             await _set_sequences(conn, db)
     except (OSError, asyncpg.InterfaceError, asyncpg.PostgresConnectionError) as exc:
         raise CopyFailed(f"the server went away ({redact(str(exc), url)})") from None
+    except asyncpg.PostgresError as exc:  # the schema could not be made, say
+        raise CopyFailed(redact(str(exc), url)) from None
     except sqlite3.Error as exc:
         raise DatabaseFileError(source, f"cannot be read ({exc})") from None
     finally:
