@@ -18,6 +18,7 @@ BENCHES = {
     "group": "bench.group_round",
     "picture": "bench.stats_picture",
     "scale": "bench.scale",
+    "migrate": "bench.migrate_db",
     "startup": "bench.startup",
     "startup_instructions": "bench.startup_instructions",
 }

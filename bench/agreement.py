@@ -49,15 +49,11 @@ def sets() -> list[tuple[str, Pack, Path]]:
         ("dep (reviewed)", library.packs["dep"], DATA / "heldout" / "graded_deploy_scaling.yaml"),
         ("gpu (reviewed)", library.packs["gpu"], DATA / "heldout" / "graded_gpu_inference.yaml"),
         ("k8s (reviewed)", library.packs["k8s"], DATA / "heldout" / "graded_k8s_serving.yaml"),
+        ("rag (reviewed)", library.packs["rag"], DATA / "heldout" / "graded_rag_engineering.yaml"),
         (
             "dtrain (reviewed)",
             library.packs["dtrain"],
             DATA / "heldout" / "graded_dist_training.yaml",
-        ),
-        (
-            "draft: rag (reviewed)",
-            drafts.packs["rag"],
-            DATA / "heldout" / "graded_rag_engineering.yaml",
         ),
         (
             "llm (imported)",

@@ -11,7 +11,7 @@ import sys
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from pydantic import ValidationError
 
@@ -29,6 +29,9 @@ from bot.core.content import (
 from bot.core.levels import LEVEL_CHOICES, Level, parse_level
 from bot.core.yamlcache import YamlCache, beside
 from bot.i18n import LANGUAGES
+
+if TYPE_CHECKING:
+    from bot.storage.outbox import LeaseHolder
 
 EXIT_CONFIG = 1  # a setting that does not fit, or a pack that does not load
 EXIT_USAGE = 2  # also argparse's, for a command line that does not parse
@@ -74,6 +77,12 @@ READS: dict[str, tuple[str, ...]] = {
         f"{SETTINGS} DATABASE_PATH, LEASE_SECONDS, TELEGRAM_WEBHOOK_URL, WEBHOOK_LISTEN,"
         " WEBHOOK_PORT (webhook mode: asks the listener's GET /healthz)",
         f"{DATABASE_READ}, read-only, with the running bot's lease",
+    ),
+    "migrate-db": (
+        f"{SETTINGS} DATABASE_PATH",
+        f"{DATABASE_READ}: the database it copies (read only, never changed), with the"
+        " lease of a bot running on it",
+        "writes the PostgreSQL database --to names (empty, or the bot's schema with no rows)",
     ),
     "content check": (
         f"{SETTINGS} CONTENT_DIR",
@@ -145,6 +154,16 @@ EXIT_STATUSES: dict[str, dict[int, str]] = {
         " or a setting that does not fit",
         EXIT_USAGE: USAGE,
         EXIT_DATABASE: UNUSABLE_DATABASE,
+        EXIT_OUTPUT_CLOSED: OUTPUT_CLOSED,
+    },
+    "migrate-db": {
+        0: "copied: every table's rows counted on both sides and equal (printed)",
+        EXIT_CONFIG: "no database at DATABASE_PATH, the target is not empty, or a setting"
+        " that does not fit; nothing written to the target",
+        EXIT_USAGE: f"--to is not a postgresql:// URL, or {USAGE}",
+        EXIT_DATABASE: f"{UNUSABLE_DATABASE} (a newer schema included), a server that cannot"
+        " be used, or a row that did not go over; nothing written to the target",
+        EXIT_RUNNING: "a bot is running on the SQLite database: stop it first; nothing changed",
         EXIT_OUTPUT_CLOSED: OUTPUT_CLOSED,
     },
     "content check": {
@@ -729,6 +748,68 @@ def cmd_restore(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_migrate_db(args: argparse.Namespace) -> int:
+    """Copy the SQLite database into an empty PostgreSQL one (bot/storage/to_postgres.py)."""
+    settings = _settings()
+    from bot.storage.postgres import is_postgres
+    from bot.storage.restore import running_holder
+    from bot.storage.to_postgres import left_as_found
+
+    url, source = args.to, settings.database_path
+    if not is_postgres(url):
+        scheme = url.split("://", 1)[0] if "://" in url else "no scheme"
+        print(
+            f"--to must be a PostgreSQL URL, postgresql://user:password@host:5432/database"
+            f" (it starts with {scheme!r})",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    if not source.is_file():
+        print(f"No database at {source} (DATABASE_PATH): nothing to copy", file=sys.stderr)
+        return EXIT_CONFIG
+    with left_as_found(source):
+        return _migrate_db(source, url, running_holder(source))
+
+
+def _migrate_db(source: Path, url: str, holder: LeaseHolder | None) -> int:
+    from bot.storage.to_postgres import CopyFailed, TargetNotEmpty, copy_to_postgres, shown
+
+    if holder is not None:
+        print(
+            f"A bot is running on {source} (pid {holder.pid} on {holder.host}): stop it"
+            " first, so that nothing it writes meanwhile is left behind, then migrate again."
+            " Nothing was changed.",
+            file=sys.stderr,
+        )
+        return EXIT_RUNNING
+    target = shown(url)
+    try:
+        done = asyncio.run(copy_to_postgres(source, url))
+    except TargetNotEmpty as exc:
+        print(
+            f"The PostgreSQL database {target} is not empty: {exc}. migrate-db copies into an"
+            " empty database only (createdb a new one). Nothing was changed.",
+            file=sys.stderr,
+        )
+        return EXIT_CONFIG
+    except CopyFailed as exc:
+        print(
+            f"Database error: the copy to {target} failed: {exc}. Nothing was written there.",
+            file=sys.stderr,
+        )
+        return EXIT_DATABASE
+    width = max(len(table) for table, _ in done.tables)
+    for table, rows in done.tables:
+        print(f"{table + ':':<{width + 1}} {rows:>9,}")
+    print(
+        f"Copied {source} to {target}: {_count(done.rows, 'row')} in"
+        f" {len(done.tables)} tables, every count equal to the source's"
+        f" (not copied: {', '.join(done.skipped) or 'nothing'}, the stopped bot's lease)."
+        " Set DATABASE_URL to it and start the bot; the SQLite file is left as it was."
+    )
+    return 0
+
+
 HEARTBEAT_LEASES = 3  # a heartbeat older than this many lease periods: the bot is stuck
 
 
@@ -761,7 +842,7 @@ def cmd_health(args: argparse.Namespace) -> int:
     from datetime import UTC, datetime
 
     from bot.storage import Storage
-    from bot.storage.outbox import LeaseHolder, gone
+    from bot.storage.outbox import gone
 
     database: Path | str = settings.database_path
     if settings.database_url is not None:
@@ -871,6 +952,20 @@ def build_parser() -> argparse.ArgumentParser:
 
     health = _command(sub, "health", "health", help="exit 0 if the bot can serve (for HEALTHCHECK)")
     health.set_defaults(func=cmd_health)
+
+    migrate = _command(
+        sub,
+        "migrate-db",
+        "migrate-db",
+        help="copy the SQLite database (the bot stopped) into an empty PostgreSQL one",
+    )
+    migrate.add_argument(
+        "--to",
+        required=True,
+        metavar="URL",
+        help="postgresql://user:password@host:5432/database, an empty database",
+    )
+    migrate.set_defaults(func=cmd_migrate_db)
 
     content = sub.add_parser("content", help="check or import question packs")
     content_sub = content.add_subparsers(dest="content_command", required=True)
