@@ -301,6 +301,10 @@ def build_application(
             return  # several workers may notice; the run is stopped once
         lost_once.append(True)
         outbox._stopping = True
+        if settings.database_url is not None and app.updater is not None:
+            # Another replica polls now: no last getUpdates to confirm what this one fetched
+            # (recorded in the database already; the active one is sent them again).
+            app.updater._Updater__polling_cleanup_cb = _nothing  # type: ignore[attr-defined]
 
         async def stop() -> None:
             await lease.lose()
@@ -374,6 +378,11 @@ def build_application(
     marks = updates.DoneMarks(storage, taken)
 
     bot.record_with(record)  # a polled batch is recorded before the next poll confirms it
+    if settings.database_url is not None:
+        # Replicas: one resumed after a stall past its lease (another has taken over) polls
+        # nothing until its renewal says whether the database is still its own; it would
+        # take updates from the active one, and maybe leave them half handled.
+        bot.poll_when(lambda: _while_polling(app, lease))
     builder = (
         ApplicationBuilder()
         .application_class(InboxApplication)
@@ -404,6 +413,13 @@ def build_application(
     app.bot_data[SENDER_KEY] = DailySender(svc, clock, outbox.wake)
     _register_handlers(app)
     return app
+
+
+async def _while_polling(app: Application[Any, Any, Any, Any, Any, Any], lease: Lease) -> None:
+    """Before a getUpdates of the polling loop: wait until the lease is surely held. The
+    last one of a stop (PTB's confirming poll) is let through as before."""
+    if app.updater is not None and app.updater.running:
+        await lease.until_surely_held()
 
 
 def _handle_held(app: Application[Any, Any, Any, Any, Any, Any]) -> None:

@@ -43,12 +43,18 @@ class TolerantBot(ExtBot[Any]):
     """The application's bot: PTB's ExtBot, with a `getUpdates` that survives a bad update
     and records every batch in the inbox before it returns it (`record_with`)."""
 
-    __slots__ = ("_inbox", "_last_batch")
+    __slots__ = ("_inbox", "_last_batch", "_poll_gate")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._last_batch: list[Any] = []
         self._inbox: Callable[[list[Any]], Awaitable[object]] | None = None
+        self._poll_gate: Callable[[], Awaitable[None]] | None = None
+
+    def poll_when(self, gate: Callable[[], Awaitable[None]]) -> None:
+        """Await `gate` before each getUpdates: a replica polls only while it surely holds
+        the database (bot/app.py; two pollers of one bot get 409 Conflict from Telegram)."""
+        self._poll_gate = gate
 
     def record_with(self, inbox: Callable[[list[Any]], Awaitable[object]]) -> None:
         """Record every polled batch with `inbox` (bot/handlers/updates.py), awaited before
@@ -75,6 +81,8 @@ class TolerantBot(ExtBot[Any]):
         return result
 
     async def get_updates(self, *args: Any, **kwargs: Any) -> tuple[Update, ...]:
+        if self._poll_gate is not None:
+            await self._poll_gate()
         try:
             return tuple(map(_without_chatless, await super().get_updates(*args, **kwargs)))
         except (TypeError, ValueError, KeyError, AttributeError):

@@ -138,8 +138,10 @@ async def test_a_stalled_active_is_taken_over_when_its_lease_runs_out_and_then_e
         await until(lambda: api.polls["b"] >= 1, TAKEOVER_BOUND, "replica b polling")
         took = loop.time() - stalled
         await until(lambda: _scores(api)[user] >= 1, WAIT, "the answer scored")
+        polled_before = api.polls["a"]
         active.process.send_signal(signal.SIGCONT)
         await asyncio.wait_for(active.process.wait(), WAIT)
+        polled_after = api.polls["a"] - polled_before
         # A later message answered by b: nothing else on its way.
         api.message(WATCHER, "/help")
         await api.wait_for(WATCHER.id, 1, timeout=WAIT)
@@ -154,6 +156,7 @@ async def test_a_stalled_active_is_taken_over_when_its_lease_runs_out_and_then_e
     print(f"replica b polled {took:.1f} s after a stalled (LEASE_SECONDS={LEASE_SECONDS:g})")
     assert active.process.returncode == 6, active.text
     assert active.said(f"pid {standby.process.pid}"), active.text  # who took it over
+    assert polled_after == 0  # resumed, it took nothing from the active one
     assert standby.process.returncode == 0, standby.text
     assert _scores(api) == Counter({user: 1})
     assert (await _answers_per_user(postgres_url))[user] == 1

@@ -116,6 +116,7 @@ class Lease:
         self._held_until = 0.0  # monotonic time until which no other process can take over
         self._file: tuple[int, int] | None = None  # (device, inode) of the file it holds
         self._renew = asyncio.Event()  # set: renew now, not at the next third of the lease
+        self._renewed = asyncio.Event()  # set by each take or renewal that holds the lease
 
     async def take(self) -> None:
         """Hold the database, or raise LeaseTaken naming the process that does."""
@@ -167,6 +168,18 @@ class Lease:
         # The expiry written counts from before the write; a margin for the clocks' reading.
         margin = min(1.0, self.ttl.total_seconds() / 10)
         self._held_until = asked + self.ttl.total_seconds() - margin
+        self._renewed.set()
+
+    async def until_surely_held(self) -> None:
+        """Return once no other process can have taken the database over (`surely_held`),
+        asking for a renewal at once meanwhile (a process resumed after a stall longer
+        than its lease). Once the lease is lost it never returns: the run is stopping."""
+        while not self.surely_held():
+            self._renewed.clear()
+            if self.lost is None:
+                self.renew_soon()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._renewed.wait(), 1.0)
 
     def surely_held(self) -> bool:
         """No other process can have taken the database over yet (synchronous, cheap): the
