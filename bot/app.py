@@ -37,7 +37,17 @@ from bot.core.content import Library
 from bot.core.reminders import ReminderRule
 from bot.core.yamlcache import YamlCache
 from bot.delivery import reachability, trace_requests, when_written
-from bot.handlers import daily, errors, groups, membership, menus, packs, private, updates
+from bot.handlers import (
+    daily,
+    errors,
+    groups,
+    interview,
+    membership,
+    menus,
+    packs,
+    private,
+    updates,
+)
 from bot.handlers import settings as settings_handlers
 from bot.handlers.common import HELD_KEY, SERVICES_KEY, TAKEN_KEY, BotContext, load_context
 from bot.i18n import Strings
@@ -270,6 +280,7 @@ def build_application(
         for task in background:
             task.cancel()
         await asyncio.gather(*background, return_exceptions=True)
+        await svc.voice.close()
         if storage._db is not None and storage.damage is not None:
             await storage.close()  # nothing more is written to a damaged file
         elif storage._db is not None:
@@ -510,9 +521,14 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         ChatMemberHandler(membership.my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER),
         MessageHandler(filters.StatusUpdate.MIGRATE, groups.migrated),
         # 2. Practice commands in private chats.
+        # The group's /mock button opens the private chat with /start mock.
+        CommandHandler(
+            "start", private.mock_link, in_private & filters.Regex(r"^/start(@\w+)? mock$")
+        ),
         CommandHandler("start", private.start, in_private),
         CommandHandler("help", private.help_command, in_private),
         CommandHandler("quiz", private.quiz, in_private),
+        CommandHandler("mock", private.mock, in_private),
         CommandHandler("hint", private.hint, in_private),
         CommandHandler("skip", private.skip, in_private),
         CommandHandler("reveal", private.reveal, in_private),
@@ -527,18 +543,22 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         CommandHandler("forget", settings_handlers.forget, in_private),
         CommandHandler("settings", settings_handlers.settings_command, in_private),
         CommandHandler("reminders", daily.reminders, in_private),
+        CommandHandler("interview", interview.interview_command, in_private),
         # 4. The daily question: private chats, and groups (admins change it).
         CommandHandler("daily", daily.daily, filters.UpdateType.MESSAGE),
         # 5. Group rounds and group settings.
         CommandHandler("quiz", groups.quiz, in_group),
         CommandHandler("reveal", groups.reveal, in_group),
         CommandHandler("top", groups.top, in_group),
+        CommandHandler("mock", groups.mock, in_group),
         CommandHandler("level", groups.group_level, in_group),
         CommandHandler("roundlength", groups.round_length, in_group),
         CommandHandler("lang", groups.group_language, in_group),
         CommandHandler("timezone", daily.group_timezone, in_group),
         CommandHandler("settings", settings_handlers.group_settings_command, in_group),
         CommandHandler(("help", "start"), groups.group_help, in_group),
+        # The interview date is personal: a group is pointed to the private chat.
+        CommandHandler("interview", interview.group_interview, in_group),
         CommandHandler(
             (
                 "stats",
@@ -560,11 +580,17 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
             & ~filters.COMMAND,
             groups.answer,
         ),
+        # A voice message or audio file replying to a round's question (recordings are not
+        # edited): transcribed, then counted as a typed reply.
+        MessageHandler(
+            in_group & filters.REPLY & (filters.VOICE | filters.AUDIO), groups.voice_answer
+        ),
         # 6. Buttons, by callback-data prefix.
         CallbackQueryHandler(
             private.practice_button, pattern=r"^(hint|show|skip|next|keep|renew|switch):"
         ),
         CallbackQueryHandler(private.rate_button, pattern=r"^rate:"),
+        CallbackQueryHandler(private.mock_reference_button, pattern=r"^mkref:"),
         CallbackQueryHandler(settings_handlers.level_button, pattern=r"^level:"),
         CallbackQueryHandler(settings_handlers.forget_button, pattern=r"^forget:"),
         CallbackQueryHandler(settings_handlers.settings_button, pattern=r"^set:"),
@@ -575,6 +601,8 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         CallbackQueryHandler(daily.daily_zone_button, pattern=r"^tzd:"),
         CallbackQueryHandler(packs.pack_button, pattern=r"^pack:"),
         CallbackQueryHandler(packs.field_button, pattern=r"^field:"),
+        CallbackQueryHandler(interview.plan_button, pattern=r"^plan:"),
+        CallbackQueryHandler(interview.went_button, pattern=r"^went:"),
         CallbackQueryHandler(private.stale_button),  # anything else: an outdated button
         # 7. Private chats: edits are not re-scored; plain text answers the open question.
         MessageHandler(
@@ -594,7 +622,9 @@ def _register_handlers(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         ),
         # A photo or file with a caption is answered by its caption.
         MessageHandler(in_private & filters.CAPTION, private.answer),
-        # 8. Anything else in private: unknown commands, stickers, photos, voice, files.
+        # A voice message or audio file: transcribed, then answered as the text typed.
+        MessageHandler(in_private & (filters.VOICE | filters.AUDIO), private.voice_answer),
+        # 8. Anything else in private: unknown commands, stickers, photos, files.
         MessageHandler(in_private & filters.COMMAND, private.unknown_command),
         MessageHandler(in_private, private.not_text),
     ]
@@ -644,7 +674,7 @@ def run_bot(
     """
     secrets = [
         s.get_secret_value()
-        for s in (settings.telegram_bot_token, settings.webhook_secret_token)
+        for s in (settings.telegram_bot_token, settings.webhook_secret_token, settings.stt_api_key)
         if s
     ]
     configure_logging(settings.log_level, secrets)

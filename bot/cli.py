@@ -107,7 +107,7 @@ EXIT_STATUSES: dict[str, dict[int, str]] = {
     "practice": {
         0: "done (/quit, or the end of the input)",
         EXIT_CONFIG: SETTING_OR_PACK,
-        EXIT_USAGE: f"no such --pack, or {USAGE}",
+        EXIT_USAGE: f"no such --pack, --mock not 1-10, or {USAGE}",
         EXIT_DATABASE: UNUSABLE_DATABASE,
         EXIT_OUTPUT_CLOSED: OUTPUT_CLOSED,
     },
@@ -234,7 +234,8 @@ def _level_arg(word: str) -> Level:
 
 
 def cmd_content_check(args: argparse.Namespace) -> int:
-    from bot.core.authoring import pack_warnings  # only `content check` needs it
+    # only `content check` needs them
+    from bot.core.authoring import duplicate_warnings, level_warnings, pack_warnings
 
     settings = _settings()
     paths = [Path(p) for p in args.paths] or [settings.content_dir]
@@ -247,6 +248,7 @@ def cmd_content_check(args: argparse.Namespace) -> int:
         return 1
     failed = False
     loaded: list[Path] = []
+    packs: list[tuple[str, Pack]] = []
     for file in files:
         try:
             pack = load_pack(file)
@@ -256,6 +258,7 @@ def cmd_content_check(args: argparse.Namespace) -> int:
                 print(problem, file=sys.stderr)
             continue
         loaded.append(file)
+        packs.append((str(file), pack))
         levels = Counter(q.level for q in pack.questions)
         detail = ", ".join(f"{levels[lv]} {lv.value}" for lv in Level if levels[lv])
         count = f"{len(pack.questions)} question{'' if len(pack.questions) == 1 else 's'}"
@@ -264,10 +267,17 @@ def cmd_content_check(args: argparse.Namespace) -> int:
         )
         print(f"OK {file}: pack {pack.id} ({about}), {count} ({detail})")
         warnings = pack_warnings(pack)
-        for warning in warnings:
+        # Levels out of balance are advice (a pack may be meant for one level): not --strict.
+        for warning in (*level_warnings(pack), *warnings):
             print(f"warning: {file}: {warning}")
         if warnings and args.strict:
             failed = True
+    # The same question in other words, in one file or across them.
+    duplicates = duplicate_warnings(packs)
+    for warning in duplicates:
+        print(f"warning: {warning}")
+    if duplicates and args.strict:
+        failed = True
     # Ids repeated across the files that load, whatever else is broken: one broken file
     # must not hide another problem.
     if len(loaded) > 1:
@@ -553,10 +563,16 @@ def cmd_practice(args: argparse.Namespace) -> int:
     if args.pack and args.pack not in library.packs:
         print(f"No pack {args.pack!r}. Packs: {', '.join(library.packs)}", file=sys.stderr)
         return EXIT_USAGE
+    from bot.core.mock import MAX_COUNT, MIN_COUNT
     from bot.terminal import run_practice
 
+    if args.mock is not None and not MIN_COUNT <= args.mock <= MAX_COUNT:
+        print(f"--mock takes {MIN_COUNT} to {MAX_COUNT} questions, e.g. --mock 5", file=sys.stderr)
+        return EXIT_USAGE
     return asyncio.run(
-        run_practice(settings, library, level=args.level, pack=args.pack, lang=args.lang)
+        run_practice(
+            settings, library, level=args.level, pack=args.pack, lang=args.lang, mock=args.mock
+        )
     )
 
 
@@ -776,6 +792,9 @@ def build_parser() -> argparse.ArgumentParser:
     practice = _command(sub, "practice", "practice", help="answer questions in the terminal")
     practice.add_argument("--level", type=_level_arg, help=LEVEL_CHOICES)
     practice.add_argument("--pack", help="pack id, e.g. triton")
+    practice.add_argument(
+        "--mock", type=int, metavar="N", help="a mock interview of N questions (1-10)"
+    )
     practice.add_argument(
         "--lang", choices=LANGUAGES, help="interface language (default: from LC_ALL/LANG)"
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 # (command, string key of its description) in menu order, per audience.
 PRIVATE_MENU: tuple[tuple[str, str], ...] = (
     ("quiz", "cmd_quiz"),
+    ("mock", "cmd_mock"),
     ("packs", "cmd_packs"),
     ("hint", "cmd_hint"),
     ("skip", "cmd_skip"),
@@ -17,6 +18,7 @@ PRIVATE_MENU: tuple[tuple[str, str], ...] = (
     ("settings", "cmd_settings"),
     ("level", "cmd_level"),
     ("daily", "cmd_daily"),
+    ("interview", "cmd_interview"),
     ("reminders", "cmd_reminders"),
     ("timezone", "cmd_timezone"),
     ("lang", "cmd_lang"),

@@ -64,6 +64,14 @@ class Settings(BaseSettings):
     # On SIGTERM, requests already out get this long to be answered (then: 'unknown').
     stop_grace_seconds: float = Field(default=3.0, ge=0)
 
+    # Voice answers: an OpenAI-compatible speech-to-text service (faster-whisper-server,
+    # whisper.cpp's server, OpenAI); unset, a voice message is told they are not enabled.
+    stt_base_url: str | None = None
+    stt_api_key: SecretStr | None = None
+    stt_model: str = "whisper-1"
+    stt_max_seconds: int = Field(default=180, ge=1, le=3600)
+    stt_timeout_seconds: float = Field(default=60.0, gt=0)
+
     @field_validator("default_timezone")
     @classmethod
     def _zone(cls, value: str) -> str:
@@ -72,7 +80,7 @@ class Settings(BaseSettings):
             raise ValueError(f"unknown IANA time zone {value!r} (example: Asia/Shanghai)")
         return zone
 
-    @field_validator("telegram_api_base_url", "telegram_webhook_url", mode="before")
+    @field_validator("telegram_api_base_url", "telegram_webhook_url", "stt_base_url", mode="before")
     @classmethod
     def _empty_is_none(cls, value: object) -> object:
         return None if value == "" else value
@@ -128,7 +136,24 @@ class Settings(BaseSettings):
             )
         return value
 
-    @field_validator("telegram_bot_token", "webhook_secret_token", mode="before")
+    @field_validator("stt_base_url")
+    @classmethod
+    def _stt_base(cls, value: str | None) -> str | None:
+        """The service's root: `/v1/audio/transcriptions` is put after it, so a URL given
+        with that path (or `/v1`) already would ask for it twice, and every answer fail."""
+        if value is None:
+            return None
+        if not value.startswith(("http://", "https://")):
+            raise ValueError(f"{value!r} is not an http:// or https:// URL")
+        root = value.rstrip("/")
+        for tail in ("/v1/audio/transcriptions", "/v1"):
+            if root.endswith(tail):
+                raise ValueError(
+                    f"{value!r} ends in {tail}: give the service's root, {root.removesuffix(tail)}"
+                )
+        return root
+
+    @field_validator("telegram_bot_token", "webhook_secret_token", "stt_api_key", mode="before")
     @classmethod
     def _empty_secret(cls, value: object) -> object:
         return None if value == "" else value

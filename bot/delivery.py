@@ -292,6 +292,15 @@ def _written_whole(exc: httpx.HTTPError) -> bool:
 # -- sending -------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class LimiterRetries:
+    """A request's `rate_limit_args`: how often the rate limiter (bot/ratelimit.py) retries a
+    429 itself. An object, not a bare int: PTB drops a falsy `rate_limit_args`
+    (`ExtBot._merge_api_rl_kwargs`), and 0 is the one the outbox passes."""
+
+    times: int
+
+
 async def send_messages(
     bot: Bot,
     chat_id: int,
@@ -311,7 +320,7 @@ async def send_messages(
     """
     extra: dict[str, Any] = {}
     if limiter_retries is not None and isinstance(bot, ExtBot):
-        extra["rate_limit_args"] = limiter_retries
+        extra["rate_limit_args"] = LimiterRetries(limiter_retries)
     last: Message | None = None
     first_id: int | None = None
     for i in range(start, len(messages)):

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import re
 import zlib
-from datetime import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, time
 from typing import NamedTuple
 from urllib.parse import quote
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.core.content import ID_PATTERN
+from bot.core.interview import OUTCOMES
 from bot.core.levels import LEVEL_ORDER, Level
 from bot.core.schedule import Days
 from bot.core.timezones import resolve_timezone, zone_label
@@ -108,6 +111,15 @@ def chat_link_keyboard(t: Strings, lang: str, bot_username: str) -> InlineKeyboa
     return InlineKeyboardMarkup(
         [[InlineKeyboardButton(t(lang, "button_open_private"), url=f"https://t.me/{bot_username}")]]
     )
+
+
+MOCK_LINK = "mock"  # t.me/<bot>?start=mock starts a mock interview in the private chat
+
+
+def mock_link_keyboard(t: Strings, lang: str, bot_username: str) -> InlineKeyboardMarkup:
+    """One button that opens the private chat with a mock interview started."""
+    url = f"https://t.me/{bot_username}?start={MOCK_LINK}"
+    return InlineKeyboardMarkup([[InlineKeyboardButton(t(lang, "button_open_mock"), url=url)]])
 
 
 def next_keyboard(t: Strings, lang: str, level: Level) -> InlineKeyboardMarkup:
@@ -654,3 +666,85 @@ def parse_field_tap(data: str | None) -> str | None:
     if fields[0] == ALL_FIELDS or re.fullmatch(ID_PATTERN, fields[0]):
         return fields[0]
     return None
+
+
+MOCK_REFERENCE = "mkref"  # mkref:<session id>:<question number>: that reference answer
+MOCK_BUTTONS_PER_ROW = 5
+
+
+def mock_report_keyboard(
+    t: Strings, lang: str, session_id: int, numbers: Sequence[int]
+) -> InlineKeyboardMarkup | None:
+    """Under a mock interview's report: a button per question, showing its reference answer."""
+    buttons = [
+        InlineKeyboardButton(
+            t(lang, "button_mock_reference", n=n),
+            callback_data=f"{MOCK_REFERENCE}:{session_id}:{n}",
+        )
+        for n in numbers
+    ]
+    if not buttons:
+        return None
+    rows = [
+        buttons[i : i + MOCK_BUTTONS_PER_ROW] for i in range(0, len(buttons), MOCK_BUTTONS_PER_ROW)
+    ]
+    return InlineKeyboardMarkup(rows)
+
+
+class MockReferenceTap(NamedTuple):
+    session_id: int
+    number: int  # 1-based, as the button shows it
+
+
+def parse_mock_reference(data: str | None) -> MockReferenceTap | None:
+    fields = _fields(data, MOCK_REFERENCE, 2)
+    if fields is None or not _ANSWER_ID.fullmatch(fields[0]) or not fields[1].isdigit():
+        return None
+    number = int(fields[1])
+    return MockReferenceTap(int(fields[0]), number) if 1 <= number <= 99 else None
+
+
+# -- after the interview date: how did it go? ------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class WentTap:
+    """A tap under "how did it go?": the interview's date and the answer."""
+
+    day: date
+    outcome: str
+
+
+PLAN_START = "plan:start"
+
+
+def plan_start_keyboard(t: Strings, lang: str) -> InlineKeyboardMarkup:
+    """Under /interview's reply: today's plan now, not only from the next daily question."""
+    return InlineKeyboardMarkup(
+        [[InlineKeyboardButton(t(lang, "button_plan_start"), callback_data=PLAN_START)]]
+    )
+
+
+def how_it_went_keyboard(t: Strings, lang: str, day: date) -> InlineKeyboardMarkup:
+    """One tap: how the interview of `day` went (the date keeps an old tap off a new plan)."""
+    return InlineKeyboardMarkup(
+        [
+            [
+                InlineKeyboardButton(
+                    t(lang, f"button_went_{outcome}"),
+                    callback_data=f"went:{day.isoformat()}:{outcome}",
+                )
+                for outcome in OUTCOMES
+            ]
+        ]
+    )
+
+
+def parse_went(data: str | None) -> WentTap | None:
+    fields = _fields(data, "went", 2)
+    if fields is None or fields[1] not in OUTCOMES:
+        return None
+    try:
+        return WentTap(date.fromisoformat(fields[0]), fields[1])
+    except ValueError:
+        return None

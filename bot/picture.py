@@ -1,6 +1,6 @@
 """The /stats picture (PNG): a 12-week calendar heat map and streaks, the average score of
 each of those weeks under their columns (the trend), the question bank answered per level,
-and the three weakest concepts.
+and the three weakest concepts; and the card of a mock interview's report.
 
 Drawn with Pillow and the bundled CJK font subset (`content/fonts/`), so it renders the same
 in English and Chinese everywhere, with no system fonts. Interface strings and numbers are
@@ -20,6 +20,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
+from bot.core.mock import MockReport, duration
 from bot.i18n import Strings
 
 WIDTH, HEIGHT = 1080, 1780
@@ -235,3 +236,105 @@ def drawn_text(strings: Strings, lang: str) -> str:
     ]
     drawn = [*(strings(lang, k) for k in keys), *counted]
     return "".join(html.unescape(s) for s in drawn) + "0123456789-:%/.… "
+
+
+# -- the mock interview's report card -------------------------------------------------------
+
+CARD_HEAD = 330  # the title, the date line and the total
+CARD_ROW = 118  # a question's row: its topic, then its bar, score and time
+CARD_FOOT = 250  # best, weakest, the previous mock
+CARD_BAR_X, CARD_BAR_W = 130, 600
+LATE = (191, 135, 0)  # a time over the limit
+
+
+def card_bar(row: int) -> tuple[int, int, int, int]:
+    """The box of a question's score bar on the mock card (its full length: 100%)."""
+    top = CARD_HEAD + row * CARD_ROW + 54
+    return CARD_BAR_X, top, CARD_BAR_X + CARD_BAR_W, top + 34
+
+
+def render_mock_card(
+    *, strings: Strings, lang: str, fonts: Path, report: MockReport, day: date
+) -> bytes:
+    """The report of a mock interview as a card that reads on a phone (1080 px wide, the
+    size of the /stats picture): the total, a row per question (its topic, a bar with its
+    score, the time it took, over the limit in amber), the best and weakest topic and the
+    previous mock. Topics are pack text, drawn as far as the font subset has their glyphs
+    (`drawable`); the message above the card names them in full."""
+
+    def text(key: str, **values: object) -> str:
+        return html.unescape(strings(lang, key, **values))
+
+    folder = str(fonts)
+    height = CARD_HEAD + CARD_ROW * max(1, len(report.rows)) + CARD_FOOT
+    image = Image.new("RGB", (WIDTH, height), BACKGROUND)
+    draw = ImageDraw.Draw(image)
+    x0, right = 50, WIDTH - 50
+    title, big, body, small = (_font(folder, s) for s in (52, 44, 34, 30))
+    answered = sum(1 for row in report.rows if row.score is not None)
+    draw.text((x0, 40), text("pic_mock_title"), font=title, fill=INK)
+    subtitle = (
+        f"{day.isoformat()} · {text('pic_mock_answered', answered=answered, count=report.count)}"
+    )
+    draw.text((x0, 120), subtitle, font=small, fill=MUTED)
+    total = f"{round(report.total * 100)}%"
+    draw.text((x0, 180), text("pic_mock_total"), font=big, fill=INK)
+    draw.text((right, 170), total, font=_font(folder, 96), fill=INK, anchor="ra")
+
+    for i, row in enumerate(report.rows):
+        y = CARD_HEAD + i * CARD_ROW
+        number = f"{row.position + 1}."
+        draw.text((x0, y), number, font=body, fill=MUTED)
+        topic = _fit(draw, drawable(body, row.topic), body, right - CARD_BAR_X)
+        draw.text((CARD_BAR_X, y), topic, font=body, fill=INK)
+        box = card_bar(i)
+        draw.rounded_rectangle(box, 10, EMPTY)
+        if row.score is None:
+            label = text("pic_mock_skipped")
+        else:
+            filled = round(CARD_BAR_W * max(0.0, min(1.0, row.score)))
+            if filled:
+                draw.rounded_rectangle((box[0], box[1], box[0] + filled, box[3]), 10, BAR)
+            label = f"{round(row.score * 100)}%"
+        middle = (box[1] + box[3]) // 2
+        draw.text((box[2] + 20, middle), label, font=body, fill=INK, anchor="lm")
+        if row.seconds is not None:
+            late = report.limit_seconds is not None and row.seconds > report.limit_seconds
+            took = duration(row.seconds)
+            colour = LATE if late else MUTED
+            draw.text((right, middle), took, font=body, fill=colour, anchor="rm")
+
+    y = CARD_HEAD + CARD_ROW * max(1, len(report.rows)) + 20
+    draw.line((x0, y - 10, right, y - 10), fill=EMPTY, width=3)
+    lines: list[tuple[str, tuple[int, int, int]]] = []
+    if report.best is not None and report.weakest is not None:
+        lines.append((text("pic_mock_best", topic=drawable(body, report.best)), BAR))
+        lines.append((text("pic_mock_weakest", topic=drawable(body, report.weakest)), MISS))
+    if report.previous is None:
+        lines.append((text("pic_mock_first"), MUTED))
+    else:
+        change = round(report.total * 100) - round(report.previous * 100)
+        signed = f"+{change}" if change > 0 else str(change)
+        previous = text("pic_mock_previous", percent=round(report.previous * 100), change=signed)
+        lines.append((previous, MUTED))
+    for i, (line, colour) in enumerate(lines):
+        draw.text((x0, y + 20 + i * 64), _fit(draw, line, body, right - x0), font=body, fill=colour)
+
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()
+
+
+def mock_card_text(strings: Strings, lang: str) -> str:
+    """Every interface string the mock card can draw (for the glyph-coverage test)."""
+    drawn = [
+        strings(lang, "pic_mock_title"),
+        strings(lang, "pic_mock_answered", answered=1, count=2),
+        strings(lang, "pic_mock_total"),
+        strings(lang, "pic_mock_skipped"),
+        strings(lang, "pic_mock_best", topic=""),
+        strings(lang, "pic_mock_weakest", topic=""),
+        strings(lang, "pic_mock_first"),
+        strings(lang, "pic_mock_previous", percent=1, change="+1"),
+    ]
+    return "".join(html.unescape(s) for s in drawn) + "0123456789-:%/.…+ "

@@ -34,7 +34,7 @@ from telegram.error import RetryAfter, TelegramError
 from telegram.ext import AIORateLimiter
 from telegram.request import BaseRequest, HTTPXRequest, RequestData
 
-from bot.delivery import reachability, retry_seconds
+from bot.delivery import LimiterRetries, reachability, retry_seconds
 
 JSON = bool | dict[str, Any] | list[dict[str, Any]]
 
@@ -159,10 +159,13 @@ class PerChatRetryRateLimiter(AIORateLimiter):
         kwargs: dict[str, Any],
         endpoint: str,
         data: dict[str, Any],
-        rate_limit_args: int | None,
+        rate_limit_args: LimiterRetries | int | None,
     ) -> JSON:
         chat = data.get("chat_id")
-        retries = self.retries if rate_limit_args is None else rate_limit_args
+        if isinstance(rate_limit_args, LimiterRetries):
+            retries = rate_limit_args.times
+        else:
+            retries = self.retries if rate_limit_args is None else rate_limit_args
         metered = chat is not None and endpoint not in UNMETERED
         if endpoint in UNMETERED:
             # Not messages: they do not spend the group's 20 a minute (callers cap them).

@@ -20,6 +20,7 @@ from bot.core.models import LeaderboardRow, RoundAnswer, RoundRecord
 from bot.core.rounds import MemberResult, points, rank
 from bot.core.streaks import StreakState, visible_streak
 from bot.core.timezones import ambiguous_timezone, suggest_timezones, zone_label
+from bot.core.voice import NotEnabled, TooLong, Unfetched, VoiceOutcome
 from bot.i18n import LANGUAGES, Html, Strings
 
 if TYPE_CHECKING:
@@ -351,6 +352,41 @@ def prepend(lines: list[Html], messages: list[Html]) -> list[Html]:
     """`lines` above the first message, when they still fit in it (they are a nicety)."""
     joined = Html("\n".join([*lines, messages[0]]))
     return [joined, *messages[1:]] if utf16_len(joined) <= MESSAGE_LIMIT else messages
+
+
+# What a transcript shows of itself, at most: with its line and the feedback's first message
+# it stays within one message. All of it is scored and kept; only the echo is cut.
+HEARD_SHOWN = 3000
+
+
+def heard_line(t: Strings, lang: str, text: str) -> Html:
+    """What the bot heard in a voice answer, shown above what it made of it."""
+    shown = text if len(text) <= HEARD_SHOWN else text[:HEARD_SHOWN].rstrip() + "…"
+    return t(lang, "voice_heard", text=shown)
+
+
+def with_heard(t: Strings, lang: str, text: str | None, messages: list[Html]) -> list[Html]:
+    """`messages` with the transcript of a voice answer first (none for a typed one): in
+    their first message when it fits, else as a message of its own."""
+    if text is None:
+        return messages
+    line = heard_line(t, lang, text)
+    joined = prepend([line], messages)
+    return joined if joined is not messages else [line, *messages]
+
+
+def voice_note(t: Strings, lang: str, outcome: VoiceOutcome, *, mock: bool = False) -> Html:
+    """Why a voice answer was not read: voice answers off, too long, not fetched, or the
+    speech-to-text service failing (nothing was scored; the question stays open). `mock`:
+    a mock interview is on (typing points to its question, not to /quiz)."""
+    match outcome:
+        case NotEnabled():
+            return t(lang, "mock_voice_not_enabled" if mock else "voice_not_enabled")
+        case TooLong(seconds=seconds, limit=limit):
+            return t(lang, "voice_too_long", seconds=seconds, limit=limit)
+        case Unfetched():
+            return t(lang, "voice_unfetched")
+    return t(lang, "voice_failed")
 
 
 def with_reference(
@@ -721,3 +757,42 @@ def no_packs_message(t: Strings, lang: str, others: Sequence[Pack]) -> Html:
     first = others[0].id if others else ""
     packs = titles(t, lang, others)
     return t(lang, "no_packs_in_language", language=language, packs=packs, pack=first)
+
+
+# -- the interview date and its plan -------------------------------------------------------
+
+_ZH_WEEKDAYS = "一二三四五六日"
+
+
+def day_text(day: date, lang: str) -> str:
+    """A date as the user's language writes it: 12月20日（周日）, Sun 20 Dec 2026."""
+    if lang == "zh":
+        return f"{day.year}年{day.month}月{day.day}日（周{_ZH_WEEKDAYS[day.weekday()]}）"
+    return day.strftime("%a %d %b %Y")
+
+
+def plan_countdown(t: Strings, lang: str, days_left: int, quota: int) -> Html:
+    """The daily prompt's first line while a plan runs: "9 days to go · 3 today"."""
+    return t(lang, "plan_countdown", days=days_left, quota=quota)
+
+
+def plan_next_line(t: Strings, lang: str, days_left: int, n: int, quota: int) -> Html:
+    """Above the plan's next question of the day: "9 days to go · 2 of 3 today"."""
+    return t(lang, "plan_next", days=days_left, n=n, quota=quota)
+
+
+def plan_question_messages(
+    t: Strings, lang: str, asked: Asked, days_left: int, n: int, quota: int
+) -> list[Html]:
+    """The plan's next question of the day, under "9 days to go · question 2 of 3 today"."""
+    return asked_messages(t, lang, asked, [plan_next_line(t, lang, days_left, n, quota)])
+
+
+def with_plan_line(messages: list[Html], line: Html | None) -> list[Html]:
+    """/stats' words with the plan's progress line after the first lines (if a plan runs)."""
+    if line is None or not messages:
+        return messages
+    first, *rest = messages
+    head, sep, tail = first.partition("\n")
+    joined = Html(f"{head}\n{line}{sep}{tail}" if sep else f"{head}\n{line}")
+    return [joined, *rest] if utf16_len(joined) <= MESSAGE_LIMIT else [*messages, line]

@@ -1,8 +1,10 @@
 """Terminal practice: the bot's practice loop on stdin/stdout, with the same database.
 
 Answers may span several lines and end with an empty line (or Ctrl-D). At the prompt,
-`/hint`, `/skip`, `/reveal` and `/quit` work as in the bot. The interface is English or
-Chinese (`--lang`, else the terminal's locale), with the bot's own strings shown as plain text.
+`/hint`, `/skip`, `/reveal` and `/quit` work as in the bot. `--mock N` runs a mock interview
+instead (bot/services/mock.py), its report at the end and the reference answers by number.
+The interface is English or Chinese (`--lang`, else the terminal's locale), with the bot's own
+strings shown as plain text.
 """
 
 from __future__ import annotations
@@ -16,11 +18,14 @@ from typing import TextIO
 from bot.config import Settings
 from bot.core.content import Library
 from bot.core.levels import Level
+from bot.core.mock import MockArgs, MockEnded, MockRunning, MockStale, MockStep, MockTurn
 from bot.core.models import UserProfile
 from bot.core.practice import Asked, Feedback, NoPacks, NotText, OneWord, TooShort
 from bot.core.reminders import ReminderRule
 from bot.i18n import LANGUAGES, Strings, language_for
 from bot.render import hint_message, level_name, percent, score_summary
+from bot.render_mock import report_message, started_messages, step_messages, turn_messages
+from bot.services.mock import Mock
 from bot.services.practice import Practice
 from bot.storage import Storage
 
@@ -66,14 +71,18 @@ async def run_practice(
     level: Level | None = None,
     pack: str | None = None,
     lang: str | None = None,
+    mock: int | None = None,
     stdin: TextIO = sys.stdin,
     stdout: TextIO = sys.stdout,
 ) -> int:
+    """Practise in the terminal; `mock`: a mock interview of that many questions."""
     rule = ReminderRule(settings.reminder_hour, settings.default_timezone)
     storage = Storage(settings.database_path, rule)  # answers here move the reminder too
     await storage.open()
     try:
         session = _Session(settings, library, storage, terminal_language(lang, settings), stdout)
+        if mock is not None:
+            return await session.run_mock(MockArgs(count=mock, level=level, pack=pack), stdin)
         return await session.run(level, pack, stdin)
     finally:
         await storage.close()
@@ -138,6 +147,73 @@ class _Session:
                 return await self.bye()
             if not await self._wait_for_next(stdin):
                 return await self.bye()
+
+    async def run_mock(self, args: MockArgs, stdin: TextIO) -> int:
+        """A mock interview: its steps one at a time, /skip and /quit (which stops it, with
+        its report), then the reference answers by number."""
+        user = await self.storage.ensure_user(TERMINAL_USER, "terminal", self.lang)
+        mock = Mock(self.practice)
+        t, chat = self.strings, TERMINAL_USER
+        started = await mock.start(chat, user, args, self.lang)
+        if not isinstance(started, MockStep | MockRunning):
+            self.say("term_no_questions")  # no pack in the language, or none at the level
+            return 1
+        self.say("term_mock_commands")
+        step = started if isinstance(started, MockStep) else started.step
+        running = isinstance(started, MockRunning)
+        self.show("\n".join(started_messages(t, self.lang, step, running=running)))
+        while True:
+            self.show()
+            self.say("term_prompt")
+            text = await asyncio.to_thread(_read_answer, stdin)
+            if text == "":
+                self.say("term_empty")
+                continue
+            if text is None or text == "/quit":
+                ended = await mock.stop(chat)
+                if ended is not None:
+                    await self._mock_report(mock, ended, stdin)
+                return await self.bye()
+            if text == "/skip":
+                turn: object = await mock.skip(chat)
+            elif text.startswith("/") and "\n" not in text:
+                self.say("term_unknown_command", command=text.split()[0])
+                continue
+            else:
+                turn = await mock.answer(chat, user, text)
+            if isinstance(turn, MockTurn):
+                if turn.result is not None:
+                    self.answered += 1
+                self.show()
+                self.show("\n".join(turn_messages(t, self.lang, turn)))
+                if turn.ended is not None:
+                    await self._mock_report(mock, turn.ended, stdin)
+                    return await self.bye()
+            elif isinstance(turn, MockRunning):
+                self.show("\n".join(step_messages(t, self.lang, turn.step)))
+            elif isinstance(turn, TooShort | NotText):
+                self.say("answer_too_short")
+            elif isinstance(turn, OneWord):
+                self.say("answer_one_word")
+            elif isinstance(turn, MockStale) or turn is None:
+                return await self.bye()
+
+    async def _mock_report(self, mock: Mock, ended: MockEnded, stdin: TextIO) -> None:
+        """The report, then any question's reference answer by its number until Enter."""
+        self.show()
+        self.show(report_message(self.strings, self.lang, ended))
+        numbers = [row.position + 1 for row in ended.report.rows]
+        while numbers:
+            self.show()
+            self.say("term_mock_reference", last=numbers[-1])
+            typed = (await asyncio.to_thread(stdin.readline)).strip()
+            if not typed.isdigit() or int(typed) not in numbers:
+                return
+            question = await mock.reference(TERMINAL_USER, ended.session_id, int(typed) - 1)
+            if question is not None:
+                self.show(question.question)
+                self.say("reference_title")
+                self.show(question.answer)
 
     async def _wait_for_next(self, stdin: TextIO) -> bool:
         """The prompt between questions: True for the next question, False to quit.

@@ -86,21 +86,45 @@ def test_second_bank_after_review(library: Library) -> None:
 # Issue 30's gate for a shipped pack: rho >= 0.88, pairwise >= 0.92, gamed <= 0.20, on answers
 # graded before the pack was reviewed. Measured 0.883 / 0.950 / 0.06 (quant) and 0.885 /
 # 0.936 / 0.16 (dep); 0.856 / 0.929 and 0.841 / 0.897 / 0.21 for their first reviews, before
-# their disagreements were read.
+# their disagreements were read. The English versions, on their graded answers translated
+# from the originals' by someone who had not seen the scorer: 0.916 / 0.933 / 0.16
+# (triton-en; 0.904 / 0.929 / 0.15 first), 0.885 / 0.950 / 0.08 (quant-en; 0.850 /
+# 0.918 / 0.09 first; several rounds of measuring, so the least independent figure) and
+# 0.893 / 0.928 / 0.09 (llm-en; 0.877 / 0.913 first).
+# `strong`: the kinds of full answers that must score well (an English set has no -zh ones).
 @pytest.mark.parametrize(
-    ("pack_id", "graded"),
+    ("pack_id", "graded", "strong"),
     [
-        pytest.param("quant", "heldout/graded_quantization.yaml", id="quant"),
-        pytest.param("dep", "heldout/graded_deploy_scaling.yaml", id="dep"),
+        pytest.param(
+            "quant",
+            "heldout/graded_quantization.yaml",
+            ("excellent-en", "excellent-zh"),
+            id="quant",
+        ),
+        pytest.param(
+            "dep", "heldout/graded_deploy_scaling.yaml", ("excellent-en", "excellent-zh"), id="dep"
+        ),
+        pytest.param(
+            "triton-en",
+            "graded/triton-en.yaml",
+            ("excellent-en", "complete", "complete-en"),
+            id="triton-en",
+        ),
+        pytest.param(
+            "quant-en", "graded/quant-en.yaml", ("excellent", "excellent-en"), id="quant-en"
+        ),
+        pytest.param("llm-en", "graded/llm-en.yaml", ("excellent-en", "excellent-zh"), id="llm-en"),
     ],
 )
-def test_a_shipped_pack_passes_the_pack_gate(library: Library, pack_id: str, graded: str) -> None:
+def test_a_shipped_pack_passes_the_pack_gate(
+    library: Library, pack_id: str, graded: str, strong: tuple[str, ...]
+) -> None:
     result = measure(library.packs[pack_id], graded)
     assert result.spearman >= 0.88
     assert result.pairwise >= 0.92
     gaming = result.mean_of(GAMING_KINDS)
     assert gaming is not None and gaming <= 0.20
-    for kind in ("excellent-en", "excellent-zh"):
+    for kind in strong:
         assert result.mean_by_kind[kind] >= 0.70, kind
 
 

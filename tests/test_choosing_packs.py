@@ -149,26 +149,69 @@ async def test_a_chinese_user_choosing_the_same_field_gets_the_chinese_pack(
 # -- no pack in the user's language: offered, never handed ----------------------------------
 
 
-async def test_with_the_shipped_packs_an_english_user_is_told_they_are_chinese(
+async def test_with_the_shipped_packs_an_english_user_is_asked_in_english(
     api: FakeBotAPI, bot_settings: Settings, clock: FakeClock
 ) -> None:
+    # The shipped packs' questions by language, read from the files.
+    shipped = [yaml.safe_load(p.read_text(encoding="utf-8")) for p in CONTENT.glob("*.yaml")]
+    questions = {
+        lang: [q["question"] for p in shipped if p["language"] == lang for q in p["questions"]]
+        for lang in ("en", "zh")
+    }
     async with _harness(api, bot_settings, clock, CONTENT) as bot:  # content/ as shipped
         (welcome,) = await bot.say(ADA, "/start")
-        assert "Questions are in Chinese." in welcome.visible
+        assert "Questions are in English, Chinese." in welcome.visible
         fields = [text for text, d in welcome.buttons if d.startswith("field:")]
         assert fields == ["ML serving & LLM inference", "All fields"]
-        (offer,) = await bot.say(ADA, "/quiz")
-        assert "There are no questions in English yet" in offer.visible
-        # Every shipped pack (all Chinese), each offered to follow: read from the files.
-        shipped = sorted(
-            yaml.safe_load(p.read_text(encoding="utf-8"))["id"] for p in CONTENT.glob("*.yaml")
-        )
-        assert [d for _, d in offer.buttons] == [f"pack:f:{i}" for i in shipped]
-        await bot.press(ADA, welcome, "field:ml-serving")  # chosen, knowing the language
-        (question,) = await bot.say(ADA, "/quiz")
-        assert "This question bank is in Chinese" in question.visible
-        (asked,) = await bot.say(LI, "/quiz")  # a Chinese speaker needs no choosing
-        assert any(d.startswith("hint:") for _, d in asked.buttons)
+        await bot.press(ADA, welcome, "field:ml-serving")
+        for _ in range(3):
+            (question,) = await bot.say(ADA, "/quiz")
+            assert any(q in question.visible for q in questions["en"]), question.visible
+            assert "This question bank is in" not in question.visible
+            await bot.say(ADA, "/reveal")
+        (asked,) = await bot.say(LI, "/quiz")  # a Chinese speaker is asked in Chinese
+        assert any(q in asked.visible for q in questions["zh"]), asked.visible
+
+
+async def test_a_translation_named_is_asked_as_named_and_an_original_in_ones_language(
+    api: FakeBotAPI, bot_settings: Settings, clock: FakeClock
+) -> None:
+    # The shipped Triton pack and its English version, read from the files.
+    packs = {p.stem: yaml.safe_load(p.read_text(encoding="utf-8")) for p in CONTENT.glob("*.yaml")}
+    english = [q["question"] for q in packs["triton-en"]["questions"]]
+    chinese = [q["question"] for q in packs["triton"]["questions"]]
+    async with _harness(api, bot_settings, clock, CONTENT) as bot:
+        # A Chinese user who names the English version chose it: asked in English.
+        (asked,) = await bot.say(LI, "/quiz triton-en")
+        assert any(q in asked.visible for q in english), asked.visible
+        await bot.say(LI, "/reveal")
+        # Naming the original, each is asked in their own language.
+        (asked,) = await bot.say(LI, "/quiz triton")
+        assert any(q in asked.visible for q in chinese), asked.visible
+        (asked,) = await bot.say(ADA, "/quiz triton")
+        assert any(q in asked.visible for q in english), asked.visible
+
+
+async def test_stats_counts_the_bank_in_the_learners_language(
+    api: FakeBotAPI, bot_settings: Settings, clock: FakeClock
+) -> None:
+    # The bank /stats counts is the one the learner is asked from: with none followed, the
+    # shipped packs in their language (read from the files), not every pack.
+    shipped = [yaml.safe_load(p.read_text(encoding="utf-8")) for p in CONTENT.glob("*.yaml")]
+    total = {
+        lang: sum(len(p["questions"]) for p in shipped if p["language"] == lang)
+        for lang in ("en", "zh")
+    }
+    assert total["en"] != total["zh"]
+    async with _harness(api, bot_settings, clock, CONTENT) as bot:
+        for user, lang, line in (
+            (ADA, "en", "Question bank: 1 of {} questions"),
+            (LI, "zh", "题库：共 {} 道题"),
+        ):
+            await bot.say(user, "/quiz")
+            await bot.say(user, "It keeps models loaded and batches requests on the GPU.")
+            _, stats = await bot.say(user, "/stats", expect=2)
+            assert line.format(total[lang]) in stats.visible, stats.visible
 
 
 async def test_an_english_user_is_offered_chinese_packs_and_not_handed_one(
@@ -219,6 +262,21 @@ async def test_a_groups_daily_round_says_once_that_none_is_in_its_language(
     await bot.tick()
     earlier = await bot.sentinel(ADMIN, chat_id=GROUP)
     assert len(earlier) == len(sent)  # the next day: nothing
+
+
+async def test_a_groups_daily_round_with_no_question_at_its_level_moves_on_to_the_next_day(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    # Every pack here is beginner only; the group asks for advanced questions.
+    api.admins[GROUP] = {ADMIN.id}
+    await bot.say(ADMIN, "/level advanced", chat_id=GROUP)
+    await bot.say(ADMIN, "/daily 09:30", chat_id=GROUP)
+    bot.clock.advance(minutes=31)
+    assert (await bot.tick()).outcomes == {"no-question": 1}  # not a failure, once
+    assert (await bot.tick()).outcomes == {}  # the day is recorded: not tried again
+    chat = await bot.storage.get_chat(GROUP)
+    assert chat is not None and chat.next_due_day is not None
+    assert chat.next_due_day.isoformat() == "2026-03-03"  # tomorrow's round is due next
 
 
 # -- /packs: follow and unfollow change what /quiz and the daily question draw from ---------
@@ -388,6 +446,15 @@ async def test_a_member_sees_the_groups_packs_and_level_but_a_tap_changes_nothin
     assert api.keyboard(GROUP, admins.message_id)[-1] == ("📚 Choose packs", "grp:packs")
 
 
+async def test_a_groups_quiz_at_a_level_no_pack_has_says_so_and_opens_nothing(
+    bot: BotHarness,
+) -> None:
+    # Every pack here is beginner only.
+    (told,) = await bot.say(MEMBER, "/quiz advanced", chat_id=GROUP)
+    assert told.visible == "There are no Advanced questions in this pack yet. Try another level."
+    assert await bot.storage.open_round_of(GROUP) is None
+
+
 async def test_a_groups_settings_name_a_few_followed_packs_escaped_and_count_the_rest(
     api: FakeBotAPI, bot_settings: Settings, clock: FakeClock, tmp_path: Path
 ) -> None:
@@ -453,3 +520,14 @@ def test_content_check_names_each_packs_language_and_field(
     out = capsys.readouterr().out
     assert "pack db-en (en, field databases, translates db-zh), 2 questions" in out
     assert "pack serving-zh (zh, field ml-serving), 2 questions" in out
+
+
+async def test_with_only_a_draft_pack_quizs_example_shows_no_placeholder(
+    api: FakeBotAPI, bot_settings: Settings, clock: FakeClock, tmp_path: Path
+) -> None:
+    # A bot being set up with a pack still under review: nothing is offered yet.
+    draft = {"p.yaml": _pack("p", "Under review", "en", "databases", "draft: true\n")}
+    async with _harness(api, bot_settings, clock, _content(tmp_path / "d", draft)) as bot:
+        (reply,) = await bot.say(ADA, "/quiz one two three")
+    assert reply.visible.startswith("/quiz takes a level and optionally a pack"), reply.visible
+    assert "None" not in reply.visible

@@ -307,3 +307,34 @@ def test_an_item_of_four_words_is_a_clause_not_a_term() -> None:
     # "cache stampede on hot keys": four words that are not fillers ("on" is one).
     assert cues._is_list("cache stampede on hot keys, TTL, CDC, Redis") is False
     assert cues._is_list("cache stampede on keys, TTL, CDC, Redis") is True
+
+
+def test_a_phrase_does_not_run_into_the_next_command_line_flag() -> None:
+    # "fp8 kv cache" is in "--quantization fp8 --kv-cache-dtype auto" word for word, but
+    # the fp8 is the weights' and the KV cache's type is another flag's value.
+    question = _question(
+        Concept(label="an FP8 KV cache", aliases=("FP8 KV cache",)),
+        answer="Use an FP8 KV cache: it halves the cache.",
+    )
+    answer = "Run it with --quantization fp8 --kv-cache-dtype auto to keep it simple."
+    assert _statuses(question, answer) == {}
+    # A phrase holding a flag itself still matches across it.
+    flagged = _question(
+        Concept(label="the flag", aliases=("--kv-cache-dtype fp8",)),
+        answer="Set --kv-cache-dtype fp8.",
+    )
+    assert _statuses(flagged, "Set --kv-cache-dtype fp8 on vLLM.") == {
+        "the flag": (Status.COVERED, 1.0)
+    }
+
+
+def test_a_name_with_a_negating_prefix_is_not_the_name() -> None:
+    # "non-uniform" says the opposite of "uniform".
+    question = _question(
+        Concept(label="a uniform grid", aliases=("uniform",)),
+        answer="INT8 is a uniform grid of values.",
+    )
+    assert _statuses(question, "INT8 spaces its values on a non-uniform grid.") == {}
+    assert _statuses(question, "INT8 spaces its values on a uniform grid.") == {
+        "a uniform grid": (Status.COVERED, 1.0)
+    }

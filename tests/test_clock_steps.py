@@ -21,51 +21,26 @@ from bot.config import Settings
 from bot.core.clock import clock_step, step_words
 from bot.core.content import Library
 from bot.jobs.clock import SteadyClock
-from bot.storage import Storage
 from tests.conftest import BotHarness, FakeClock
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser
-from tests.support.run import run_env, start_run
+from tests.support.run import (
+    FAST_RUN,
+    SENDERS,
+    outbox_open_rows,
+    outbox_statuses,
+    prompts_sent,
+    run_env,
+    start_run,
+)
 from tests.support.seed import seed_due_subscribers
 from tests.support.wait import until
 from tests.test_daily_flow import dailies, subscribe
 
 CHATS = 1000
-CONCURRENCY = 16
+CONCURRENCY = SENDERS
 WAIT = 120.0  # seconds a step of a fan-out may take on a busy machine
 WATCHER = FakeUser(999_999, "Sentinel")
 ADA = FakeUser(2001, "Ada", "en")
-FAST = {
-    "LOG_LEVEL": "INFO",
-    "RATE_LIMIT_PER_SECOND": "300",
-    "SEND_CONCURRENCY": str(CONCURRENCY),
-    "SCHEDULER_INTERVAL_SECONDS": "0.5",
-    "OUTBOX_POLL_SECONDS": "0.1",
-    "RETRY_BASE_SECONDS": "0.1",
-    "RETRY_MAX_SECONDS": "1",
-    "STOP_GRACE_SECONDS": "2",
-}
-
-
-def _prompts(api: FakeBotAPI) -> Counter[int]:
-    return Counter(s.chat_id for s in api.sent if s.method == "sendMessage" and s.chat_id > 50_000)
-
-
-async def _statuses(database: Path) -> dict[str, int]:
-    storage = Storage(database)
-    await storage.open()
-    try:
-        return await storage.outbox_statuses()
-    finally:
-        await storage.close()
-
-
-async def _open_rows(database: Path) -> int:
-    storage = Storage(database)
-    await storage.open()
-    try:
-        return await storage.outbox_open_count()
-    finally:
-        await storage.close()
 
 
 @pytest.mark.parametrize(
@@ -77,24 +52,24 @@ async def test_a_wall_clock_step_mid_fan_out_delivers_every_due_prompt_once(
     database = tmp_path / "bot.sqlite3"
     offset = tmp_path / "clock-offset"
     chats = await seed_due_subscribers(database, CHATS)
-    env = run_env(api, database, **FAST, INTERVIEW_BOT_TEST_CLOCK_OFFSET_FILE=str(offset))
+    env = run_env(api, database, **FAST_RUN, INTERVIEW_BOT_TEST_CLOCK_OFFSET_FILE=str(offset))
     process = await start_run(env, tmp_path)
     try:
-        await until(lambda: len(_prompts(api)) >= CHATS // 4, WAIT, "a quarter of the fan-out")
+        await until(lambda: len(prompts_sent(api)) >= CHATS // 4, WAIT, "a quarter of the fan-out")
         # Every sender with a request out, the rest of the fan-out waiting: then the step.
         api.hang()
         await until(lambda: api.hanging == CONCURRENCY, WAIT, "every sender with a request out")
         # And every prompt recorded (the tick done): the step is taken up by the next tick
         # while most of them wait in the outbox.
         for _ in range(int(WAIT / 0.1)):
-            if sum((await _statuses(database)).values()) >= CHATS:
+            if sum((await outbox_statuses(database)).values()) >= CHATS:
                 break
             await asyncio.sleep(0.1)
-        reached = len(_prompts(api))
+        reached = len(prompts_sent(api))
         offset.write_text(str(hours * 3600))
         api.unhang()
         for _ in range(int(WAIT / 0.1)):
-            if await _open_rows(database) == 0:
+            if await outbox_open_rows(database) == 0:
                 break
             await asyncio.sleep(0.1)
         # A later message answered: anything sent before it has reached the server.
@@ -110,7 +85,7 @@ async def test_a_wall_clock_step_mid_fan_out_delivers_every_due_prompt_once(
     logs = stderr.decode()
     assert process.returncode == 0, logs[-2000:]
     assert reached < CHATS // 2  # stepped in the middle
-    per_chat = _prompts(api)
+    per_chat = prompts_sent(api)
     assert Counter(per_chat[c] for c in chats) == {1: CHATS}, logs[-2000:]
     assert logs.count(f"the wall clock jumped {words}") == 1, logs[-3000:]
     assert logs.count("the wall clock jumped") == 1

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
 from datetime import time
 from pathlib import Path
+
+import pytest
 
 from bot.core.schedule import DailySchedule, Days, next_occurrence
 from tests.conftest import BotHarness
@@ -383,3 +386,27 @@ async def test_upgrading_keeps_each_private_chats_zone_on_its_user(tmp_path: Pat
         await storage.close()
     assert zones == {1: "Asia/Tokyo", 2: None, 3: "Asia/Tokyo", -5: "Europe/Berlin"}
     assert [tuple(r) for r in stored] == [(-5, "Europe/Berlin"), (1, None), (2, None), (3, None)]
+
+
+async def test_a_later_time_the_same_day_is_not_a_second_prompt_and_tomorrow_comes(
+    bot: BotHarness, api: FakeBotAPI, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Today's prompt came at 10:00; moved to 18:00 the same day, the 18:00 tick finds the
+    day already served: the operator's tick line says so, nothing fails, and tomorrow's
+    prompt comes at 18:00."""
+    await bot.say(ADA, "/daily 10:00")
+    bot.clock.advance(hours=1)  # Monday 10:00
+    assert (await bot.tick()).outcomes["sent"] == 1
+    await bot.say(ADA, "/daily 18:00")
+    bot.clock.advance(hours=8)  # Monday 18:00
+    caplog.set_level(logging.INFO)
+    report = await bot.tick()
+    assert report.outcomes == {"already-sent": 1}
+    assert "daily tick: 1 already sent that day" in caplog.messages
+    bot.clock.advance(minutes=1)
+    assert (await bot.tick()).outcomes == {}  # the chat moved on to Tuesday 18:00
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(dailies(api, ADA.id)) == 1
+    bot.clock.advance(days=1, minutes=-1)  # Tuesday 18:00
+    assert (await bot.tick()).outcomes["sent"] == 1
+    assert len(dailies(api, ADA.id)) == 2

@@ -8,6 +8,7 @@ run the real `interview-bot run` in a subprocess.
 from __future__ import annotations
 
 import asyncio
+import random
 import sqlite3
 import threading
 from pathlib import Path
@@ -16,8 +17,10 @@ from typing import Any
 import pytest
 
 from bot.storage import Storage
+from bot.storage.files import DatabaseFileError
 from tests.conftest import BotHarness
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser
+from tests.support.wait import until
 
 ADA = FakeUser(1001, "Ada", "en")
 LI = FakeUser(1002, "Li", "zh")
@@ -31,6 +34,19 @@ async def test_missing_folders_are_created(tmp_path: Path) -> None:
     with sqlite3.connect(database) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] >= 4
     db.close()
+
+
+async def test_a_damaged_file_on_a_nearly_full_disk_is_called_damaged_not_full(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Only SQLite's "I/O error" is read as a full disk when room is short: the operator of a
+    # garbage file told "the disk is full" would free space and never restore a backup.
+    database = tmp_path / "bot.sqlite3"
+    database.write_bytes(random.Random(7).randbytes(20_000))
+    monkeypatch.setattr("bot.storage.files.free_bytes", lambda folder: 4096)  # 4 KB left
+    with pytest.raises(DatabaseFileError) as refused:
+        await Storage(database).open()
+    assert refused.value.problem == "is not an SQLite database (the file holds something else)"
 
 
 # -- a busy or full database while the bot runs ------------------------------------------------
@@ -145,6 +161,38 @@ async def test_a_database_error_before_the_command_gives_one_apology_not_two_rep
     assert f"chat {user.id}, user {user.id})" in logged.getMessage()
     assert logged.exc_info is not None
     assert "database disk image is malformed" in str(logged.exc_info[1])
+
+
+async def test_an_apology_that_cannot_be_delivered_is_logged_with_its_chat(
+    bot: BotHarness, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A damaged page fails the update's claim, then the apology meets a chat that blocked
+    # the bot, and marking it unreachable fails on the same page: the log says whom.
+    await bot.say(ADA, "/start")
+    damaged = sqlite3.DatabaseError("database disk image is malformed")
+    claims, marks = [damaged], [damaged]
+    real_claim, real_mark = bot.storage.claim_update, bot.storage.mark_unreachable
+
+    async def claim(*args: Any, **kwargs: Any) -> bool:
+        if claims:
+            raise claims.pop()
+        return await real_claim(*args, **kwargs)
+
+    async def mark(chat_id: int) -> None:
+        if marks:
+            raise marks.pop()
+        await real_mark(chat_id)
+
+    monkeypatch.setattr(bot.storage, "claim_update", claim)
+    monkeypatch.setattr(bot.storage, "mark_unreachable", mark)
+    bot.api.fail("sendMessage", 403, chat_id=ADA.id)
+    bot.api.message(ADA, "/help")
+
+    def warned() -> list[str]:
+        return [r.getMessage() for r in caplog.records if "about the error" in str(r.msg)]
+
+    await until(warned, 10)
+    assert warned() == [f"could not tell chat {ADA.id} about the error"]
 
 
 async def test_an_answer_the_full_database_refused_is_scored_once_there_is_room(

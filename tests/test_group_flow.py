@@ -236,6 +236,34 @@ async def test_private_feedback_for_members_who_started_the_bot(
     assert api.to(BEN.id) == []  # Ben never started the bot: nothing private
 
 
+async def test_private_feedback_shows_the_streak_the_round_answer_counted(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    await bot.say(ANA, "/start")
+    question = await open_beginner_q3(bot)
+    await answer(bot, ANA, MEDIUM, question)
+    feedback = await api.wait_for(ANA.id, 2)
+    assert "🔥 Streak: 1 day · best 1" in feedback[-1].visible
+
+
+async def test_a_member_who_blocked_the_bot_gets_nothing_private(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    await bot.say(ANA, "/start")
+    api.my_chat_member(ANA, ANA.id, "member", "kicked")  # Ana blocked the bot since
+    for _ in range(200):
+        user = await bot.storage.get_user(ANA.id)
+        if user is not None and not user.active:
+            break
+        await asyncio.sleep(0.05)
+    assert user is not None and not user.active
+    before = len(api.to(ANA.id))
+    question = await open_beginner_q3(bot, opener=BEN)
+    await answer(bot, ANA, MEDIUM, question)
+    await bot.settle()  # the round answer's feedback, if one was drafted, is delivered
+    assert api.to(ANA.id)[before:] == []
+
+
 async def test_private_feedback_is_in_the_members_language_the_group_hears_its_own(
     bot: BotHarness, api: FakeBotAPI
 ) -> None:
@@ -319,6 +347,21 @@ async def test_supergroup_migration_moves_rounds(bot: BotHarness, api: FakeBotAP
     assert moved is not None and await bot.storage.open_round_of(GROUP) is None
 
 
+async def test_a_reply_telegram_answers_with_the_supergroups_id_moves_the_group(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    """No migration update came first: the reply's 400 names the new id, and the group's open
+    round moves there with the reply, as when the update comes."""
+    new_id = -1009876543211
+    await open_beginner_q3(bot)
+    api.fail("sendMessage", 400, chat_id=GROUP, migrate_to_chat_id=new_id)
+    api.message(ANA, "/top", chat_id=GROUP)
+    await bot.sentinel(ANA, GROUP)
+    assert api.to(new_id), "the reply goes to the supergroup"
+    moved = await bot.storage.open_round_of(new_id)
+    assert moved is not None and await bot.storage.open_round_of(GROUP) is None
+
+
 async def test_forget_removes_group_answers_too(bot: BotHarness, api: FakeBotAPI) -> None:
     await bot.say(ANA, "/start")
     question = await open_beginner_q3(bot)
@@ -372,3 +415,16 @@ async def test_the_daily_round_closes_a_round_left_open(bot: BotHarness, api: Fa
     daily = await bot.storage.open_round_of(GROUP)
     assert daily is not None and daily.daily
     assert daily.closes_at.isoformat() == "2026-03-02T20:00:00+00:00"  # open until evening
+
+
+async def test_a_round_question_telegram_rejects_is_logged_as_one_and_not_left_open(
+    bot: BotHarness, api: FakeBotAPI, caplog: pytest.LogCaptureFixture
+) -> None:
+    api.fail("sendMessage", 400, chat_id=GROUP, description="Bad Request: can't parse entities")
+    api.message(ANA, "/quiz beginner", chat_id=GROUP)
+    await bot.sentinel(ANA, GROUP)
+    assert await bot.storage.open_round_of(GROUP) is None
+    rejected = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert rejected == [
+        f"Telegram rejected the round question to chat {GROUP}: Can't parse entities"
+    ], rejected

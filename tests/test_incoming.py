@@ -12,6 +12,7 @@ from telegram.error import NetworkError
 from bot.app import unretrieved_network_errors
 from tests.conftest import BotHarness
 from tests.support.fake_bot_api import FakeUser
+from tests.support.wait import until
 
 ADA = FakeUser(1001, "Ada", "en")
 BOB = FakeUser(1002, "Bob", "en")
@@ -106,6 +107,30 @@ async def test_a_reply_is_not_retried_forever(
     bot.api.clear_faults()
     (welcome,) = await bot.say(BOB, "/start")
     assert welcome.visible.startswith("👋 Hi Bob!")
+
+
+async def test_a_reply_that_may_have_arrived_is_logged_with_why_and_not_resent(
+    bot: BotHarness, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Telegram takes the reply and never answers: it may have arrived, so it is not sent
+    # again, and the operator's line says why it is in doubt.
+    caplog.set_level(logging.WARNING)
+    bot.app.bot._request[1]._client.timeout.read = 0.5
+    bot.api.hang({BOB.id})
+    bot.api.message(BOB, "/help")
+
+    def doubted() -> list[str]:
+        return [r.getMessage() for r in caplog.records if "may or may not" in r.getMessage()]
+
+    await until(doubted, 30, "the reply to /help timed out")
+    bot.api.unhang()
+    (line,) = doubted()
+    head = f"reply to chat {BOB.id} may or may not have arrived ("
+    assert line.startswith(head) and line.endswith("): not resent"), line
+    why = line.removeprefix(head).removesuffix("): not resent")
+    assert "time" in why.lower(), line  # the timeout, in the HTTP library's words
+    before = await bot.sentinel(BOB)
+    assert len([m for m in before if "/quiz" in m.visible]) == 1  # the one that hung
 
 
 def test_a_request_cut_off_by_a_stop_is_one_line_not_a_traceback(

@@ -31,6 +31,7 @@ CONTENT_TOOLS = (
     "bot.core.glossary",
     "bot.core.evaluation",
     "bot.core.authoring",
+    "bot.core.duplicates",
 )
 
 

@@ -178,3 +178,16 @@ async def test_stats_shows_weak_spots_bank_progress_and_the_weekly_trend(
     # ... and one red mark per weak spot shown.
     marks = [_colour(image, LEFT - 93, WEAK_TOP + row * WEAK_ROW + 18) for row in range(3)]
     assert marks == [MISS] * len(shown) + [(255, 255, 255)] * (3 - len(shown))
+
+
+async def test_the_stats_picture_is_drawn_in_the_learners_language(bot: BotHarness) -> None:
+    # The same answer on the same day: the headings (the title, the streak and the best
+    # streak, above the heat map) differ only by their language.
+    headings = []
+    for lang in ("zh", "en"):
+        await _answer(bot, USERS[lang], "triton-q1", NOTHING)
+        picture, _ = await bot.say(USERS[lang], "/stats", expect=2)
+        assert picture.method == "sendPhoto"
+        image = Image.open(io.BytesIO(picture.params["photo"])).convert("RGB")
+        headings.append(image.crop((0, 0, image.width, 180)).tobytes())
+    assert headings[0] != headings[1]

@@ -282,10 +282,13 @@ def test_a_weak_spot_label_is_drawn_whole_or_cut_at_its_bracket_never_mid_word(
 
     font = _font(str(CONTENT / "fonts"), 28)
     labels = {c.label for q in library.questions.values() for c in q.concepts}
+    # The bundled packs' labels are all in the subset (content/fonts/README.md); an imported
+    # pack's may not be: a head before its bracket drawn, or nothing of it.
+    labels |= {"max_batch_size（龘齉）", "龘齉 batching"}
     outcomes = set()
     for label in sorted(labels):
         head = label.split("（", 1)[0].split("(", 1)[0].strip()
         expected = label if in_font(label) else head if head and in_font(head) else "…"
         assert drawable(font, label) == expected, label
         outcomes.add("whole" if expected == label else "head" if expected == head else "…")
-    assert outcomes == {"whole", "head", "…"}  # the bundled packs hold all three cases
+    assert outcomes == {"whole", "head", "…"}

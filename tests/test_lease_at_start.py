@@ -19,6 +19,7 @@ import pytest
 
 from bot.jobs.lease import LeaseTaken, refuse_if_served
 from bot.storage import Storage
+from bot.storage.outbox import release_lease_file
 
 
 async def left_by(database: Path, pid: int, host: str, expires_in: timedelta) -> None:
@@ -72,3 +73,14 @@ async def test_a_process_gone_from_this_host_does_not_stop_the_start(tmp_path: P
 async def test_no_database_yet_does_not_stop_the_start(tmp_path: Path) -> None:
     refuse_if_served(tmp_path / "new.sqlite3")
     assert not (tmp_path / "new.sqlite3").exists()  # looked at, never created
+
+
+def test_a_lease_given_back_after_the_database_file_was_removed_creates_no_file(
+    tmp_path: Path,
+) -> None:
+    # A run stopped before Telegram answered gives its lease back with a plain connection
+    # (bot/app.py post_shutdown); the operator moved the database away meanwhile: no empty
+    # file may appear where it was (a later start would take it for a new database).
+    database = tmp_path / "bot.sqlite3"
+    release_lease_file(database, "gone-owner")
+    assert not database.exists()

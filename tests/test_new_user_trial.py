@@ -500,6 +500,18 @@ async def test_a_reply_to_a_closed_question_is_scored_against_it_and_not_recorde
     assert "earlier question" not in feedback.visible
 
 
+async def test_the_score_on_a_closed_question_replies_to_the_answer_it_scores(
+    bot: BotHarness,
+) -> None:
+    (first,) = await bot.say(ADA, "/quiz beginner")
+    await bot.say(ADA, "/skip", expect=2)  # the first is closed
+    before = len(bot.api.to(ADA.id))
+    answered = bot.api.message(ADA, "max_batch_size 是单次最大 batch", reply_to=first.message_id)
+    (note, *_) = (await bot.api.wait_for(ADA.id, before + 1))[before:]
+    assert note.visible.startswith("ℹ️ You replied to an earlier question, closed since")
+    assert note.params.get("reply_parameters", {}).get("message_id") == answered
+
+
 async def test_a_hint_from_a_sentence_label_ends_with_one_full_stop(mixed_bot: BotHarness) -> None:
     await mixed_bot.say(ADA, "/quiz beginner basics")
     (hint,) = await mixed_bot.say(ADA, "/hint")

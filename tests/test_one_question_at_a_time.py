@@ -189,6 +189,18 @@ async def test_a_shared_link_with_a_question_open_asks_before_switching(
     assert state is not None and state.question_id == "triton-q5"
 
 
+async def test_a_shared_link_with_a_question_open_asks_in_the_users_language(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    await bot.open_shared(LI, "triton-q3")
+    await bot.say(LI, Q3_ANSWER)
+    await bot.open_shared(LI, "triton-q7")
+    (again,) = await bot.say(LI, "/start q_triton-q5")
+    assert again.visible.startswith("✋ 这道题你还没答完：直接作答，或者换成分享的那道题")
+    assert "You still have" not in again.visible
+    assert [label for label, _ in again.buttons] == ["✍️ 继续作答", "➡️ 换成分享的题"]
+
+
 async def test_keep_answering_after_a_shared_link_keeps_the_open_question(
     bot: BotHarness, api: FakeBotAPI
 ) -> None:

@@ -146,8 +146,9 @@ async def test_group_level_without_a_word_explains_in_the_groups_language(
 # -- command menus and descriptions ----------------------------------------------------------
 
 PRIVATE = [
-    "quiz", "packs", "hint", "skip", "reveal", "stats", "settings", "level", "daily", "reminders",
-    "timezone", "lang", "export", "forget", "help", "start",
+    "quiz", "mock", "packs", "hint", "skip", "reveal", "stats", "settings", "level", "daily",
+    "interview",
+    "reminders", "timezone", "lang", "export", "forget", "help", "start",
 ]  # fmt: skip
 GROUPS = ["quiz", "reveal", "top", "packs", "help"]
 GROUP_ADMINS = [
@@ -293,6 +294,12 @@ async def test_a_too_short_answer_is_refused_and_keeps_the_question_open(
     assert "Score:" in feedback[0].visible  # the question was still open
     user = await bot.storage.get_user(ADA.id)
     assert user is not None and user.streak.current == 1
+
+
+async def test_a_too_short_answer_is_refused_in_the_users_language(bot: BotHarness) -> None:
+    await bot.say(LI, "/quiz beginner")
+    (reply,) = await bot.say(LI, "好")
+    assert reply.visible.startswith("✍️ 这条回答太短，还不能评分"), reply.visible
 
 
 async def test_a_too_short_group_reply_is_not_counted(bot: BotHarness, api: FakeBotAPI) -> None:

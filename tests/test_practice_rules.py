@@ -13,6 +13,7 @@ from fsrs import Rating
 from bot.core.content import Library
 from bot.core.levels import Level
 from bot.core.models import UserProfile
+from bot.core.practice import StillOpen
 from bot.services.practice import Practice
 from bot.storage import Storage
 from tests.conftest import FakeClock
@@ -85,7 +86,7 @@ async def test_asking_without_a_level_uses_the_users_level(practice: Practice) -
     ada = await _user(practice, ADA)
     asked = await practice.ask(ADA, ada, None, None)
     assert asked is not None and asked.question.level is Level.ADVANCED
-    assert asked.pack_language == "zh" and not asked.replaced and not asked.exhausted
+    assert not asked.replaced and not asked.exhausted
     again = await practice.ask(ADA, ada, None, None)
     assert again is not None and again.replaced
 
@@ -105,6 +106,31 @@ async def test_skip_closes_only_the_question_it_read(practice: Practice) -> None
     practice.open_question = daily_prompt_in_between  # type: ignore[method-assign]
     closed = await practice.close(ADA)
     assert closed is not None and closed.id == "triton-q3"
+    still = await practice.storage.get_open_question(ADA)
+    assert still is not None and still.question_id == "triton-q1"
+
+
+async def test_a_shared_link_never_replaces_a_question_opened_in_between(
+    practice: Practice,
+) -> None:
+    """The daily prompt opened after the link found nothing open: the prompt stays open,
+    and the link shows it with the choice, not the shared question as if it were open."""
+    ada = await _user(practice, ADA)
+    questions = practice.library.questions
+    read = practice.still_open
+    reads = 0
+
+    async def daily_prompt_in_between(chat_id: int):  # type: ignore[no-untyped-def]
+        nonlocal reads
+        found = await read(chat_id)
+        reads += 1
+        if reads == 1:
+            await practice.storage.open_question(chat_id, ADA, "triton-q1", practice.clock())
+        return found
+
+    practice.still_open = daily_prompt_in_between  # type: ignore[method-assign]
+    shown = await practice.open_shared(ADA, ada, questions["triton-q3"])
+    assert isinstance(shown, StillOpen) and shown.question.id == "triton-q1"
     still = await practice.storage.get_open_question(ADA)
     assert still is not None and still.question_id == "triton-q1"
 

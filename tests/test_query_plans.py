@@ -81,6 +81,9 @@ async def user_session(bot: BotHarness, api: FakeBotAPI) -> None:
         "/timezone Tokyo",
         "/lang en",
         "/daily 08:30",
+        "/interview 12/20",  # a plan: what it reads runs on the answer below
+        "/interview",
+        "/settings",
         "/daily off",
         "/reminders off",
         "an answer to the open question",
@@ -88,6 +91,12 @@ async def user_session(bot: BotHarness, api: FakeBotAPI) -> None:
     ):
         api.message(ADA, text)
     await settle(bot, ADA)
+    # A mock interview: an answer, a follow-up skipped, where it is, stopped, a reference.
+    for text in ("/mock 2", "Triton 负责调度", "/skip", "/mock", "/mock stop"):
+        api.message(ADA, text)
+    await settle(bot, ADA)
+    report = next(m for m in api.to(ADA.id) if any(d.startswith("mkref:") for _, d in m.buttons))
+    await bot.press(ADA, report, report.buttons[0][1])
 
     # A group: a round, replies, an edit, the leaderboard, closing, migration.
     api.my_chat_member(ADMIN, GROUP, "left", "member", title="Study")
@@ -137,9 +146,12 @@ async def test_no_user_triggered_query_scans_a_table(bot: BotHarness, api: FakeB
         "FROM group_totals",  # /top all time
         "JOIN round_answers",  # /top this week
         "DELETE FROM round_answers WHERE user_id",  # /forget
+        "UPDATE mock_sessions SET step_at",  # a mock interview's step
         "UPDATE OR REPLACE answers SET chat_id",  # migration
         "GROUP BY level, question_id",  # /stats
         "INSERT INTO group_totals",  # closing a round
+        "INSERT INTO interview_plans",  # /interview 12/20
+        f"FROM answers WHERE user_id = {ADA.id} AND local_day",  # the plan's day, on an answer
     ):
         assert expected in text, expected
     assert scanning(bot.settings.database_path, statements) == {}

@@ -77,6 +77,34 @@ async def test_a_429_holds_back_only_its_own_chat() -> None:
     assert len(retried) == 2 and retried[1] - retried[0] >= 1.0  # chat 1 waited as told
 
 
+async def test_a_429_still_holds_back_and_retries_with_over_a_thousand_chats_held() -> None:
+    # Past 1,024 chats held at once the limiter forgets the holds that ran out; the sends
+    # that meet a 429 then are retried as every other.
+    limiter = PerChatRetryRateLimiter(
+        overall_max_rate=100_000, overall_time_period=1, max_retries=2
+    )
+    told: set[int] = set()
+
+    async def once_429(chat_id: int) -> bool:
+        if chat_id not in told:
+            told.add(chat_id)
+            raise RetryAfter(1)
+        return True
+
+    chats = range(1, 1101)
+    sent = await asyncio.gather(
+        *(
+            limiter.process_request(
+                lambda c=chat: once_429(c), (), {}, "sendMessage", {"chat_id": chat}, None
+            )
+            for chat in chats
+        ),
+        return_exceptions=True,
+    )
+    assert [r for r in sent if r is not True] == []
+    assert told == set(chats)
+
+
 async def _until_waiting(lanes: Lanes, replies: int, broadcasts: int) -> None:
     for _ in range(100):
         if (len(lanes.replies), len(lanes.broadcasts)) == (replies, broadcasts):

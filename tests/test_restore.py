@@ -14,36 +14,32 @@ import signal
 import socket
 import sqlite3
 import sys
-from collections import Counter
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-from bot.storage import Storage
 from bot.storage.wire import WireLog, wire_log_path
 from tests.conftest import CONTENT
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser
-from tests.support.run import run_env, start_run
+from tests.support.run import (
+    FAST_RUN,
+    SENDERS,
+    outbox_open_rows,
+    prompts_sent,
+    run_env,
+    start_run,
+)
 from tests.support.seed import seed_due_subscribers
 from tests.support.wait import until
 
 CHATS = 1000  # the sweep's 3,000 take minutes on a loaded machine; run once by hand
-CONCURRENCY = 16
+CONCURRENCY = SENDERS
 WAIT = 180.0  # seconds a step of a fan-out may take on a busy machine (a bound)
 WATCHER = FakeUser(999_999, "Sentinel")
 
 # A fan-out slow enough to take a backup in the middle of it, fast retries, a quick stop.
-SETTINGS = {
-    "LOG_LEVEL": "INFO",
-    "RATE_LIMIT_PER_SECOND": "100",
-    "SEND_CONCURRENCY": str(CONCURRENCY),
-    "SCHEDULER_INTERVAL_SECONDS": "0.5",
-    "OUTBOX_POLL_SECONDS": "0.1",
-    "RETRY_BASE_SECONDS": "0.1",
-    "RETRY_MAX_SECONDS": "1",
-    "STOP_GRACE_SECONDS": "2",
-}
+SETTINGS = {**FAST_RUN, "RATE_LIMIT_PER_SECOND": "100"}
 
 
 async def command(database: Path, *args: str) -> tuple[int, str, str]:
@@ -56,19 +52,6 @@ async def command(database: Path, *args: str) -> tuple[int, str, str]:
     out, err = await asyncio.wait_for(process.communicate(), 120)
     assert process.returncode is not None
     return process.returncode, out.decode(), err.decode()
-
-
-def _prompts(api: FakeBotAPI) -> Counter[int]:
-    return Counter(s.chat_id for s in api.sent if s.method == "sendMessage" and s.chat_id > 50_000)
-
-
-async def _open_rows(database: Path) -> int:
-    storage = Storage(database)
-    await storage.open()
-    try:
-        return await storage.outbox_open_count()
-    finally:
-        await storage.close()
 
 
 def _names(folder: Path, prefix: str = "") -> list[str]:
@@ -91,11 +74,11 @@ async def test_a_backup_taken_mid_fan_out_restored_sends_each_prompt_once(
     chats = await seed_due_subscribers(database, CHATS)
     first = await _start(api, database)
     try:
-        await until(lambda: len(_prompts(api)) >= CHATS // 4, WAIT, "a quarter of the fan-out")
+        await until(lambda: len(prompts_sent(api)) >= CHATS // 4, WAIT, "a quarter of the fan-out")
         code, out, err = await command(database, "backup", str(backup))
         assert code == 0, err
-        at_backup = len(_prompts(api))
-        await until(lambda: len(_prompts(api)) >= CHATS * 3 // 5, WAIT, "more after the backup")
+        at_backup = len(prompts_sent(api))
+        await until(lambda: len(prompts_sent(api)) >= CHATS * 3 // 5, WAIT, "more after the backup")
         if stop == "SIGTERM":
             first.send_signal(signal.SIGTERM)
             _, stderr = await asyncio.wait_for(first.communicate(), 30)
@@ -110,7 +93,7 @@ async def test_a_backup_taken_mid_fan_out_restored_sends_each_prompt_once(
             first.kill()
             await first.wait()
     api.unhang()
-    before_restore = len(_prompts(api))
+    before_restore = len(prompts_sent(api))
     assert at_backup < before_restore < CHATS  # the backup is older than what was sent
 
     code, out, err = await command(database, "restore", str(backup))
@@ -125,9 +108,9 @@ async def test_a_backup_taken_mid_fan_out_restored_sends_each_prompt_once(
 
     second = await _start(api, database)
     try:
-        await until(lambda: len(_prompts(api)) == CHATS, WAIT, "every chat prompted")
+        await until(lambda: len(prompts_sent(api)) == CHATS, WAIT, "every chat prompted")
         for _ in range(600):
-            if await _open_rows(database) == 0:
+            if await outbox_open_rows(database) == 0:
                 break
             await asyncio.sleep(0.05)
         # A later message answered: anything sent before it has reached the server.
@@ -141,7 +124,7 @@ async def test_a_backup_taken_mid_fan_out_restored_sends_each_prompt_once(
             second.kill()
             await second.wait()
     assert second.returncode == 0, stderr.decode()[-2000:]
-    per_chat = _prompts(api)
+    per_chat = prompts_sent(api)
     twice = sorted(c for c in chats if per_chat[c] > 1)
     never = sorted(c for c in chats if per_chat[c] == 0)
     assert (len(twice), len(never)) == (0, 0), f"sent twice: {twice[:10]}, never: {never[:10]}"

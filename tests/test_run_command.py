@@ -7,7 +7,9 @@ import signal
 from pathlib import Path
 
 import aiohttp
+import yaml
 
+from tests.conftest import CONTENT
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser
 from tests.support.run import free_port, run_env, start_run
 from tests.support.wait import until
@@ -22,7 +24,7 @@ async def test_the_bot_runs_answers_and_stops_cleanly(api: FakeBotAPI, tmp_path:
         api.message(NEW_USER, "/start")
         (welcome,) = await api.wait_for(NEW_USER.id, 1, timeout=30)
         assert "Hi Neo" in welcome.visible
-        api.message(NEW_USER, "/quiz beginner triton")  # chosen: the packs are Chinese
+        api.message(NEW_USER, "/quiz beginner triton")  # a pack by name (asked in English)
         await api.wait_for(NEW_USER.id, 2)
         api.message(NEW_USER, "max_batch_size 和 preferred batch size")
         sent = await api.wait_for(NEW_USER.id, 3)
@@ -33,7 +35,10 @@ async def test_the_bot_runs_answers_and_stops_cleanly(api: FakeBotAPI, tmp_path:
         _, stderr = await asyncio.wait_for(process.communicate(), 30)
     logs = stderr.decode()
     assert process.returncode == 0, logs[-2000:]
-    assert "starting: 4 packs, 48 questions" in logs  # content/: triton, llm, quant, dep
+    # content/ as shipped: its packs and their questions, read from the files.
+    packs = [yaml.safe_load(p.read_text(encoding="utf-8")) for p in CONTENT.glob("*.yaml")]
+    questions = sum(len(pack["questions"]) for pack in packs)
+    assert f"starting: {len(packs)} packs, {questions} questions" in logs
     assert "INFO bot.app: bot @interview_test_bot started: long polling\n" in logs
     assert api.token not in logs and api.token.split(":")[1] not in logs
     assert (tmp_path / "data" / "bot.sqlite3").exists()

@@ -190,6 +190,16 @@ async def test_settings_zone_is_picked_on_the_screen_itself(bot: BotHarness) -> 
     assert [m.message_id for m in sent] == [screen.message_id]  # nothing sent besides
 
 
+async def test_the_zone_pickers_back_button_redraws_the_settings_screen(bot: BotHarness) -> None:
+    (screen,) = await bot.say(LI, "/settings")
+    (picker,) = await bot.press(LI, screen, "set:tz")
+    back = [data for label, data in picker.buttons if label == "← 返回"]
+    assert len(back) == 1, picker.buttons
+    (redrawn,) = await bot.press(LI, screen, back[0])
+    assert redrawn.method == "editMessageText" and redrawn.message_id == screen.message_id
+    assert redrawn.visible == screen.visible and redrawn.buttons == screen.buttons
+
+
 # -- a group's settings on one screen --------------------------------------------------------
 
 

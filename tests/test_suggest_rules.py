@@ -199,6 +199,129 @@ def test_a_chinese_term_inside_a_longer_chinese_term_is_absorbed() -> None:
     assert analyser.terms("动态批处理提高批处理吞吐量") == ["动态批处理", "吞吐量"]
 
 
+def test_a_possessive_ends_a_term_and_leaves_no_stray_s() -> None:
+    # "The stack's size" gave the term `s size grows`: the 's belongs to the word before it.
+    analyser = Analyser(Glossary())
+    assert analyser.terms("Java's HashMap") == ["Java", "HashMap"]
+    assert analyser.terms("用 Java's HashMap 实现") == ["Java", "HashMap"]
+    # A glossary term spelled with a possessive is still found whole.
+    glossary = Glossary([["Dijkstra's algorithm", "迪杰斯特拉算法"]])
+    assert Analyser(glossary).terms("Run Dijkstra's algorithm") == ["Dijkstra's algorithm"]
+
+
+def test_a_term_keeps_a_parenthesis_it_closes() -> None:
+    # "Both run in O(1)." gave `O(1`: only a parenthesis the term does not open is trimmed.
+    analyser = Analyser(Glossary([["O(1)", "constant time"]]))
+    assert analyser.terms("Both run in O(1).") == ["O(1)"]
+    assert analyser.terms("Both run in `f(x)`.") == ["f(x)"]
+
+
+def test_a_version_number_is_one_word_of_its_name() -> None:
+    # "TLS 1.3" gave `TLS 1` and "MySQL 5.6" `MySQL 5`: no break inside a number.
+    analyser = Analyser(Glossary())
+    assert "TLS 1.3" in analyser.terms("TLS 1.3 removed RSA key exchange")
+    assert analyser.terms("MySQL 5.6 之后默认开启") == ["MySQL 5.6"]
+    assert analyser.terms("升级到 Python 3.11 以后") == ["Python 3.11"]
+    assert analyser.terms("从 v1.2.3 开始") == ["v1.2.3"]
+    # A sentence still ends at a full stop after a number.
+    assert [c for c, _ in split_claims("Use TLS 1.3. It is faster.")] == [
+        "Use TLS 1.3.",
+        "It is faster.",
+    ]
+
+
+def test_a_code_span_is_a_key_term_even_a_word_of_any_field() -> None:
+    # `main` is a word of any field in prose ("the main reason"); in a code span it is a
+    # name. A word the text also says as prose is not made one by a code span.
+    analyser = Analyser(Glossary())
+    assert "main" in analyser.terms("Execution begins in the `main` function")
+    assert "value" not in analyser.terms("carrying the return value in `.value`")
+
+
+def test_a_kind_noun_after_a_code_span_is_not_a_term() -> None:
+    # "the `main` function" made `function` a term: it says what kind of name main is,
+    # as `directive` does in "the max-age directive".
+    analyser = Analyser(Glossary())
+    assert analyser.terms("Execution begins in the `main` function") == ["main", "Execution"]
+    assert analyser.terms("Send the `max-age` directive") == ["max-age"]
+
+
+def test_a_one_character_code_span_keeps_the_backticks_paired() -> None:
+    # `?` was too short to be a span, so "`, `" was read as one and `or` became a term.
+    terms = Analyser(Glossary()).terms("placeholders (`?`, `$1`, `%s` or `:name`) apart")
+    assert terms == ["name", "placeholders"]
+
+
+def test_no_claim_ends_inside_a_code_span() -> None:
+    assert split_claims("Send (`?`, `$1` or `:name`) apart. Then bind.") == [
+        ("Send (`?`, `$1` or `:name`) apart.", 1.0),
+        ("Then bind.", 1.0),
+    ]
+
+
+def test_a_short_word_the_question_sets_beside_another_is_the_subject_it_opens() -> None:
+    # "push adds an element on top" kept only `element`: push (four letters) was no
+    # term, so nothing tied the claim to push and the swapped answer scored 1.0.
+    doc = "## Q1: What do push and pop do on a stack?\n"
+    doc += "push adds an element on top; pop removes the top element.\n"
+    raw, _ = import_document(doc, "ds", glossary=Glossary(), source_name="ds.md")
+    question = Pack.model_validate(raw).questions[0]
+    assert [c.subject for c in question.concepts] == [("push",), ("pop",)]
+    right = score_answer(question, "push adds an element on top, and pop removes the top element.")
+    swapped = score_answer(
+        question, "pop adds an element on top, and push removes the top element."
+    )
+    assert right.score >= 0.9
+    assert swapped.score <= 0.2 + 1e-9  # a gamed answer: at most 0.20
+
+
+# -- glosses in parentheses ---------------------------------------------------------------------
+
+
+def test_a_gloss_in_parentheses_is_another_name_of_its_term_not_a_term_of_its_own() -> None:
+    # `1-RTT` was a third required term of "one round trip (1-RTT)"; it names the round trip.
+    concepts = suggest_concepts(
+        "What changed in TLS 1.3?",
+        "The handshake takes one round trip (1-RTT).",
+        Analyser(Glossary()),
+    )
+    assert concepts[0]["terms"] == [["handshake"], ["round trip", "1-RTT", "RTT"]]
+
+
+def test_a_remark_in_parentheses_is_no_gloss() -> None:
+    # Not an abbreviation nor the other script: what it says is a term of its own.
+    analyser = Analyser(Glossary())
+    concepts = suggest_concepts(
+        "How do you find shortest paths?",
+        "Shortest paths need Dijkstra (non-negative weights).",
+        analyser,
+    )
+    assert concepts[0]["terms"] == [["Dijkstra"], ["non-negative weights"]]
+    assert analyser.glosses("扩容规则（Go 1.18 起）：翻倍", ["扩容规则"]) == {}
+    assert analyser.glosses("FP8（W8A8，常用 E4M3）：量化", ["FP8"]) == {}
+    # An abbreviation is a gloss, either way round.
+    text = "MIG (Multi-Instance GPU) splits a GPU"
+    assert analyser.glosses(text, analyser.terms(text)) == {"MIG": ["Multi-Instance GPU"]}
+
+
+def test_a_chinese_term_glossed_in_english_keeps_both_as_one_terms_names() -> None:
+    # No glossary knows them: the Chinese terms were dropped (the tagger reads 读未提交 as
+    # 读未 + 提交), so an answer in Chinese earned nothing.
+    doc = (
+        "初级\nQ1：事务的隔离级别有哪些？\n参考答案：读未提交（Read Uncommitted）、"
+        "读已提交（Read Committed）、可重复读（Repeatable Read）和串行化（Serializable）。\n"
+    )
+    raw, _ = import_document(doc, "db", glossary=Glossary())
+    assert [c["aliases"] for c in raw["questions"][0]["concepts"]] == [
+        ["读未提交", "Read Uncommitted"],
+        ["读已提交", "Read Committed"],
+        ["可重复读", "Repeatable Read"],
+        ["串行化", "Serializable"],
+    ]
+    question = Pack.model_validate(raw).questions[0]
+    assert score_answer(question, "有读未提交、读已提交、可重复读和串行化四种。").score >= 0.9
+
+
 # -- concepts ------------------------------------------------------------------------------------
 
 
@@ -247,6 +370,21 @@ def test_an_enumeration_is_a_concept_per_item_and_members_of_a_kind_are_one() ->
 def test_a_claim_made_twice_is_one_concept_with_the_higher_weight() -> None:
     answer = "GEMM 算术强度高。\nbatch 越大越好。\n很重要的是 **GEMM**。"
     assert _weights("问题？", answer) == [("GEMM 算术强度高", 2.0), ("batch 越大越好", 1.0)]
+
+
+def test_a_claim_about_a_subject_is_not_merged_into_an_item_with_its_terms() -> None:
+    # "MySQL 5.6 之后默认是可重复读" has the list item's one term, 可重复读, but says it
+    # of MySQL 5.6: merged into the item, the point (the default level) was lost.
+    levels = ["读未提交", "read uncommitted", "读已提交", "read committed"]
+    levels += ["可重复读", "repeatable read", "串行化", "serializable"]
+    glossary = Glossary([levels[i : i + 2] for i in range(0, 8, 2)])
+    concepts = suggest_concepts(
+        "事务的隔离级别有哪些？",
+        "读未提交、读已提交、可重复读和串行化。\nMySQL 5.6 之后默认是可重复读。",
+        Analyser(glossary),
+    )
+    assert [c.get("subject") for c in concepts] == [None, None, None, None, ["MySQL 5.6"]]
+    assert concepts[-1]["terms"] == [["可重复读", "repeatable read"]]
 
 
 def test_labels_cut_at_sixty_characters_are_numbered_when_they_collide() -> None:
@@ -298,9 +436,24 @@ def test_a_chinese_label_heading_a_claim_is_not_its_subject() -> None:
     }
 
 
-def test_an_answer_with_no_terms_is_one_concept_without_aliases() -> None:
+def test_an_answer_naming_nothing_is_one_concept_stated_by_its_own_words() -> None:
+    # It was one concept with no alias and no term: no answer could earn it. Its most
+    # specific words are its terms (the tagger's, in Chinese); with none, the answer itself.
+    def tagger(text: str) -> list[tuple[str, str]]:
+        return [("这", "r"), ("是", "v"), ("一个", "m"), ("很", "d"), ("普通", "a")]
+
+    analyser = Analyser(Glossary(), tagger=tagger)
+    concepts = suggest_concepts("问题？", "这是一个很普通的回答。", analyser)
+    assert concepts == [{"label": "这是一个很普通的回答。", "terms": [["普通"]], "weight": 1.0}]
     concepts = suggest_concepts("问题？", "这是一个很普通的回答。", Analyser(Glossary()))
-    assert concepts == [{"label": "这是一个很普通的回答。", "aliases": [], "weight": 1.0}]
+    assert concepts == [
+        {"label": "这是一个很普通的回答。", "aliases": ["这是一个很普通的回答"], "weight": 1.0}
+    ]
+    # The question's own words, if they are all it has.
+    concepts = suggest_concepts(
+        "Why does the bulb light?", "The bulb lights.", Analyser(Glossary())
+    )
+    assert concepts[0]["terms"] == [["lights"], ["bulb"]]
 
 
 def test_labels_are_whole_up_to_sixty_characters_and_cut_without_a_trailing_space() -> None:
@@ -464,6 +617,32 @@ def test_a_claim_about_one_of_the_things_contrasted_is_said_of_it() -> None:
     )
     swapped = score_answer(
         question, "线程是资源分配的单位，有独立的虚拟地址空间；进程是 CPU 调度的单位。"
+    )
+    assert right.score >= 0.9
+    assert swapped.score <= 0.2
+
+
+def test_a_head_that_is_a_thing_contrasted_is_the_subject_whole() -> None:
+    # The import made `缓冲` (a glossary word inside the head) the subject of
+    # "无缓冲 channel：…": a swap of the two channels then passed as a statement.
+    doc = (
+        "初级\nQ1：无缓冲 channel 和有缓冲 channel 有什么区别？\n参考答案：\n"
+        "- 无缓冲 channel：发送和接收必须同时就绪，是同步交接。\n"
+        "- 有缓冲 channel：缓冲区满了发送才阻塞，可以解耦生产者和消费者。\n"
+    )
+    glossary = Glossary([["缓冲", "buffer"], ["同步", "synchronous"]])
+    raw, _ = import_document(doc, "go", glossary=glossary)
+    question = Pack.model_validate(raw).questions[0]
+    assert [c.subject[:1] for c in question.concepts] == [("无缓冲 channel",), ("有缓冲 channel",)]
+    right = score_answer(
+        question,
+        "无缓冲 channel 发送和接收必须同时就绪，是同步交接；有缓冲 channel 缓冲区满了发送才阻塞，"
+        "可以解耦生产者和消费者。",
+    )
+    swapped = score_answer(
+        question,
+        "有缓冲 channel 发送和接收必须同时就绪，是同步交接；无缓冲 channel 缓冲区满了发送才阻塞，"
+        "可以解耦生产者和消费者。",
     )
     assert right.score >= 0.9
     assert swapped.score <= 0.2

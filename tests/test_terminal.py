@@ -16,10 +16,11 @@ from pathlib import Path
 import yaml
 
 from bot.config import Settings
-from bot.core.content import Library
+from bot.core.content import Library, load_library
 from bot.storage import Storage
 from bot.terminal import TERMINAL_USER, run_practice
 from tests.conftest import CONTENT, ROOT
+from tests.support.packs import shipped_packs_in
 
 NOTHING_EN = "Bye — nothing was answered this time, so today does not count toward your streak yet."
 NOTHING_ZH = "再见——这次没有作答，今天还不算进连续记录。"
@@ -86,7 +87,8 @@ async def test_chinese_locale_empty_answer_skip_and_quit_without_an_answer(
 
 
 async def test_lang_option_wins_over_the_locale_and_eof_is_a_quit(tmp_path: Path) -> None:
-    done = _terminal(tmp_path, "\n", "--lang", "en", LANG="zh_CN.UTF-8")
+    zh = shipped_packs_in("zh", tmp_path / "zh")
+    done = _terminal(tmp_path, "\n", "--lang", "en", LANG="zh_CN.UTF-8", CONTENT_DIR=str(zh))
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert out.startswith(
@@ -98,6 +100,19 @@ async def test_lang_option_wins_over_the_locale_and_eof_is_a_quit(tmp_path: Path
     assert EMPTY_EN in out
     assert out.rstrip().endswith(NOTHING_EN)
     assert "streak is saved" not in out
+
+
+async def test_an_english_terminal_is_asked_from_the_packs_english_version(
+    tmp_path: Path,
+) -> None:
+    done = _terminal(tmp_path, "\n", "--lang", "en", LANG="zh_CN.UTF-8")  # --pack triton
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    english = yaml.safe_load((CONTENT / "triton-en.yaml").read_text(encoding="utf-8"))
+    beginner = [q["question"] for q in english["questions"] if q["level"] == "beginner"]
+    assert any(question in out for question in beginner), out
+    assert "This question bank is in" not in out
+    assert out.rstrip().endswith(NOTHING_EN)
 
 
 async def test_lc_all_overrides_lang_and_empty_lc_all_does_not(tmp_path: Path) -> None:
@@ -209,18 +224,19 @@ async def test_between_questions_a_command_or_an_answer_is_told_the_question_is_
 
 
 async def test_no_pack_in_the_terminals_language_names_the_packs_and_asks_nothing(
-    library: Library, tmp_path: Path
+    tmp_path: Path,
 ) -> None:
-    settings = Settings(database_path=tmp_path / "p.sqlite3", content_dir=CONTENT)
+    folder = shipped_packs_in("zh", tmp_path / "zh")
+    settings = Settings(database_path=tmp_path / "p.sqlite3", content_dir=folder)
     stdout = io.StringIO()
     code = await run_practice(
-        settings, library, lang="en", stdin=io.StringIO("/quit\n"), stdout=stdout
+        settings, load_library([folder]), lang="en", stdin=io.StringIO("/quit\n"), stdout=stdout
     )
     assert code == 1
     out = stdout.getvalue()
-    # Every shipped pack, in Chinese, named by id (read from the files, not the code).
+    # Every pack there, in Chinese, named by id (read from the files, not the code).
     shipped = sorted(
-        yaml.safe_load(p.read_text(encoding="utf-8"))["id"] for p in CONTENT.glob("*.yaml")
+        yaml.safe_load(p.read_text(encoding="utf-8"))["id"] for p in folder.glob("*.yaml")
     )
     packs = ", ".join(f"{i} (zh)" for i in shipped)
     assert (
@@ -228,3 +244,29 @@ async def test_no_pack_in_the_terminals_language_names_the_packs_and_asks_nothin
         " --pack, or another language with --lang." in out
     )
     assert "Beginner" not in out and "Intermediate" not in out  # no question shown
+
+
+async def test_mock_in_the_terminal_asks_its_questions_then_the_report_and_references(
+    tmp_path: Path,
+) -> None:
+    blank = "我需要再查一下资料才能回答这个问题"  # states no concept: each earns a follow-up
+    typed = f"{blank}\n\n/skip\n{blank}\n\n/skip\n2\n\n"
+    done = _terminal(tmp_path, typed, "--mock", "2", "--lang", "en", "--level", "beginner")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "Mock interview: 2 questions, one at a time." in out
+    assert "Question 1/2" in out and "Question 2/2" in out
+    assert out.count("🔎 Follow-up") == 2
+    assert "📋 Mock interview report · 2 of 2 answered" in out
+    # The reference answers only after the report, the one asked for by its number.
+    report_at = out.index("📋 Mock interview report")
+    assert "📖 Reference answer" not in out[:report_at]
+    assert out[report_at:].count("📖 Reference answer") == 1
+    assert "Bye — 2 answers this time" in out
+    assert await _streak(tmp_path / "bot.sqlite3") == (1, 2)  # counted like any answers
+
+
+def test_mock_out_of_range_is_a_usage_error(tmp_path: Path) -> None:
+    done = _terminal(tmp_path, "", "--mock", "11")
+    assert done.returncode == 2
+    assert "--mock takes 1 to 10 questions, e.g. --mock 5" in done.stderr

@@ -128,4 +128,6 @@ async def test_a_token_rejected_while_polling_stops_the_run_with_its_status(
     assert process.returncode == 4, output[-2000:]
     last = [line for line in output.splitlines() if line.strip()][-1]
     assert last.startswith("Telegram rejected TELEGRAM_BOT_TOKEN while the bot was running"), last
+    # The log says when and why it stopped, before the last line says what to do.
+    assert "Telegram rejected the token while polling: stopping" in output
     assert REAL_LOOKING.split(":", 1)[1] not in output

@@ -18,6 +18,7 @@ class Kind(StrEnum):
     RANKING = "ranking"  # a closed round's results
     FEEDBACK = "feedback"  # a member's private feedback on a round answer
     REMINDER = "reminder"  # the evening streak reminder
+    INTERVIEW = "interview"  # after the interview date: how did it go? (asked once)
 
 
 class Status(StrEnum):

@@ -40,6 +40,15 @@ def translation(library: Library, pack_id: str, lang: str) -> str:
     return pack_id
 
 
+def named(library: Library, pack_id: str, lang: str) -> str:
+    """The pack a user named (`/quiz <pack>`, `/mock <pack>`, a pack's link): an original is
+    asked in `lang` where a translation of it is there; a translation named is asked as
+    named (the user chose that language: `/quiz triton-en` from a Chinese user)."""
+    if library.packs[pack_id].translates is not None:
+        return pack_id
+    return translation(library, pack_id, lang)
+
+
 def draw_from(library: Library, followed: Iterable[str], lang: str) -> Drawn:
     """The packs a chat's questions come from (see the module's docstring).
 

@@ -74,6 +74,17 @@ def _review_card(previous: str | None, rating: Rating, at: datetime) -> Card:
     return updated
 
 
+def recall_at(card: str, at: datetime) -> float:
+    """FSRS's predicted chance of recalling a card (JSON, as stored) at `at`: the interview
+    plan asks it of the interview day (bot/core/interview.py)."""
+    return float(_SCHEDULER.get_card_retrievability(Card.from_dict(json.loads(card)), at))
+
+
+def is_weak(rating: int) -> bool:
+    """A question whose last answer was rated below Good (Again or Hard)."""
+    return rating < Rating.Good
+
+
 @dataclass(frozen=True, slots=True)
 class WeakSpot:
     """A concept (or topic) missed more often than covered in the latest answers."""

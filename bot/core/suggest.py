@@ -4,11 +4,16 @@ A reference answer is cut into claims: a bullet, a sentence of a paragraph, or a
 long sentence; an enumeration of short items (`负责模型管理、请求路由、调度`) gives one claim per
 item. Each claim's key terms are what a good answer must say:
 
-- identifiers and command-line flags, kept whole (`max_batch_size`, `--max-model-len`);
+- identifiers, command-line flags and code spans, kept whole (`max_batch_size`,
+  `--max-model-len`, `main`), and names with their version (`TLS 1.3`);
 - terms of the field's glossary (both languages), English terms of any case
   (`continuous batching`, `TensorRT-LLM`), and Chinese nouns;
 - less the question's own words, generic words, and words most of the pack's answers share
   (the topic itself: they tell answers apart by nothing).
+
+A gloss in parentheses is another name of the term before it (`读未提交（Read Uncommitted）`,
+`round trip (1-RTT)`), not a term of its own. An answer none of whose claims names anything
+is stated by its most specific words: no concept is left that no answer can state.
 
 A claim of the form `X：…` or `X 是 …` is *about* X: X becomes the concept's subject, so the
 same words said of another subject do not count. Weights come from emphasis (bold, 关键,
@@ -38,6 +43,8 @@ _SECONDARY_RE = re.compile(
     r"^(?:代价|限制|注意|此外|另外|常见做法|补充|缺点|风险|caveat|note|also|however|but)", re.I
 )
 MIN_CHINESE_NOUN = 3
+# A Chinese word glossed in parentheses is found by itself up to this length (`读未提交`).
+MAX_GLOSSED_CHINESE = 6
 # A term used in more than this share of the pack's answers names the topic, not a point.
 SHARED_SHARE = 0.7
 
@@ -50,14 +57,23 @@ _EMPHASIS_RE = re.compile(
 _HEAD_RE = re.compile(
     r"^(?P<head>[^：:，,。]{1,40}?)\s*(?:[：:]|(?:阶段|模式|方式)?(?:是|负责|用于|适合|指)|\s(?:is|are|means)\s)"
 )
-_GLOSS_RE = re.compile(r"[（(][^（()）]*[)）]")
+# One level of nesting: `有缓冲 channel（`make(chan T, n)`）：…` is about the channel.
+_GLOSS_RE = re.compile(r"[（(](?:[^（()）]|[（(][^（()）]*[)）])*[)）]")
 _FLAG_RE = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*[\w](?:=\S+)?")
 _IDENTIFIER_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+(?:/[A-Za-z0-9_.]+)*")
-_CODE_RE = re.compile(r"`([^`\n]{2,60})`")
-# Latin runs: words joined by spaces or hyphens, as terms appear inside Chinese text.
-_LATIN_RUN_RE = re.compile(r"[A-Za-z][A-Za-z0-9+#]*(?:[- ][A-Za-z0-9][A-Za-z0-9+#]*)*")
+# One character too (`?`): a span too short to be a term still pairs its backticks.
+_CODE_RE = re.compile(r"`([^`\n]{1,60})`")
+# Latin runs: words joined by spaces or hyphens, as terms appear inside Chinese text. A
+# number keeps its dots (`TLS 1.3`, `MySQL 5.6`, `v1.2.3`): cut there, `TLS 1` names 1.2 too.
+_LATIN_WORD = r"[A-Za-z0-9+#]*(?:(?<=\d)\.\d+)*"
+_LATIN_RUN_RE = re.compile(f"[A-Za-z]{_LATIN_WORD}(?:[- ][A-Za-z0-9]{_LATIN_WORD})*")
+# `stack's`: the 's ends the word (it gave the term `s size grows`).
+_POSSESSIVE_RE = re.compile(r"(?<=[A-Za-z])['\u2019]s\b")
 _CJK_RE = re.compile(f"[{HAN}]")
 # Not "i" (idioms): 始终保持, 大幅提高 say how much, they name nothing.
+# Conjunctions, prepositions, particles: words that open a phrase, not a name (not
+# adverbs: the tagger reads 读未提交 as 读未/d 提交/v).
+_FUNCTION_TAGS = frozenset("cpu")
 _NOUN_TAGS = frozenset({"n", "nz", "vn", "nt", "nl", "ng", "an", "eng", "l"})
 
 # Words that name nothing in particular (they fit any answer in any field), and English
@@ -150,6 +166,8 @@ class Claim:
     weight: float
     subject: str | None = None
     terms: list[str] = field(default_factory=list)
+    # Other names of a term, glossed in parentheses after it (`读未提交（Read Uncommitted）`).
+    glosses: dict[str, list[str]] = field(default_factory=dict)
 
 
 def _clean(text: str) -> str:
@@ -165,7 +183,7 @@ def split_claims(answer: str) -> list[tuple[str, float]]:
     """
     claims: list[tuple[str, float]] = []
     for line in answer.splitlines():
-        for raw in _CLAIM_SPLIT_RE.split(line):
+        for raw in _split_outside_code(line):
             piece = _clean(raw)
             if not piece:
                 continue
@@ -177,6 +195,18 @@ def split_claims(answer: str) -> list[tuple[str, float]]:
             if piece:
                 claims.append((piece, 0.5 if _EXAMPLE_RE.match(piece) else weight))
     return claims
+
+
+_CODE_SPAN_RE = re.compile(r"`[^`\n]+`")
+_ENDS = "。！？；!?;."
+_HIDDEN = str.maketrans(_ENDS, "".join(chr(0xE000 + i) for i in range(len(_ENDS))))
+_SHOWN = {v: k for k, v in _HIDDEN.items()}
+
+
+def _split_outside_code(line: str) -> list[str]:
+    """A line cut at sentence ends, none inside a code span (`?`, `$1`, `%s`)."""
+    hidden = _CODE_SPAN_RE.sub(lambda m: m.group().translate(_HIDDEN), line)
+    return [piece.translate(_SHOWN) for piece in _CLAIM_SPLIT_RE.split(hidden)]
 
 
 # An enumeration of examples or members of a kind, not of separate points.
@@ -211,19 +241,23 @@ class Analyser:
         """Key terms of a piece of text, in order, longer terms absorbing shorter ones."""
         found: list[str] = []
 
-        def add(term: str) -> None:
-            term = term.strip(" /.,:;()（）“”\"'")
+        def add(term: str, marked: bool = False) -> None:
+            term = _trim(term)
             # A flag keeps its dashes (`--max-model-len`, `-O2`); other words lose stray ones.
             term = term if _FLAG_RE.fullmatch(term) else term.strip("-")
             # `B+` of "B+ 树" is a single letter once tokenized: no pack may use it.
             if len(term) < 2 or not tokenize(term) or single_character(term):
                 return
-            if term.casefold() in GENERIC_WORDS or generic_english(term):
+            if not marked and (term.casefold() in GENERIC_WORDS or generic_english(term)):
                 return
             found.append(term)
 
+        outside = _CODE_RE.sub(" ", text)
         for m in _CODE_RE.finditer(text):
-            add(m.group(1))
+            # The text marks it as a name (`main`, `size`): a term even if a word of any
+            # field, unless the text also says it as prose ("the return value in `.value`").
+            said = re.search(rf"(?<!\w){re.escape(_trim(m.group(1)))}(?!\w)", outside, re.I)
+            add(m.group(1), marked=said is None)
         for m in _FLAG_RE.finditer(text):
             add(m.group())
         for m in _IDENTIFIER_RE.finditer(text):
@@ -231,11 +265,15 @@ class Analyser:
         for term in self.glossary.find_in(text):
             add(term)
         english = not _CJK_RE.search(text)
-        for m in _LATIN_RUN_RE.finditer(text):
+        prose = _POSSESSIVE_RE.sub(lambda m: " " * len(m.group()), text)
+        for m in _LATIN_RUN_RE.finditer(prose):
             if english:
                 # English prose is one long Latin run: its names are what is left between
                 # the words that name nothing (`opaque validator`, `hit ratio`).
-                for segment in _english_segments(m.group().split()):
+                words = m.group().split()
+                if words[0].casefold() in _KIND_NOUNS and prose[: m.start()].rstrip()[-1:] == "`":
+                    words = words[1:]  # the `main` function: the name is main, said alone
+                for segment in _english_segments(words):
                     if (
                         len(segment) in (2, 3)
                         and segment[-1].casefold() in _KIND_NOUNS
@@ -273,6 +311,63 @@ class Analyser:
                     add(word)
         return _absorb(found)
 
+    def glosses(self, text: str, terms: list[str]) -> dict[str, list[str]]:
+        """Terms glossed in parentheses right after them, each with its other names.
+
+        A gloss names the same thing: another script (`读未提交（Read Uncommitted）`), or
+        an abbreviation (`MIG (Multi-Instance GPU)`, `round trip (1-RTT)`). A remark in
+        parentheses (`Dijkstra (non-negative weights)`, `FP8（W8A8，常用 E4M3）`) is not.
+        """
+        out: dict[str, list[str]] = {}
+        for m in _GLOSS_RE.finditer(text):
+            inner = m.group()[1:-1].strip().strip("`").strip()
+            before = text[: m.start()].rstrip().rstrip("`").rstrip()
+            if (
+                not inner
+                or len(inner) > 40
+                or re.search(r"[，,;；。:：、/]", inner)
+                or (m.group()[0] == "(" and m.start() > 0 and text[m.start() - 1].isalnum())
+            ):
+                continue  # a remark, a list, or a call: `f(x)`, `O(1)`
+            term = self._glossed(before, terms)
+            if term is None or not _names_the_same(term, inner):
+                continue
+            if (
+                inner in self.glossary
+                and term in self.glossary
+                and not any(_same(inner, n) for n in self.glossary.synonyms(term))
+            ):
+                continue  # the glossary knows both as different things: `排队（load shedding）`
+            if _CJK_RE.search(term + inner) and not _PLAIN_GLOSS_RE.fullmatch(
+                inner if _CJK_RE.search(term) else term + inner
+            ):
+                # Across scripts only plain words are a translation: `线程（receiver）` and
+                # `读未提交（Read Uncommitted）` are, `（默认 1000 毫秒）`, `（MAP_SHARED）` not.
+                continue
+            # Its acronyms too (`RTT` of `1-RTT`), not each of its words (`Uncommitted`).
+            names = [inner, *(t for t in self.terms(inner) if t.isupper() and not _same(t, inner))]
+            out.setdefault(term, []).extend(names)
+        return out
+
+    def _glossed(self, before: str, terms: list[str]) -> str | None:
+        """The term a gloss follows: a term of the claim ending there, or the Chinese word."""
+        folded = before.casefold()
+        ending = [t for t in terms if folded.endswith(t.casefold())]
+        if ending:
+            return max(ending, key=len)
+        # Else a Chinese word standing alone: from a list mark or the claim's start
+        # (`读未提交（…）、读已提交（…）`), not the end of a phrase (`的请求（…）`).
+        run = re.search(f"(?:^|[、，,；;：:\\s])([{HAN}]{{2,{MAX_GLOSSED_CHINESE}}})$", before)
+        if run is None:
+            return None
+        word = run.group(1)
+        if self.tagger is not None:
+            # Not the conjunction or particle opening the run: `或者预读` is 预读.
+            tags = list(self.tagger(word))
+            while tags and tags[0][1][:1] in _FUNCTION_TAGS:
+                word = word[len(tags.pop(0)[0]) :]
+        return word if len(word) >= 2 and word not in GENERIC_WORDS else None
+
     def keep(self, term: str, asked: str) -> bool:
         """Whether a term tells answers apart: not the question's, not the pack's topic."""
         key = canonical(tokenize(term))
@@ -280,6 +375,70 @@ class Analyser:
         if inner and (key in asked or (not inner[:1].isascii() and inner in asked)):
             return False
         return term.casefold() not in self.shared
+
+
+# A translation in a gloss: plain words of one script (letters, spaces, hyphens; no digits).
+_PLAIN_GLOSS_RE = re.compile(f"[A-Za-z][A-Za-z -]{{0,38}}[A-Za-z]|[{HAN}]{{2,8}}")
+_PAIRS = {"(": ")", "（": "）"}
+
+
+def _trim(term: str) -> str:
+    """A term without the punctuation around it; a parenthesis it closes stays (`O(1)`)."""
+    while True:
+        term = term.strip(" /.,:;“”\"'")
+        opener, closer = term[:1], term[-1:]
+        if opener in _PAIRS and _PAIRS[opener] == closer:
+            term = term[1:-1]  # wrapped whole: `(prefill)`
+        elif closer in _PAIRS.values() and term.count(closer) > sum(
+            term.count(o) for o, c in _PAIRS.items() if c == closer
+        ):
+            term = term[:-1]
+        elif opener in _PAIRS and term.count(opener) > term.count(_PAIRS[opener]):
+            term = term[1:]
+        else:
+            return term
+
+
+def _glossed_terms(terms: list[str], glosses: dict[str, list[str]]) -> list[str]:
+    """A claim's terms with each gloss folded into the term it glosses, in place of it."""
+    if not glosses:
+        return terms
+    keys = {canonical(tokenize(n)): term for term, names in glosses.items() for n in names}
+    out: list[str] = []
+    for t in terms:
+        key = canonical(tokenize(t))
+        # `RTT` inside the gloss `1-RTT` is the gloss too.
+        term = next((g for k, g in keys.items() if key in k), t)
+        if term not in out:
+            out.append(term)
+    return out + [t for t in glosses if t not in out]
+
+
+def _names_of(term: str, claim: Claim, analyser: Analyser) -> list[str]:
+    """Every way of saying a term: the glossary's, and the glosses the text gives it."""
+    names = analyser.glossary.synonyms(term)
+    for gloss in claim.glosses.get(term, []):
+        names += [
+            n for n in analyser.glossary.synonyms(gloss) if not any(_same(n, o) for o in names)
+        ]
+    return names
+
+
+def _names_the_same(term: str, gloss: str) -> bool:
+    """Whether a gloss is another name of the term: another script, or an abbreviation."""
+    if _CJK_RE.search(term):
+        # Wholly the other script: `扩容规则（Go 1.18 起）` is a remark, not a name.
+        return not _CJK_RE.search(gloss)
+    if _CJK_RE.search(gloss):
+        return not re.search("[A-Za-z]", gloss)
+    short, long = sorted((term, gloss), key=len)
+    letters = re.sub(r"[^a-z]", "", short.casefold())
+    initials = "".join(w[0] for w in re.findall(r"[a-z]+", long.casefold()))
+    return (
+        len(initials) >= 2
+        and len(letters) >= 2
+        and (letters.startswith(initials) or initials.startswith(letters))
+    )
 
 
 def _technical_word(word: str) -> bool:
@@ -336,22 +495,48 @@ def suggest_concepts(question: str, answer: str, analyser: Analyser) -> list[dic
     asked = canonical(tokenize(question))
     contrasted = contrast_names(question)
     claims: list[Claim] = []
+    names = _names(question)
     for index, (text, weight) in enumerate(split_claims(answer)):
-        all_terms = analyser.terms(text)
+        found = analyser.terms(text)
+        subject = _subject(text, found, asked, analyser)
+        # `管道（pipe）：…`: the subject's gloss stays one of the claim's terms, so saying the
+        # subject counts for the claim (folded in, os_basics lost 0.006 rho).
+        glosses = {
+            g: names
+            for g, names in analyser.glosses(text, found).items()
+            if analyser.keep(g, asked)  # else `clustered index` would go with 聚簇索引
+            and not (subject and any(_same(subject, n) for n in (g, *names)))
+        }
+        all_terms = _glossed_terms(found, glosses)
         terms = [t for t in all_terms if analyser.keep(t, asked)]
-        subject = _subject(text, all_terms, asked, analyser)
+        head = _head(text)
+        if (
+            head
+            and any(_same(head, name) for name in contrasted)
+            and not (subject and any(_same(head, a) for a in analyser.glossary.synonyms(subject)))
+        ):
+            subject = head  # one of the things the question contrasts, whole: not a word of it
         if subject:
             rest = [t for t in terms if not _same(t, subject)]
             if rest:
                 terms = rest
             else:
                 subject = None
+        if subject is None and (opening := _OPENING_RE.match(text)):
+            word = opening.group(1)
+            if word.casefold() in names and not _technical_word(word):
+                # `push adds an element on top` for "What do push and pop do?": a short word
+                # the question sets beside another, opening the claim, is what the claim is
+                # about (a longer or capitalised one is a term already, found as the subject).
+                subject = word
         # A claim naming one of the things the question contrasts is said of it (a swap of
         # the two is then caught), though nothing heads it: weights stay the head's.
         inferred = None if subject else _contrasted(text, contrasted)
         if not terms:
             # No name left (`The bulb will light.`): its plain words are its terms, so no
             # claim is one that no answer can state.
+            # (A Chinese claim is not given its plain verbs: measured, 发送/接收/就绪 as
+            # terms cost k8s_serving 0.010 rho, os_basics and go 0.007. It is left out.)
             terms = _plain_words(text, asked)
         if not terms:
             continue
@@ -361,15 +546,16 @@ def suggest_concepts(question: str, answer: str, analyser: Analyser) -> list[dic
             weight = SUBJECT_WEIGHT  # a claim about a thing the question asks about
         elif _SECONDARY_RE.match(text) and weight == 1.0:
             weight = SECONDARY_WEIGHT  # a caveat or a side note
-        items = _enumeration(text, terms)
+        # Items are measured without their glosses: `读未提交（Read Uncommitted）` is one.
+        items = _enumeration(_GLOSS_RE.sub("", text) if glosses else text, terms)
         if items and subject is None and _MEMBERS_RE.search(text):
             # Examples or members of a kind ("GPTQ、AWQ、SmoothQuant 都属于 PTQ"): one point,
             # made by naming any of them with what they are.
-            claims.append(Claim(text, min(weight, 1.0), inferred, items))
+            claims.append(Claim(text, min(weight, 1.0), inferred, items, glosses))
         elif items and subject is None:
-            claims.extend(Claim(item, weight, None, [item]) for item in items)
+            claims.extend(Claim(item, weight, None, [item], glosses) for item in items)
         else:
-            claims.append(Claim(text, weight, subject or inferred, terms))
+            claims.append(Claim(text, weight, subject or inferred, terms, glosses))
     claims = _merge_duplicates(claims)[:MAX_CONCEPTS]
     concepts: list[dict[str, Any]] = []
     labels: set[str] = set()
@@ -377,7 +563,7 @@ def suggest_concepts(question: str, answer: str, analyser: Analyser) -> list[dic
         groups: list[list[str]] = []
         specific = sorted(claim.terms, key=lambda t: analyser.spread.get(t.casefold(), 0))
         for term in specific[:MAX_TERMS]:
-            group = [a for a in analyser.glossary.synonyms(term) if analyser.keep(a, asked)]
+            group = [a for a in _names_of(term, claim, analyser) if analyser.keep(a, asked)]
             # Glossary groups overlap (`矩阵乘` and `GEMM` name each other): one term counted
             # twice would let a single word earn a two-term claim.
             if group and not any(_same(a, b) for g in groups for a in group for b in g):
@@ -386,7 +572,7 @@ def suggest_concepts(question: str, answer: str, analyser: Analyser) -> list[dic
             continue
         concept: dict[str, Any] = {"label": _label(claim.text, labels)}
         if claim.subject:
-            concept["subject"] = analyser.glossary.synonyms(claim.subject)[:8]
+            concept["subject"] = _names_of(claim.subject, claim, analyser)[:8]
         if len(groups) == 1 and _same(claim.text, groups[0][0]):
             concept["aliases"] = groups[0]  # the claim is the term (an item of a list)
         elif len(groups) == 1:
@@ -398,14 +584,72 @@ def suggest_concepts(question: str, answer: str, analyser: Analyser) -> list[dic
         concept["weight"] = claim.weight
         concepts.append(concept)
     if not concepts:
-        concepts = [{"label": _label(answer, labels), "aliases": [], "weight": 1.0}]
+        concepts = [_last_resort(question, answer, analyser, labels)]
     return concepts
 
 
-def _plain_words(text: str, asked: str) -> list[str]:
+def _last_resort(
+    question: str, answer: str, analyser: Analyser, labels: set[str]
+) -> dict[str, Any]:
+    """The one concept of an answer none of whose claims names anything: its most specific
+    words, the question's own if need be, else the answer itself as its alias. A concept
+    with no alias and no term could only be stated word for word, by no one."""
+    words = _plain_words(answer, canonical(tokenize(question)), analyser.tagger)
+    words = words or _plain_words(answer, "", analyser.tagger)
+    concept: dict[str, Any] = {"label": _label(answer, labels)}
+    if words:
+        concept["terms"] = [[w] for w in words[:MAX_TERMS]]
+    else:
+        concept["aliases"] = [" ".join(answer.split()).strip(" 。.!！")]
+    concept["weight"] = 1.0
+    return concept
+
+
+_OPENING_RE = re.compile(r"^(?:(?:the|a|an)\s+)?([A-Za-z][A-Za-z0-9]+)\b(?![-_.('\u2019])", re.I)
+
+
+_PAIRED_RE = re.compile(
+    r"(?<![\w-])([A-Za-z][A-Za-z0-9]*)(?=(?:,\s*|\s+(?:and|or|vs\.?|versus)\s+)(?:(?:a|an|the)\s+)?([A-Za-z][A-Za-z0-9]*)\b)",
+    re.IGNORECASE,
+)
+
+
+def _names(question: str) -> frozenset[str]:
+    """English words a question sets side by side (`push and pop`, `TCP or UDP`)."""
+    return frozenset(
+        folded
+        for m in _PAIRED_RE.finditer(question)
+        for w in m.groups()
+        if len(folded := w.casefold()) >= 2
+        and folded not in GENERIC_WORDS
+        and not generic_english(folded)
+    )
+
+
+def _plain_words(
+    text: str,
+    asked: str,
+    tagger: Callable[[str], Sequence[tuple[str, str]]] | None = None,
+) -> list[str]:
     """The words of a claim that are neither function words nor the question's own, longest
-    first: the terms of a claim that names nothing technical."""
+    first: the terms of a claim that names nothing technical.
+
+    In Chinese, the tagger's words of two characters or more, verbs too
+    (`发送和接收必须同时就绪`: 发送, 接收, 就绪): else the claim had no term at all.
+    """
     out: list[str] = []
+    if tagger is not None and _CJK_RE.search(text):
+        for word, tag in tagger(text):
+            if (
+                len(word) >= 2
+                and _CJK_RE.match(word)
+                and tag[:1] not in _FUNCTION_TAGS
+                and tag[:1] not in "dmqr"  # adverbs, numerals, measure words, pronouns
+                and word not in GENERIC_WORDS
+                and word not in asked
+                and word not in out
+            ):
+                out.append(word)
     for word in _LATIN_RUN_RE.findall(text):
         for w in word.split():
             folded = w.casefold()
@@ -557,11 +801,12 @@ def _contains(text: str, term: str) -> bool:
 
 
 def _merge_duplicates(claims: list[Claim]) -> list[Claim]:
-    """Claims with the same terms are one claim (an answer that says a thing twice)."""
+    """Claims with the same terms about the same subject are one claim (an answer that says
+    a thing twice); `MySQL 5.6 之后默认是可重复读` is not the list item `可重复读`."""
     out: list[Claim] = []
     for claim in claims:
-        key = {t.casefold() for t in claim.terms}
-        same = next((c for c in out if {t.casefold() for t in c.terms} == key), None)
+        key = ({t.casefold() for t in claim.terms}, claim.subject)
+        same = next((c for c in out if ({t.casefold() for t in c.terms}, c.subject) == key), None)
         if same is None:
             out.append(claim)
         else:

@@ -12,10 +12,12 @@ handler-side shortcuts taking a context.
 from __future__ import annotations
 
 import logging
+import mimetypes
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from telegram import (
+    Audio,
     CallbackQuery,
     Chat,
     ForceReply,
@@ -24,13 +26,15 @@ from telegram import (
     Message,
     MessageEntity,
     Update,
+    Voice,
 )
 from telegram.constants import ChatMemberStatus
-from telegram.error import BadRequest, Forbidden
+from telegram.error import BadRequest, Forbidden, TelegramError
 from telegram.ext import Application, ApplicationHandlerStop, CallbackContext, ExtBot
 
 from bot import delivery
 from bot.core.models import UserProfile
+from bot.core.voice import VoiceOutcome
 from bot.i18n import DEFAULT_LANGUAGE, Html, language_for, parse_language, user_language
 from bot.services import Services
 
@@ -303,3 +307,37 @@ async def _send_file(
     result = await delivery.send_file(context.bot, chat_id, kind, file, caption)
     await delivery.settle(context.svc.chats, chat_id, result, kind)
     return result.ok
+
+
+async def download(context: BotContext, file_id: str) -> bytes | None:
+    """A file a user sent (getFile, then its download URL on the same Bot API server), or
+    None when Telegram does not hand it over (gone, too big for bots, the network)."""
+    try:
+        file = await context.bot.get_file(file_id)
+        return bytes(await file.download_as_bytearray())
+    except TelegramError as exc:
+        log.warning("could not fetch file %s: %s", file_id[:16], exc)
+        return None
+
+
+async def transcribe(context: BotContext, recording: Voice | Audio, lang: str) -> VoiceOutcome:
+    """The words of a voice message or audio file (bot/services/voice.py), fetched from
+    Telegram only once the rules let it be transcribed; `lang`: the speaker's language."""
+    mime_type = recording.mime_type or "audio/ogg"
+    name = recording.file_name if isinstance(recording, Audio) else None
+    # The service reads the format from the name's extension (whisper.cpp's server, OpenAI).
+    filename = name or f"voice{mimetypes.guess_extension(mime_type) or '.ogg'}"
+    return await context.svc.voice.transcribe(
+        seconds_of(recording),
+        lambda: download(context, recording.file_id),
+        lang,
+        filename,
+        mime_type,
+    )
+
+
+def seconds_of(recording: Voice | Audio) -> int | None:
+    """How long a recording is, in seconds, as Telegram said it. Read from its data:
+    PTB's `duration` warns that it will become a timedelta (PTB_TIMEDELTA)."""
+    seconds = recording.to_dict().get("duration")
+    return seconds if isinstance(seconds, int) else None

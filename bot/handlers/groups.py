@@ -19,15 +19,22 @@ from telegram.constants import ReactionEmoji
 from bot import delivery
 from bot.core.levels import Level, parse_level, parse_quiz_args
 from bot.core.packs import pack_words
-from bot.handlers.common import BotContext, is_admin, refuse_non_admin, send
+from bot.core.voice import Heard
+from bot.handlers.common import BotContext, is_admin, refuse_non_admin, send, transcribe
 from bot.i18n import parse_language
-from bot.keyboards import chat_link_keyboard, language_keyboard, packs_keyboard
+from bot.keyboards import (
+    chat_link_keyboard,
+    language_keyboard,
+    mock_link_keyboard,
+    packs_keyboard,
+)
 from bot.render import (
     language_name,
     leaderboard_messages,
     level_name,
     no_packs_message,
     pack_list,
+    voice_note,
 )
 from bot.services import Services
 from bot.services.rounds import (
@@ -38,6 +45,7 @@ from bot.services.rounds import (
     close_now,
     open_round_in,
     quiz_round,
+    round_asked_in,
     set_group_language,
     set_group_level,
     set_round_length,
@@ -109,18 +117,63 @@ async def quiz(update: Update, context: BotContext) -> None:
 
 async def answer(update: Update, context: BotContext) -> None:
     """A reply (or an edited reply) to a round's question: score it and keep the latest."""
+    message = update.effective_message
+    if message is None or message.text is None or not _to_the_bot(update, context):
+        return
+    await _answer(update, context, message.text)
+
+
+async def voice_answer(update: Update, context: BotContext) -> None:
+    """A voice message (or audio file) replying to a round's question: transcribed, then
+    counted as the same text typed would be; what stops it (voice answers off, too long, the
+    service failing) is said in the group, under the recording."""
+    svc = context.svc
+    chat, message = update.effective_chat, update.effective_message
+    if chat is None or message is None or not _to_the_bot(update, context):
+        return
+    recording = message.voice or message.audio
+    replied = message.reply_to_message
+    if recording is None or replied is None:
+        return
+    round_ = await round_asked_in(svc, chat.id, replied.message_id)
+    if round_ is None:  # a reply to one of our other messages: as a typed one, not an answer
+        return
+    lang = context.lang
+    if round_.closed_at is not None:  # not transcribed for nothing: said as a typed one is
+        text = svc.strings(lang, "round_closed_late")
+        await send(context, chat.id, [text], reply_to=message.message_id)
+        return
+    # The member's own language is what they likely speak; the group's is what is said back.
+    heard = await transcribe(context, recording, context.person_lang)
+    if not isinstance(heard, Heard):
+        note = voice_note(svc.strings, lang, heard)
+        await send(context, chat.id, [note], reply_to=message.message_id)
+        return
+    await _answer(update, context, heard.text, heard=True)
+
+
+def _to_the_bot(update: Update, context: BotContext) -> bool:
+    """A member's reply to one of the bot's messages (another bot's never counts)."""
+    message, tg_user = update.effective_message, update.effective_user
+    if message is None or tg_user is None or tg_user.is_bot:
+        return False
+    replied = message.reply_to_message
+    return (
+        replied is not None
+        and replied.from_user is not None
+        and (replied.from_user.id == context.bot.id)
+    )
+
+
+async def _answer(update: Update, context: BotContext, text: str, *, heard: bool = False) -> None:
+    """Count `text` as the member's answer to the round replied to; `heard`: it was spoken."""
     svc = context.svc
     chat, message = update.effective_chat, update.effective_message
     tg_user = update.effective_user
-    if chat is None or message is None or tg_user is None or message.text is None:
-        return
-    if tg_user.is_bot:  # another bot in the group (a relay, a game) never takes part
-        return
-    replied = message.reply_to_message
-    if replied is None or replied.from_user is None or replied.from_user.id != context.bot.id:
-        return
+    replied = message.reply_to_message if message is not None else None
     user = context.user
-    assert user is not None  # the update has a sender
+    if chat is None or message is None or tg_user is None or replied is None or user is None:
+        return
     lang = context.lang  # what is said in the group
     edited = update.edited_message is not None
     outcome = await answer_round(
@@ -132,7 +185,8 @@ async def answer(update: Update, context: BotContext) -> None:
             message_id=message.message_id,
             edit_stamp=int(message.edit_date.timestamp()) if message.edit_date else 0,
             first_name=tg_user.first_name or "",
-            text=message.text,
+            text=text,
+            heard=heard,
         ),
         user,
         context.person_lang,  # the private feedback: in the member's own language
@@ -290,6 +344,20 @@ async def private_only(update: Update, context: BotContext) -> None:
         text = svc.strings(lang, "private_only", bot=username)
         keyboard = chat_link_keyboard(svc.strings, lang, username) if username else None
         await send(context, chat.id, [text], keyboard, reply_to=message.message_id)
+
+
+async def mock(update: Update, context: BotContext) -> None:
+    """/mock in a group: mock interviews are one to one; a button opens the private chat
+    with the interview started (/start mock)."""
+    svc = context.svc
+    chat, message = update.effective_chat, update.effective_message
+    if chat is None or message is None:
+        return
+    lang = context.lang
+    username = context.bot.username or ""
+    keyboard = mock_link_keyboard(svc.strings, lang, username) if username else None
+    text = svc.strings(lang, "mock_group")
+    await send(context, chat.id, [text], keyboard, reply_to=message.message_id)
 
 
 async def migrated(update: Update, context: BotContext) -> None:

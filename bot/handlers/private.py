@@ -1,4 +1,5 @@
-"""Private practice: /start, /help, /quiz, answers, /hint, /skip, /reveal, /stats, nudges."""
+"""Private practice: /start, /help, /quiz, /mock, answers, /hint, /skip, /reveal, /stats,
+nudges."""
 
 from __future__ import annotations
 
@@ -8,6 +9,15 @@ from telegram import CallbackQuery, InlineKeyboardMarkup, Message, MessageEntity
 
 from bot.commands import GROUP_ONLY
 from bot.core.levels import Level, parse_quiz_args
+from bot.core.mock import (
+    MockEnded,
+    MockRunning,
+    MockStale,
+    MockStep,
+    MockTurn,
+    NoMockQuestions,
+    parse_mock_args,
+)
 from bot.core.models import UserProfile
 from bot.core.packs import field_languages, fields, pack_words
 from bot.core.practice import (
@@ -23,14 +33,17 @@ from bot.core.practice import (
 )
 from bot.core.schedule import DEFAULT_DAILY_TIME
 from bot.core.timezones import likely_zones
+from bot.core.voice import Heard
 from bot.export import learner_csv
 from bot.handlers.common import (
     BotContext,
     expired,
+    seconds_of,
     send,
     send_document,
     send_photo,
     set_keyboard,
+    transcribe,
 )
 from bot.i18n import Html
 from bot.keyboards import (
@@ -40,8 +53,10 @@ from bot.keyboards import (
     SwitchTap,
     feedback_keyboard,
     field_rows,
+    mock_report_keyboard,
     next_keyboard,
     packs_keyboard,
+    parse_mock_reference,
     parse_next,
     parse_practice,
     parse_rate,
@@ -66,14 +81,20 @@ from bot.render import (
     level_up_line,
     no_packs_message,
     pack_list,
+    plan_question_messages,
     prepend,
     start_field_line,
     stats_caption,
     stats_messages,
     still_open_messages,
+    voice_note,
+    with_heard,
+    with_plan_line,
     with_reference,
 )
-from bot.services import Services
+from bot.render_mock import reference_messages, report_message, started_messages, turn_messages
+from bot.services import Services, interview
+from bot.services.interview import DayDone
 from bot.services.schedules import ask_waiting_daily
 
 
@@ -97,6 +118,9 @@ async def start(update: Update, context: BotContext) -> None:
             draft = svc.library.question(question_id) is not None
             key = "shared_question_draft" if draft else "shared_question_gone"
             await send(context, chat.id, [svc.strings(lang, key)])
+            return
+        if await svc.mock.current(chat.id) is not None:  # held, as /quiz is
+            await send(context, chat.id, [svc.strings(lang, "mock_quiz_held")])
             return
         opened = await svc.practice.open_shared(chat.id, user, question)
         if isinstance(opened, StillOpen):  # as /quiz does: the open one, with a choice
@@ -249,6 +273,10 @@ async def quiz(update: Update, context: BotContext) -> None:
     if turn is None:
         return
     svc, user, chat, lang = turn
+    if await svc.mock.current(chat.id) is not None:
+        # A new question would take the interview's answers: it waits for the report.
+        await send(context, chat.id, [svc.strings(lang, "mock_quiz_held")])
+        return
     words = pack_words(svc.library, lang)
     wanted = parse_quiz_args(context.args or [], words, svc.library.drafts)
     if (problem := wanted.problem) is not None:
@@ -266,19 +294,65 @@ async def quiz(update: Update, context: BotContext) -> None:
 async def answer(update: Update, context: BotContext) -> None:
     """A text message (or a caption) in a private chat: an answer. What becomes of it is the
     service's to decide (`Practice.answer`); this renders the outcome."""
-    svc = context.svc
     message = update.effective_message
-    user = context.user
-    if message is None or user is None:
+    if message is None or context.user is None:
         return
     # A photo or file with a caption: the caption is the answer (the picture is not read).
     text = message.text if message.text is not None else message.caption
     if text is None:
         return
+    await _answer(update, context, message, text, captioned=message.text is None)
+
+
+async def voice_answer(update: Update, context: BotContext) -> None:
+    """A voice message or audio file in a private chat: transcribed, then answered exactly
+    as the same text typed, with what was heard shown first. Refused before it is
+    downloaded when voice answers are off or it is too long; a failed transcription is
+    said, and the question stays open."""
+    svc = context.svc
+    message = update.effective_message
+    if message is None or context.user is None:
+        return
+    recording = message.voice or message.audio
+    if recording is None:
+        return
+    lang, chat_id = context.lang, message.chat_id
+    # Nothing to answer: not sent off to be transcribed (told as a typed answer would be).
+    # A mock interview's follow-up is something to answer, though no question is open.
+    if (
+        svc.voice.refusal(seconds_of(recording)) is None
+        and _replied_bot_text(context, message) is None
+        and await svc.practice.open_question(chat_id) is None
+        and await svc.mock.current(chat_id) is None
+    ):
+        await send(context, chat_id, [svc.strings(lang, "no_open_question")])
+        return
+    heard = await transcribe(context, recording, lang)
+    if isinstance(heard, Heard):
+        await _answer(update, context, message, heard.text, captioned=False, heard=heard.text)
+    else:
+        on_mock = await svc.mock.current(chat_id) is not None
+        await send(context, chat_id, [voice_note(svc.strings, lang, heard, mock=on_mock)])
+
+
+async def _answer(
+    update: Update,
+    context: BotContext,
+    message: Message,
+    text: str,
+    *,
+    captioned: bool,
+    heard: str | None = None,
+) -> None:
+    """Answer the open question with `text`; `heard`: it was spoken, this is its transcript
+    (shown above the reply)."""
+    svc = context.svc
+    user = context.user
+    assert user is not None
     lang = context.lang
     chat_id = message.chat_id
-    captioned = message.text is None
-    outcome = await svc.practice.answer(
+    # With a mock interview running, the answer is its step's (bot/services/mock.py).
+    outcome = await svc.mock.answer(
         chat_id,
         user,
         text,
@@ -287,15 +361,22 @@ async def answer(update: Update, context: BotContext) -> None:
         replied_text=_replied_bot_text(context, message),
     )
     t = svc.strings
+    if isinstance(outcome, MockTurn | MockRunning):
+        await _send_mock_turn(context, chat_id, user, lang, outcome, heard)
+        return
+    if isinstance(outcome, MockStale):
+        note = t(lang, "mock_stale", answered=outcome.answered, count=outcome.count)
+        await send(context, chat_id, [note])
+        outcome = outcome.outcome
     match outcome:
         case NotText():
             await send(context, chat_id, [t(lang, "not_text")])
         case NothingOpen():
-            await send(context, chat_id, [t(lang, "no_open_question")])
+            await send(context, chat_id, with_heard(t, lang, heard, [t(lang, "no_open_question")]))
         case TooShort():  # the question stays open and the day is not counted
-            await send(context, chat_id, [t(lang, "answer_too_short")])
+            await send(context, chat_id, with_heard(t, lang, heard, [t(lang, "answer_too_short")]))
         case OneWord():
-            await send(context, chat_id, [t(lang, "answer_one_word")])
+            await send(context, chat_id, with_heard(t, lang, heard, [t(lang, "answer_one_word")]))
         case ReplyToClosedQuestion(question=earlier, result=result, bare_list=bare):
             messages = feedback_messages(
                 t,
@@ -308,10 +389,32 @@ async def answer(update: Update, context: BotContext) -> None:
                 rated=False,  # not recorded: nothing to rate
             )
             messages = prepend([t(lang, "answered_closed_question")], messages)
+            messages = with_heard(t, lang, heard, messages)
             await send(context, chat_id, messages, reply_to=message.message_id)
         case Feedback() as feedback:
-            await _send_feedback(context, chat_id, user, lang, feedback, message, captioned)
-            await follow_with_daily(context, chat_id, user, lang)
+            await _send_feedback(context, chat_id, user, lang, feedback, message, captioned, heard)
+            if not await follow_with_daily(context, chat_id, user, lang):
+                await follow_with_plan(context, chat_id, user, lang)
+
+
+async def follow_with_plan(context: BotContext, chat_id: int, user: UserProfile, lang: str) -> None:
+    """With an interview date: the plan's next question of the day, now that the one before
+    is answered (one at a time, never a burst), or the note that the day's plan is done."""
+    svc = context.svc
+    t = svc.strings
+    nxt = await interview.after_answer(svc, chat_id, user)
+    if isinstance(nxt, DayDone):
+        plan = nxt.status.plan
+        assert plan is not None
+        # The last day before the interview: no "tomorrow's daily question", good luck.
+        key = "plan_last_day_done" if nxt.status.days_left == 1 else "plan_day_done"
+        text = t(lang, key, quota=nxt.quota, seen=plan.seen, total=plan.total)
+        await send(context, chat_id, [text])
+    elif nxt is not None:
+        days_left = nxt.status.days_left
+        messages = plan_question_messages(t, lang, nxt.asked, days_left, nxt.n, nxt.quota)
+        keyboard = question_keyboard(t, lang, nxt.asked.question.id, context.bot.username)
+        await send(context, chat_id, messages, keyboard)
 
 
 async def _send_feedback(
@@ -322,6 +425,7 @@ async def _send_feedback(
     feedback: Feedback,
     message: Message,
     captioned: bool,
+    heard: str | None = None,
 ) -> None:
     t = context.svc.strings
     messages = feedback_messages(
@@ -339,6 +443,7 @@ async def _send_feedback(
         messages = [*messages, line]
     if captioned:  # the picture itself is not read: say what was scored
         messages = prepend([t(lang, "caption_answer")], messages)
+    messages = with_heard(t, lang, heard, messages)
     keyboard = feedback_keyboard(
         t, lang, feedback.question.level, feedback.answer_id, feedback.level_up
     )
@@ -361,7 +466,10 @@ async def hint(update: Update, context: BotContext) -> None:
 async def _hint(context: BotContext, chat_id: int, lang: str) -> None:
     svc = context.svc
     if await svc.practice.open_question(chat_id) is None:
-        await send(context, chat_id, [svc.strings(lang, "no_open_question")])
+        # On a mock's follow-up no question is open: the follow-up names its one concept.
+        on_mock = await svc.mock.current(chat_id) is not None
+        key = "mock_follow_up_hint" if on_mock else "no_open_question"
+        await send(context, chat_id, [svc.strings(lang, key)])
         return
     given = await svc.practice.hint(chat_id)
     if given is None:
@@ -372,8 +480,14 @@ async def _hint(context: BotContext, chat_id: int, lang: str) -> None:
 
 
 async def skip(update: Update, context: BotContext) -> None:
-    if (turn := context.turn(update)) is not None:
-        await _skip(context, turn.chat.id, turn.user, turn.lang)
+    if (turn := context.turn(update)) is None:
+        return
+    # A mock interview's step, if one runs.
+    mocked = await context.svc.mock.skip(turn.chat.id, update.update_id)
+    if mocked is not None:
+        await _send_mock_turn(context, turn.chat.id, turn.user, turn.lang, mocked)
+        return
+    await _skip(context, turn.chat.id, turn.user, turn.lang)
 
 
 async def _skip(
@@ -398,8 +512,13 @@ async def _skip(
 
 
 async def reveal(update: Update, context: BotContext) -> None:
-    if (turn := context.turn(update)) is not None:
-        await _reveal(context, turn.chat.id, turn.user, turn.lang)
+    if (turn := context.turn(update)) is None:
+        return
+    if await context.svc.mock.current(turn.chat.id) is not None:
+        # A mock interview holds the reference answers back until its report.
+        await send(context, turn.chat.id, [context.svc.strings(turn.lang, "mock_reveal_held")])
+        return
+    await _reveal(context, turn.chat.id, turn.user, turn.lang)
 
 
 async def _reveal(context: BotContext, chat_id: int, user: UserProfile, lang: str) -> None:
@@ -432,7 +551,7 @@ async def stats(update: Update, context: BotContext) -> None:
         return
     svc, user, chat, lang = turn
     t = svc.strings
-    p = await svc.practice.progress(user, since=first_day)
+    p = await svc.practice.progress(user, since=first_day, lang=lang)
     if p.summary.answers == 0:
         await send(context, chat.id, [t(lang, "stats_welcome")])
         return
@@ -451,7 +570,12 @@ async def stats(update: Update, context: BotContext) -> None:
         weak=[WeakBar(spot.label, spot.missed) for spot in p.weak_spots],
     )
     await send_photo(context, chat.id, picture, stats_caption(t, lang, p))
-    await send(context, chat.id, stats_messages(t, lang, p))
+    plan = await interview.status(svc, user)
+    line = None
+    if plan is not None and plan.plan is not None:  # an interview date to come: its progress
+        seen, total = plan.plan.seen, plan.plan.total
+        line = t(lang, "stats_plan", seen=seen, total=total, days=plan.days_left)
+    await send(context, chat.id, with_plan_line(stats_messages(t, lang, p), line))
 
 
 async def practice_button(update: Update, context: BotContext) -> None:
@@ -467,6 +591,9 @@ async def practice_button(update: Update, context: BotContext) -> None:
         # (the first of a double tap, /quiz, the daily one), it would replace that: it waits.
         if await _open_id(context, chat_id) is not None:
             await query.answer(context.svc.strings(lang, "next_already_open"))
+            return
+        if await context.svc.mock.current(chat_id) is not None:  # on a mock's follow-up
+            await query.answer(context.svc.strings(lang, "mock_quiz_held"))
             return
         await query.answer()
         await ask(context, chat_id, user, lang, level)
@@ -484,12 +611,21 @@ async def practice_button(update: Update, context: BotContext) -> None:
     action = tap.action
     if not await _still_open(context, query, chat_id, tap.question_id):
         return
+    if action == "show" and await context.svc.mock.current(chat_id) is not None:
+        # A button from before the interview, on the question it asks now: held, as /reveal.
+        await query.answer(context.svc.strings(lang, "mock_reveal_held"))
+        return
     await query.answer()
     if action == "hint":
         await _hint(context, chat_id, lang)
     elif action == "show":
         await _reveal(context, chat_id, user, lang)
     elif action == "skip":
+        # A button from before the interview, on the question it asks now: as /skip.
+        mocked = await context.svc.mock.skip(chat_id, update.update_id)
+        if mocked is not None:
+            await _send_mock_turn(context, chat_id, user, lang, mocked)
+            return
         await _skip(context, chat_id, user, lang)
 
 
@@ -527,6 +663,9 @@ async def _switch_button(
     """Under an open question shown again for a shared link: close it and open the shared
     one, only if it is still the open question."""
     svc = context.svc
+    if await svc.mock.current(chat_id) is not None:  # a button shown before the interview
+        await query.answer(svc.strings(lang, "mock_quiz_held"))
+        return
     open_id = await _open_id(context, chat_id)
     if open_id is None or question_tag(open_id) != tap.open_tag:
         await query.answer(svc.strings(lang, "button_question_closed"))
@@ -565,10 +704,13 @@ async def _open_id(context: BotContext, chat_id: int) -> str | None:
 
 
 async def not_text(update: Update, context: BotContext) -> None:
-    """Stickers, photos, voice, files…: explain that answers are text."""
+    """Stickers, photos, files…: explain that answers are text (during a mock interview,
+    to its question: /quiz waits for the report)."""
     svc = context.svc
     if update.effective_chat:
-        await send(context, update.effective_chat.id, [svc.strings(context.lang, "not_text")])
+        chat_id = update.effective_chat.id
+        key = "mock_not_text" if await svc.mock.current(chat_id) is not None else "not_text"
+        await send(context, chat_id, [svc.strings(context.lang, key)])
 
 
 async def edited(update: Update, context: BotContext) -> None:
@@ -668,3 +810,121 @@ async def stale_button(update: Update, context: BotContext) -> None:
     query = update.callback_query
     if query is not None:
         await expired(context, query)
+
+
+# -- mock interviews (/mock) -----------------------------------------------------------------
+
+
+async def mock(update: Update, context: BotContext) -> None:
+    """/mock [count] [level] [pack] [limit], or /mock stop."""
+    if (turn := context.turn(update)) is not None:
+        await _mock(context, turn.chat.id, turn.user, turn.lang, context.args or [])
+
+
+async def mock_link(update: Update, context: BotContext) -> None:
+    """/start mock (the button under /mock in a group): a mock interview as /mock starts it."""
+    if (turn := context.turn(update)) is not None:
+        await _mock(context, turn.chat.id, turn.user, turn.lang, [])
+
+
+async def _mock(
+    context: BotContext, chat_id: int, user: UserProfile, lang: str, args: list[str]
+) -> None:
+    svc = context.svc
+    t = svc.strings
+    wanted = parse_mock_args(args, pack_words(svc.library, lang), svc.library.drafts)
+    if (problem := wanted.problem) is not None:
+        packs = pack_list(t, lang, svc.library.offered)
+        await send(context, chat_id, [t(lang, problem, word=wanted.word[:40], packs=packs)])
+        return
+    if wanted.stop:
+        ended = await svc.mock.stop(chat_id)
+        if ended is None:
+            await send(context, chat_id, [t(lang, "mock_not_running")])
+            return
+        await _send_mock_report(context, chat_id, user, lang, ended)
+        return
+    started = await svc.mock.start(chat_id, user, wanted, lang)
+    match started:
+        case NoPacks(others=others):
+            shown = svc.packs.others(others)
+            text = no_packs_message(t, lang, shown)
+            buttons = [(p.id, p.title, False) for p in shown]
+            await send(context, chat_id, [text], packs_keyboard(t, lang, buttons))
+        case NoMockQuestions(level=level):
+            text = t(lang, "mock_no_questions", level=level_name(t, lang, level))
+            await send(context, chat_id, [text])
+        case MockRunning(step=step):
+            await send(context, chat_id, started_messages(t, lang, step, running=True))
+        case MockStep() as step:
+            messages = started_messages(t, lang, step, running=False, asked=wanted.count)
+            await send(context, chat_id, messages)
+
+
+async def _send_mock_turn(
+    context: BotContext,
+    chat_id: int,
+    user: UserProfile,
+    lang: str,
+    turn: MockTurn | MockRunning,
+    heard: str | None = None,
+) -> None:
+    """An answer's short score and the next step; after the last, the report. (A step
+    handled before a crash: the step the session is on, shown again.) `heard`: the answer
+    was spoken, this is its transcript (shown first)."""
+    t = context.svc.strings
+    if isinstance(turn, MockRunning):
+        running = started_messages(t, lang, turn.step, running=True)
+        await send(context, chat_id, with_heard(t, lang, heard, running))
+        return
+    await send(context, chat_id, with_heard(t, lang, heard, turn_messages(t, lang, turn)))
+    if turn.ended is not None:
+        await _send_mock_report(context, chat_id, user, lang, turn.ended)
+
+
+async def _send_mock_report(
+    context: BotContext, chat_id: int, user: UserProfile, lang: str, ended: MockEnded
+) -> None:
+    """The report with a button per question (its reference answer), its card (a PNG),
+    then the daily question if it waited for the interview to end, else the plan's next
+    (the one the interview closed, if it did), as after an answer."""
+    from bot.picture import render_mock_card  # Pillow: loaded by the first picture
+
+    svc = context.svc
+    t = svc.strings
+    numbers = [row.position + 1 for row in ended.report.rows]
+    keyboard = mock_report_keyboard(t, lang, ended.session_id, numbers)
+    await send(context, chat_id, [report_message(t, lang, ended)], keyboard)
+    if ended.report.rows:
+        # Drawn off the event loop, as /stats' picture is: other chats are not held up.
+        card = await asyncio.to_thread(
+            render_mock_card,
+            strings=t,
+            lang=lang,
+            fonts=svc.settings.content_dir / "fonts",
+            report=ended.report,
+            day=svc.practice.today(user).date(),
+        )
+        await send_photo(context, chat_id, card, t(lang, "mock_card_caption"))
+    if not await follow_with_daily(context, chat_id, user, lang):
+        await follow_with_plan(context, chat_id, user, lang)
+
+
+async def mock_reference_button(update: Update, context: BotContext) -> None:
+    """A report's button: that question's reference answer."""
+    query = update.callback_query
+    user = context.user
+    if query is None or user is None or query.message is None:
+        return
+    tap = parse_mock_reference(query.data)
+    svc = context.svc
+    question = None
+    if tap is not None:
+        question = await svc.mock.reference(user.user_id, tap.session_id, tap.number - 1)
+    if tap is None or question is None:
+        await expired(context, query)
+        return
+    await query.answer()
+    t, lang = svc.strings, context.lang
+    messages = reference_messages(t, lang, tap.number, question.question, question.answer)
+    await send(context, query.message.chat.id, messages)

@@ -47,7 +47,7 @@ from bot.keyboards import (
     start_keyboard,
     zone_keyboard,
 )
-from bot.render import clock_time, group_packs_line, level_name, unknown_zone
+from bot.render import clock_time, day_text, group_packs_line, level_name, unknown_zone
 from bot.services import Services
 from bot.services.pack_lists import drawing_language, packs_screen
 from bot.services.preferences import (
@@ -390,6 +390,7 @@ def _settings_view(
             days=t(lang, f"days_{chat.daily_days.value}") if chat is not None else "",
         ),
         reminders=t(lang, "settings_on" if user.reminders else "settings_off"),
+        interview=_interview_line(t, lang, shown),
     )
     keyboard = settings_keyboard(
         t,
@@ -401,6 +402,13 @@ def _settings_view(
         zone=zone_label(zone),
     )
     return text, keyboard
+
+
+def _interview_line(t: Strings, lang: str, shown: Preferences) -> Html:
+    if shown.interview is None:
+        return t(lang, "settings_interview_none")
+    day, days = shown.interview
+    return t(lang, "settings_interview", date=day_text(day, lang), days=days)
 
 
 async def settings_command(update: Update, context: BotContext) -> None:

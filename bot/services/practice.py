@@ -20,7 +20,7 @@ from bot.core.content import Concept, Library, Question
 from bot.core.levels import Level
 from bot.core.models import AnswerRecord, StoredAnswer, UserProfile
 from bot.core.outbox import Draft
-from bot.core.packs import Drawn, draw_from, translation
+from bot.core.packs import Drawn, draw_from, named
 from bot.core.practice import (
     AnswerOutcome,
     Asked,
@@ -145,7 +145,7 @@ class Practice:
         From `pack` (in `lang` where it has a translation), else from the packs `draw_from`
         names."""
         if pack is not None:
-            packs: tuple[str, ...] = (translation(self.library, pack, lang) if lang else pack,)
+            packs: tuple[str, ...] = (named(self.library, pack, lang) if lang else pack,)
         else:
             drawn = await self.draw_from(chat_id, lang)
             if not drawn.packs:
@@ -176,7 +176,7 @@ class Practice:
     async def first_of(self, pack_id: str, user: UserProfile, lang: str | None) -> Question:
         """A pack's first question (in `lang` where it has a translation) the user has not
         answered, in file order; its very first once all are answered (a pack's link)."""
-        pid = translation(self.library, pack_id, lang) if lang else pack_id
+        pid = named(self.library, pack_id, lang) if lang else pack_id
         questions = self.library.packs[pid].questions
         answered = await self.storage.answered_questions(user.user_id)
         return next((q for q in questions if q.id not in answered), questions[0])
@@ -512,11 +512,15 @@ class Practice:
         )
         return state
 
-    async def progress(self, user: UserProfile, since: Callable[[date], date]) -> Progress:
+    async def progress(
+        self, user: UserProfile, since: Callable[[date], date], lang: str | None = None
+    ) -> Progress:
         """The user's progress: streak, averages, weak spots, level suggestion, daily counts,
         weekly scores and their trend, and how much of the question bank is answered.
 
         `since(today)` is the first day the caller wants counts for (the picture's 12 weeks).
+        The bank is what the user is asked from (`draw_from` in `lang`): an English user
+        following nothing is not counted the Chinese packs' questions.
         """
         today = self.today(user).date()
         summary = await self.storage.user_stats(user.user_id)
@@ -528,8 +532,9 @@ class Practice:
         days = await self.storage.answers_per_day(user.user_id, first.isoformat())
         per_day = {date.fromisoformat(day): totals for day, totals in days.items()}
         weeks = weekly_scores(per_day, first, (today - first).days // 7 + 1)
-        # The bank is what can be asked: the saved pack, else every offered pack.
-        bank = self.library.pool(None, user.pack) or self.library.pool()
+        # The bank is what can be asked: the packs drawn from, else every offered pack.
+        drawn = await self.draw_from(user.user_id, lang)
+        bank = self.library.pool(packs=drawn.packs) or self.library.pool()
         answered = await self.storage.answered_questions(user.user_id) if summary.answers else set()
         return Progress(
             today=today,

@@ -1,15 +1,17 @@
 """A user's own settings: level, interface language, evening reminders, forgetting them, and
-what /settings shows. (The time zone and the daily question are `schedules`: they move the
-schedule with them.)
+what /settings shows (the interview date among them). (The time zone and the daily question
+are `schedules`: they move the schedule with them.)
 """
 
 from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
+from datetime import date
 
 from bot.core.levels import Level
 from bot.core.models import ChatRecord, UserProfile
+from bot.core.streaks import local_day
 from bot.services import Services
 
 
@@ -19,13 +21,19 @@ class Preferences:
 
     user: UserProfile
     chat: ChatRecord | None  # None: no schedule was ever saved for the chat
+    # The interview date (/interview) and the days to it; None: none set, or it has passed.
+    interview: tuple[date, int] | None = None
 
 
 async def preferences(svc: Services, user_id: int, chat_id: int) -> Preferences:
-    """The user's settings as stored now, with the chat's daily question."""
+    """The user's settings as stored now, with the chat's daily question and the interview
+    date still to come."""
     user = await svc.storage.get_user(user_id)
     assert user is not None  # the sender is stored before any handler runs
-    return Preferences(user, await svc.storage.get_chat(chat_id))
+    plan = await svc.storage.interview_plan(user_id)
+    today = local_day(svc.practice.clock(), svc.practice.zone(user))
+    coming = (plan.day, (plan.day - today).days) if plan and plan.day >= today else None
+    return Preferences(user, await svc.storage.get_chat(chat_id), coming)
 
 
 async def set_level(svc: Services, user_id: int, level: Level) -> None:

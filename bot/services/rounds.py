@@ -18,14 +18,21 @@ from bot.core.answers import Attempt, attempt_of
 from bot.core.levels import Level, QuizArgs
 from bot.core.models import LeaderboardRow, RoundAnswer, RoundRecord, UserProfile
 from bot.core.outbox import Draft, Kind
-from bot.core.packs import translation
+from bot.core.packs import named
 from bot.core.practice import NoPacks
 from bot.core.rounds import closes_at, week_start
 from bot.core.selection import pick_question
 from bot.core.streaks import StreakState
 from bot.core.timezones import zone_of
 from bot.i18n import Html
-from bot.render import level_name, ranking_messages, round_deadline, score_summary, split_head
+from bot.render import (
+    heard_line,
+    level_name,
+    ranking_messages,
+    round_deadline,
+    score_summary,
+    split_head,
+)
 from bot.services import Services
 
 if TYPE_CHECKING:
@@ -51,7 +58,7 @@ async def draft_round(
     level = level or record.level or Level.BEGINNER
     group_lang = record.language or lang or "en"
     if pack is not None:
-        packs: tuple[str, ...] = (translation(svc.library, pack, group_lang),)
+        packs: tuple[str, ...] = (named(svc.library, pack, group_lang),)
     else:
         drawn = await svc.practice.draw_from(chat_id, group_lang)
         if not drawn.packs:
@@ -237,6 +244,12 @@ class RoundReply:
     edit_stamp: int  # the edit's time (0: not an edit): one private feedback per version
     first_name: str
     text: str
+    heard: bool = False  # spoken: `text` is its transcript, shown atop the private feedback
+
+
+async def round_asked_in(svc: Services, chat_id: int, message_id: int) -> RoundRecord | None:
+    """The round whose question is message `message_id` of the group, open or closed."""
+    return await svc.storage.round_by_message(chat_id, message_id)
 
 
 async def answer_round(svc: Services, reply: RoundReply, user: UserProfile, lang: str) -> Answered:
@@ -266,6 +279,8 @@ async def answer_round(svc: Services, reply: RoundReply, user: UserProfile, lang
             return None
         summary = score_summary(svc.strings, lang, result=result, streak=streak)
         head = svc.strings(lang, "round_private_feedback", group=reply.group_title)
+        if reply.heard:
+            head = Html(f"{heard_line(svc.strings, lang, reply.text)}\n{head}")
         hidden = svc.strings(lang, "round_private_hidden")
         return Draft(
             Kind.FEEDBACK,

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import datetime, time, timedelta
 
+from bot.core.content import Question
+from bot.core.mock import is_stale
 from bot.core.models import ChatRecord, UserProfile
 from bot.core.outbox import Draft, Kind
 from bot.core.practice import NoPacks
@@ -16,9 +18,9 @@ from bot.core.schedule import DailyCommand, DailySchedule, Days, daily_waits, ne
 from bot.core.streaks import local_day
 from bot.core.timezones import zone_of
 from bot.i18n import user_language
-from bot.keyboards import packs_keyboard, question_keyboard
-from bot.render import asked_messages, no_packs_message
-from bot.services import Services
+from bot.keyboards import how_it_went_keyboard, packs_keyboard, question_keyboard
+from bot.render import asked_messages, day_text, no_packs_message, plan_countdown
+from bot.services import Services, interview
 from bot.services.rounds import close_round, draft_round
 
 
@@ -124,6 +126,12 @@ async def draft_daily_prompt(
     if user is None:
         return None
     lang = user_language(user)
+    mock = await svc.storage.running_mock(chat_id)
+    if mock is not None and not is_stale(mock.step_at, svc.practice.clock()):
+        # A mock interview is on: the daily question waits for its report, never takes
+        # one of its answers (bot/handlers/private.py asks it once the report is sent).
+        return Waits(mock.question_id)
+    await _ask_how_it_went(svc, chat_id, user, lang)
     state = await svc.storage.get_open_question(chat_id)
     asked = None
     if state is not None and daily_waits(state.asked_at, svc.practice.clock()):
@@ -133,6 +141,12 @@ async def draft_daily_prompt(
         # the same question is sent, nothing replaced.
         asked = await svc.practice.asked_again(chat_id)
     seen = state.question_id if state is not None else None
+    header = [svc.strings(lang, "daily_header")]
+    if asked is None and (planned := await interview.daily_choice(svc, user)):
+        # An interview date: the countdown, over the plan's question (if one is left to ask).
+        header.append(plan_countdown(svc.strings, lang, planned.status.days_left, planned.quota))
+        if planned.question is not None:
+            asked = await svc.practice.ask_question(chat_id, user, planned.question, replacing=seen)
     if asked is None:
         drawn = await svc.practice.ask(chat_id, user, None, None, lang, replacing=seen)
         if isinstance(drawn, NoPacks):
@@ -144,7 +158,7 @@ async def draft_daily_prompt(
         return None if state is None or state.question_id == seen else Waits(state.question_id)
     q = asked.question
     # As /quiz asks it (the same notes: the bank's language, a level used up), with a header.
-    messages = asked_messages(svc.strings, lang, asked, [svc.strings(lang, "daily_header")])
+    messages = asked_messages(svc.strings, lang, asked, header)
     keyboard = question_keyboard(svc.strings, lang, q.id).to_dict()
     return Draft(
         Kind.DAILY, key, chat_id, tuple(messages), deadline_at,
@@ -167,14 +181,22 @@ async def ask_waiting_daily(
     if waiting != day:
         await svc.storage.lapse_waiting_daily(chat_id)
         return False
-    chosen = await practice.choose(chat_id, user, None, None, lang)
+    header = [svc.strings(lang, "daily_header")]
+    planned = await interview.daily_choice(svc, user)
+    chosen: tuple[Question, bool] | NoPacks | None = None
+    if planned is not None:  # an interview date: the countdown, over the plan's question
+        days_left = planned.status.days_left
+        header.append(plan_countdown(svc.strings, lang, days_left, planned.quota))
+        chosen = (planned.question, False) if planned.question is not None else None
+    if chosen is None:
+        chosen = await practice.choose(chat_id, user, None, None, lang)
     if chosen is None or isinstance(chosen, NoPacks):  # none to ask: the wait lapses
         await svc.storage.lapse_waiting_daily(chat_id)
         return False
     question, exhausted = chosen
     asked = await practice.level_done_note(user, practice.asked(question, exhausted=exhausted))
     # As the scheduler drafts it (draft_daily_prompt), sent by the outbox: exactly once.
-    messages = asked_messages(svc.strings, lang, asked, [svc.strings(lang, "daily_header")])
+    messages = asked_messages(svc.strings, lang, asked, header)
     keyboard = question_keyboard(svc.strings, lang, question.id, bot_username).to_dict()
     deadline = now + timedelta(minutes=svc.settings.daily_grace_minutes)
     draft = Draft(
@@ -185,6 +207,20 @@ async def ask_waiting_daily(
         return False
     svc.notify_outbox()
     return True
+
+
+async def _ask_how_it_went(svc: Services, chat_id: int, user: UserProfile, lang: str) -> None:
+    """The first daily prompt after the interview date asks, once, how it went (one tap);
+    recorded before the prompt, so it arrives first. The daily question is the usual one."""
+    day = await interview.over(svc, user)
+    if day is None:
+        return
+    text = svc.strings(lang, "how_it_went", date=day_text(day, lang))
+    keyboard = how_it_went_keyboard(svc.strings, lang, day).to_dict()
+    minutes = svc.settings.outbox_deadline_minutes
+    draft = interview.how_it_went_draft(chat_id, day, text, keyboard, svc.practice.clock(), minutes)
+    if await interview.ask_how_it_went(svc, user, draft):
+        svc.notify_outbox()
 
 
 async def _no_packs_once(

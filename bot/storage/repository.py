@@ -2,8 +2,9 @@
 
 `Storage` is the one object the rest of the bot holds; it is composed of the aggregates'
 stores, which share its connection and write lock (see `database.py`): users, chats, the
-daily question, group rounds, practice (answers, reviews), the packs a chat follows, the
-evening reminder (`reminders.py`), the outbox and lease (`outbox.py`), incoming updates and
+daily question, group rounds, practice (answers, reviews), mock interviews (`mock.py`), the
+packs a chat follows, the interview date and its plan (`interview.py`), the evening
+reminder (`reminders.py`), the outbox and lease (`outbox.py`), incoming updates and
 retention.
 """
 
@@ -12,6 +13,8 @@ from __future__ import annotations
 from bot.storage.chats import ChatsStore
 from bot.storage.daily import DailyStore
 from bot.storage.database import migrations, schema_version
+from bot.storage.interview import InterviewStore
+from bot.storage.mock import MockStore
 from bot.storage.outbox import OutboxStore
 from bot.storage.packs import PacksStore
 from bot.storage.practice import PracticeStore, RecordedAnswer, ReviewUpdate
@@ -30,7 +33,9 @@ class Storage(
     DailyStore,
     RoundsStore,  # rounds and practice move streaks: they build on the users' store
     PracticeStore,
+    MockStore,
     PacksStore,
+    InterviewStore,
     UsersStore,
     RetentionStore,
     OutboxStore,

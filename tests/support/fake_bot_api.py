@@ -3,11 +3,15 @@
 It speaks the Bot API's HTTP protocol on 127.0.0.1: the bot under test runs unchanged with
 TELEGRAM_API_BASE_URL pointing here. It delivers injected updates through getUpdates, records
 everything the bot sends, and checks each message as Telegram would: valid Telegram HTML, at
-most 4,096 characters after entity parsing, callback data at most 64 bytes. A message that
+most 4,096 characters after entity parsing, callback data at most 64 bytes. Files users send
+(voice messages, audio) are served as Telegram serves them: getFile gives a path, and
+`/file/bot<token>/<path>` its bytes. A message that
 fails is answered with Telegram's 400 and kept in `violations`, which the tests assert empty.
 Faults (429, 403, 400, 5xx, group migration, latency) can be injected per method and chat,
 and outages for everyone: the port closed (connections refused) for a while, every method
 answering 502 for a while, or sendMessage requests recorded and then never answered (hang).
+A 429 holds its chat as Telegram's flood control does: what is sent to that chat before its
+`retry_after` has passed is refused with 429 again (each counted in `floods`).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import math
 import re
 import time
 from collections import defaultdict
@@ -192,6 +197,14 @@ class FakeBotAPI:
         # before the handler got to the body (aiohttp then drops it), per method.
         self.unread: dict[str, int] = defaultdict(int)
         self.refused_since: float | None = None
+        # Files users sent, by file_id (getFile hands out a path; the path is downloaded).
+        self.files: dict[str, bytes] = {}
+        self._file_paths: dict[str, str] = {}  # file_path -> file_id
+        self.downloads: list[str] = []  # file_ids downloaded, in order
+        # Flood control: chat -> loop time until which sends to it are refused with 429, and
+        # the 429s answered per chat (injected ones and those of the wait).
+        self._flood_until: dict[int, float] = {}
+        self.floods: dict[int, int] = defaultdict(int)
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -243,6 +256,7 @@ class FakeBotAPI:
     async def start(self, port: int = 0) -> None:
         app = web.Application(client_max_size=60 * 1024 * 1024)
         app.router.add_route("*", "/bot{token}/{method}", self._handle)
+        app.router.add_get("/file/bot{token}/{path:.+}", self._download)
         app.router.add_get("/_control/stats", self._control_stats)
         app.router.add_get("/_control/wait_sent", self._control_wait_sent)
         app.router.add_post("/_control/fail", self._control_fail)
@@ -416,9 +430,45 @@ class FakeBotAPI:
             extra["caption"] = caption
         return self.message(user, chat_id=chat_id, extra=extra)
 
-    def voice(self, user: FakeUser, chat_id: int | None = None) -> int:
-        voice = {"file_id": "AwACAgIAAxk", "file_unique_id": "AgADv", "duration": 3}
-        return self.message(user, chat_id=chat_id, extra={"voice": voice})
+    def voice(
+        self,
+        user: FakeUser,
+        chat_id: int | None = None,
+        *,
+        audio: bytes = b"OggS-voice",
+        duration: int = 3,
+        reply_to: int | None = None,
+    ) -> int:
+        """A voice message (OGG/Opus, as phones record) whose file holds `audio`."""
+        file_id = self._keep_file(audio)
+        voice = {
+            "file_id": file_id, "file_unique_id": file_id[-8:], "duration": duration,
+            "mime_type": "audio/ogg", "file_size": len(audio),
+        }  # fmt: skip
+        return self.message(user, chat_id=chat_id, reply_to=reply_to, extra={"voice": voice})
+
+    def audio(
+        self,
+        user: FakeUser,
+        chat_id: int | None = None,
+        *,
+        audio: bytes = b"ID3-audio",
+        duration: int = 3,
+        file_name: str = "answer.mp3",
+        mime_type: str = "audio/mpeg",
+    ) -> int:
+        """An audio file (a recording shared from another app) whose file holds `audio`."""
+        file_id = self._keep_file(audio)
+        data = {
+            "file_id": file_id, "file_unique_id": file_id[-8:], "duration": duration,
+            "file_name": file_name, "mime_type": mime_type, "file_size": len(audio),
+        }  # fmt: skip
+        return self.message(user, chat_id=chat_id, extra={"audio": data})
+
+    def _keep_file(self, data: bytes) -> str:
+        file_id = f"AwACAgIAAxk{len(self.files):06d}"
+        self.files[file_id] = data
+        return file_id
 
     def callback(self, user: FakeUser, data: str, message: Sent) -> None:
         """A tap on a button of `message`, which carries its keyboard as Telegram shows it now."""
@@ -621,6 +671,15 @@ class FakeBotAPI:
             await asyncio.sleep(self.latency)
         chat_id = _int(params.get("chat_id"))
         fault = self._take_fault(method, chat_id, str(params.get("text") or ""))
+        now = asyncio.get_running_loop().time()
+        held = self._flood_until.get(chat_id) if chat_id is not None else None
+        if fault is None and held is not None and now < held and method.startswith("send"):
+            fault = Fault(method, chat_id, 429, "", 0, retry_after=math.ceil(held - now))
+            fault.description = f"Too Many Requests: retry after {fault.retry_after}"
+        if fault is not None and fault.status == 429 and chat_id is not None:
+            self.floods[chat_id] += 1
+            if fault.retry_after is not None:
+                self._flood_until[chat_id] = max(held or now, now + fault.retry_after)
         if fault is not None:
             body: dict[str, Any] = {
                 "ok": False, "error_code": fault.status, "description": fault.description,
@@ -830,6 +889,28 @@ class FakeBotAPI:
         if caption:
             self._check_text(caption, params, limit=1024)
         return self._record("sendDocument", int(params["chat_id"]), caption, params)
+
+    def _m_getFile(self, params: dict[str, Any]) -> dict[str, Any]:
+        file_id = str(params.get("file_id", ""))
+        if file_id not in self.files:
+            raise ApiError(400, "Bad Request: invalid file_id")
+        path = f"voice/file_{len(self._file_paths)}.oga"
+        self._file_paths[path] = file_id
+        return {
+            "file_id": file_id, "file_unique_id": file_id[-8:],
+            "file_size": len(self.files[file_id]), "file_path": path,
+        }  # fmt: skip
+
+    async def _download(self, request: web.Request) -> web.Response:
+        """A file's download URL (`/file/bot<token>/<file_path>`), as getFile gave it."""
+        self.requests += 1
+        if request.match_info["token"] != self.token:
+            return web.Response(status=401, text="Unauthorized")
+        file_id = self._file_paths.get(request.match_info["path"])
+        if file_id is None:
+            return web.Response(status=404, text="Not Found")
+        self.downloads.append(file_id)
+        return web.Response(body=self.files[file_id], content_type="application/octet-stream")
 
     def _m_getChatMember(self, params: dict[str, Any]) -> dict[str, Any]:
         chat_id, user_id = int(params["chat_id"]), int(params["user_id"])

@@ -70,6 +70,8 @@ class Language:
     phrasal_particles: tuple[str, ...] = ()
     # The particle that makes a word an attribute (大的, 低的): read through, named by nothing.
     attributive_particles: tuple[str, ...] = ()
+    # Prefixes that make a name its opposite (`non-uniform` is not `uniform`).
+    negating_prefixes: tuple[str, ...] = ()
     # Words that are never a short name of a subject (`small` of small model, 生成 of 生成阶段).
     not_names: frozenset[str] = frozenset()
     # Function words: no topic of an answer, no part of a name.
@@ -78,3 +80,6 @@ class Language:
     # Words that name nothing in particular (they fit any answer in any field): never a
     # key term of an imported claim.
     generic_words: frozenset[str] = frozenset()
+    # Words that frame a question, not its topic ("有什么区别", "what is the difference"):
+    # two questions asked in other words are told apart by what is left.
+    question_words: frozenset[str] = frozenset()

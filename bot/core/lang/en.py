@@ -45,7 +45,9 @@ LANGUAGE = Language(
         scans shifts compares rolls drains evicts replaces triggers retries verifies accepts
         rejects proposes generates computes predicts measures tracks skips ensures guarantees
         enables disables decreases grows shrinks fits fails breaks copies transfers passes
-        hides overlaps stalls spreads assigns picks chooses
+        hides overlaps stalls spreads assigns picks chooses matches reuses returns starts stops
+        pulls replicates applies adds removes contains includes creates builds finishes completes
+        produces consumes
         it they we you he she otherwise usually often always typically sometimes
         because since so if when while whereas although though unless until after before by
         via through into onto than instead rather therefore thus hence which who whose whom
@@ -72,10 +74,10 @@ LANGUAGE = Language(
     poles=(
         (
             "amount",
-            r"\b(?:higher|high|larger|large|bigger|big|more|increas\w*|rais(?:e|es|ed|ing)"
-            r"|grows?|grew|boosts?|boosted)\b",
-            r"\b(?:lower|low|smaller|small|less|fewer|decreas\w*|reduc\w*|shrinks?|cuts?"
-            r"|saves?|saving)\b",
+            r"\b(?:higher|high|larger|large|bigger|big|greater|longer|more|increas\w*"
+            r"|rais(?:e|es|ed|ing)|grows?|grew|boosts?|boosted|lengthen\w*|exceed\w*)\b",
+            r"\b(?:lower(?:s|ed|ing)?|low|smaller|small|shorter|less|fewer|decreas\w*|reduc\w*"
+            r"|shrinks?|cuts?|saves?|saving|shorten\w*)\b",
         ),
         ("quality", r"\b(?:better|improv\w*)\b", r"\b(?:worse|degrad\w*|hurts?)\b"),
         (
@@ -90,6 +92,7 @@ LANGUAGE = Language(
         ),
     ),
     conjunctions=("and", "or"),
+    negating_prefixes=("non-",),
     advice_openers=("and", "then"),
     phrasal_particles=("down", "up"),
     articles=("the", "a", "an"),
@@ -127,6 +130,12 @@ LANGUAGE = Language(
         other part parts problem problems question questions result results same second
         service services specific system systems that these thing things this those time two
         type types use used uses using usually value values way ways work works
+        """.split()
+    ),
+    question_words=frozenset(
+        """
+        between compare compared comparison describe difference differences differ differs
+        explain give happen happens how mean means tell what when where which why
         """.split()
     ),
 )

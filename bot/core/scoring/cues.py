@@ -62,7 +62,7 @@ def _literal_first(pattern: str) -> str:
 # particles; for English, words (auxiliaries, common verbs, connectives).
 _PREDICATE_PATTERN = alternatives("predicates")
 _PREDICATE_RE = re.compile(_literal_first(_PREDICATE_PATTERN))
-_EN_PREDICATES = words("predicate_words")
+_EN_PREDICATES = PREDICATE_WORDS = words("predicate_words")
 # Advice opens with a verb: "Lower max-num-seqs, add GPUs, watch preemptions".
 _IMPERATIVE_VERBS = words("imperative_verbs")
 _IMPERATIVE_RE = re.compile(

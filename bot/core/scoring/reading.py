@@ -4,11 +4,13 @@ turned, predicating)."""
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from itertools import accumulate, chain, compress
 
+from bot.core.lang import LANGUAGES
 from bot.core.scoring.compiled import Compiled, remember_typos
-from bot.core.scoring.cues import list_item_at, predicates
+from bot.core.scoring.cues import PREDICATE_WORDS, list_item_at, predicates
 from bot.core.scoring.layout import Layout, masked
 from bot.core.scoring.phrases import (
     PHRASE_BREAK_RE,
@@ -21,6 +23,22 @@ from bot.core.scoring.phrases import (
 from bot.core.text import canonical, stem, tokenize
 
 _PLUS_ONE = (1).__add__
+
+
+# Where a command-line flag starts: `--kv-cache-dtype`, `-O2`.
+_FLAG_START_RE = re.compile(r"(?<![\w-])--?(?=[A-Za-z])")
+
+
+_NEGATING_PREFIXES = tuple(p for lang in LANGUAGES for p in lang.negating_prefixes)
+
+
+def _opposite(folded: str, begin: int, phrase: str) -> bool:
+    """Whether the name found at `begin` is its own opposite there: `uniform` in
+    "non-uniform" (unless the phrase names the opposite itself)."""
+    return any(
+        folded[max(0, begin - len(p)) : begin].lower() == p and not phrase.lower().startswith(p)
+        for p in _NEGATING_PREFIXES
+    )
 
 
 class Reading:
@@ -139,8 +157,17 @@ class Reading:
                 # across a sentence end ("…static. Batching…") is not named, unless the
                 # phrase has one itself.
                 if (
-                    PHRASE_BREAK_RE.search(folded, begin, end) is None
-                    or PHRASE_BREAK_RE.search(phrase.text) is not None
+                    (
+                        PHRASE_BREAK_RE.search(folded, begin, end) is None
+                        or PHRASE_BREAK_RE.search(phrase.text) is not None
+                    )
+                    and not (
+                        # Nor one that runs into the next command-line flag ("fp8 kv cache" in
+                        # "--quantization fp8 --kv-cache-dtype"), unless it holds one itself.
+                        _FLAG_START_RE.search(folded, begin + 1, end) is not None
+                        and _FLAG_START_RE.search(phrase.text) is None
+                    )
+                    and not _opposite(folded, begin, phrase.text)
                 ):
                     found.setdefault(group, []).append((phrase, begin, end))
                     self._note(phrase, begin, end)
@@ -227,12 +254,29 @@ class Reading:
         s_start, s_end = layout.sentence_span(index)
         blanked = masked(self.folded, s_start, s_end, tuple(self.term_spans))
         if found is None:
-            found = self.predicating[index] = predicates(blanked)
+            found = predicates(blanked)
+            if not found:
+                # A term that is the sentence's only verb still says the claim ("a draft
+                # model proposes k tokens", where `proposes` is an alias); a list stays a
+                # list (its verbs must be statements: see cues.has_verb).
+                verbs = [(b, e) for b, e in self.term_spans if self._verb_at(b, e)]
+                if verbs:
+                    rest = tuple(span for span in self.term_spans if span not in verbs)
+                    found = predicates(masked(self.folded, s_start, s_end, rest))
+            self.predicating[index] = found
         if found and layout.has_negator:
             item = list_item_at(blanked, pos - s_start)
             if item is not None:
                 return predicates(blanked[item[0] : item[1]])
         return found
+
+    def _verb_at(self, begin: int, end: int) -> bool:
+        """Whether the word at [begin, end) (to its end: `propose` matches "proposes") is a
+        verb of the predicate cues."""
+        folded = self.folded
+        while end < len(folded) and folded[end].isalpha():
+            end += 1
+        return folded[begin:end] in PREDICATE_WORDS
 
     def says_anything(self) -> bool:
         """Whether any sentence of the answer predicates (for the relevance share)."""
