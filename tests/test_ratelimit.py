@@ -202,6 +202,23 @@ async def test_no_second_of_a_fan_out_sees_more_than_the_limit() -> None:
     assert sent_at[-1] <= 30 / 4
 
 
+async def test_sends_waiting_their_turn_leave_the_processor_idle() -> None:
+    """While sends wait for the overall rate, the bot sleeps until the next one's turn.
+
+    A limiter that woke on every turn of the event loop instead would send at the same
+    moments, but keep a core busy for as long as anything waits: an operator would see the
+    bot at full CPU through every paced fan-out. A bound, not a speed: seven sends at one
+    every 0.5 s wait about 3 s, and the process spends under a tenth of that on the CPU.
+    """
+    limiter = PerChatRetryRateLimiter(overall_max_rate=3, overall_time_period=1)
+    log: list[tuple[int, float]] = []
+    cpu, wall = time.process_time(), time.monotonic()
+    await asyncio.gather(*(_send(limiter, 100 + i, log) for i in range(7)))
+    cpu, wall = time.process_time() - cpu, time.monotonic() - wall
+    assert len(log) == 7
+    assert cpu < wall / 10, f"{cpu:.2f} s of CPU in {wall:.2f} s of waiting"
+
+
 # -- the bot as it runs: a burst owed to one group ----------------------------------------------
 
 GROUP = -100700
