@@ -202,6 +202,36 @@ async def test_no_second_of_a_fan_out_sees_more_than_the_limit() -> None:
     assert sent_at[-1] <= 30 / 4
 
 
+@pytest.mark.parametrize("bulk", [False, True], ids=["replies", "broadcasts"])
+async def test_a_send_that_comes_as_room_appears_waits_behind_those_queued(bulk: bool) -> None:
+    """Two sends of a lane wait; the bucket gains room for one just as a third arrives:
+    the first of those waiting goes, and the newcomer queues behind the other (arrival
+    order within a lane). The clock is frozen and moved by hand, as above."""
+    now = [0.0]
+    lanes = Lanes(1, 1.0, clock=lambda: now[0])
+    order: list[int] = []
+
+    async def go(n: int) -> None:
+        await lanes.acquire(bulk=bulk)
+        order.append(n)
+
+    tasks = [asyncio.create_task(go(n)) for n in range(3)]
+    queued = (0, 2) if bulk else (2, 0)
+    await _until_waiting(lanes, *queued)  # the first went at once; two wait
+    now[0] += 1.0  # room for one more, before the limiter's timer has run
+    tasks.append(asyncio.create_task(go(3)))
+    await _until_waiting(lanes, *(n + (n > 0) for n in queued))
+    lanes.release()
+    await asyncio.sleep(0)
+    assert order == [0, 1]
+    for _ in range(2):
+        now[0] += 1.0
+        lanes.release()
+        await asyncio.sleep(0)
+    await asyncio.gather(*tasks)
+    assert order == [0, 1, 2, 3]
+
+
 async def test_sends_waiting_their_turn_leave_the_processor_idle() -> None:
     """While sends wait for the overall rate, the bot sleeps until the next one's turn.
 
