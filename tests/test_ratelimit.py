@@ -232,6 +232,42 @@ async def test_a_send_that_comes_as_room_appears_waits_behind_those_queued(bulk:
     assert order == [0, 1, 2, 3]
 
 
+@pytest.mark.parametrize(
+    ("endpoint", "data"),
+    [("setMyCommands", {"commands": []}), ("setMessageReaction", {"chat_id": 7, "message_id": 1})],
+    ids=["no-chat", "reaction"],
+)
+async def test_requests_that_are_not_messages_do_not_wait_for_the_message_rate(
+    endpoint: str, data: dict[str, Any]
+) -> None:
+    """Telegram's 30 a second counts messages: the command menus (no chat) and a ✍ reaction
+    go at once while the bucket is full and messages wait. The clock is frozen: no room
+    comes while the test runs."""
+    now = [0.0]
+    limiter = PerChatRetryRateLimiter(
+        overall_max_rate=1, overall_time_period=1, clock=lambda: now[0]
+    )
+    assert limiter.lanes is not None
+    log: list[tuple[int, float]] = []
+    await _send(limiter, 100, log)  # the bucket is full now
+    waiting = asyncio.create_task(_send(limiter, 101, log))
+    await _until_waiting(limiter.lanes, 1, 0)
+
+    async def callback() -> bool:
+        return True
+
+    other = asyncio.create_task(
+        limiter.process_request(callback, (), {}, endpoint, dict(data), None)
+    )
+    for _ in range(100):
+        if other.done():
+            break
+        await asyncio.sleep(0)
+    assert other.done() and other.result() is True, f"{endpoint} waited for the message rate"
+    assert len(log) == 1  # the second message still waits
+    waiting.cancel()
+
+
 async def test_sends_waiting_their_turn_leave_the_processor_idle() -> None:
     """While sends wait for the overall rate, the bot sleeps until the next one's turn.
 
