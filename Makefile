@@ -16,7 +16,7 @@ TOOLS := $(VENV)-tools
 UV := $(TOOLS)/bin/uv
 
 .PHONY: install run test lint bench practice mutation mutation-continue mutation-layers \
-	mutation-layers-continue clean lock
+	mutation-layers-continue mutation-core-sample clean lock
 
 install: $(DEV)
 
@@ -86,6 +86,12 @@ mutation-layers: $(DEV)
 # The last sample's mutants that have no verdict yet (a run stopped part way), then the report.
 mutation-layers-continue: $(DEV)
 	$(BIN)/python -m tests.support.mutation_layers continue --jobs $${MUTATION_JOBS:-2}
+
+# bot/core between full runs: a seeded sample of MUTATION_SAMPLE (400) of its mutants, drawn
+# with MUTATION_SEED (1), checked in mutants/ by name; then its kill rate. See TESTING.md.
+mutation-core-sample: $(DEV)
+	$(BIN)/python -m tests.support.mutation_core run --sample $${MUTATION_SAMPLE:-400} \
+		--seed $${MUTATION_SEED:-1} --jobs $${MUTATION_JOBS:-1}
 
 bench: $(DEV)
 	$(BIN)/python -m bench $(ARGS)

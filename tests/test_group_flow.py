@@ -396,8 +396,13 @@ async def test_an_admin_changes_the_groups_language(bot: BotHarness, api: FakeBo
     assert reply.visible == "请选择 en 或 zh，例如 /lang zh。"
 
 
-async def test_personal_commands_in_a_group_point_to_the_private_chat(bot: BotHarness) -> None:
-    (reply,) = await bot.say(ANA, "/stats", chat_id=GROUP)
+@pytest.mark.parametrize(
+    "command", ["/stats", "/hint", "/skip", "/export", "/forget", "/reminders"]
+)
+async def test_personal_commands_in_a_group_point_to_the_private_chat(
+    bot: BotHarness, command: str
+) -> None:
+    (reply,) = await bot.say(ANA, command, chat_id=GROUP)
     assert "private chat" in reply.visible and "@interview_test_bot" in reply.visible
 
 

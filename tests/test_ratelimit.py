@@ -202,6 +202,89 @@ async def test_no_second_of_a_fan_out_sees_more_than_the_limit() -> None:
     assert sent_at[-1] <= 30 / 4
 
 
+@pytest.mark.parametrize("bulk", [False, True], ids=["replies", "broadcasts"])
+async def test_a_send_that_comes_as_room_appears_waits_behind_those_queued(bulk: bool) -> None:
+    """Two sends of a lane wait; the bucket gains room for one just as a third arrives:
+    the first of those waiting goes, and the newcomer queues behind the other (arrival
+    order within a lane). The clock is frozen and moved by hand, as above."""
+    now = [0.0]
+    lanes = Lanes(1, 1.0, clock=lambda: now[0])
+    order: list[int] = []
+
+    async def go(n: int) -> None:
+        await lanes.acquire(bulk=bulk)
+        order.append(n)
+
+    tasks = [asyncio.create_task(go(n)) for n in range(3)]
+    queued = (0, 2) if bulk else (2, 0)
+    await _until_waiting(lanes, *queued)  # the first went at once; two wait
+    now[0] += 1.0  # room for one more, before the limiter's timer has run
+    tasks.append(asyncio.create_task(go(3)))
+    await _until_waiting(lanes, *(n + (n > 0) for n in queued))
+    lanes.release()
+    await asyncio.sleep(0)
+    assert order == [0, 1]
+    for _ in range(2):
+        now[0] += 1.0
+        lanes.release()
+        await asyncio.sleep(0)
+    await asyncio.gather(*tasks)
+    assert order == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "data"),
+    [("setMyCommands", {"commands": []}), ("setMessageReaction", {"chat_id": 7, "message_id": 1})],
+    ids=["no-chat", "reaction"],
+)
+async def test_requests_that_are_not_messages_do_not_wait_for_the_message_rate(
+    endpoint: str, data: dict[str, Any]
+) -> None:
+    """Telegram's 30 a second counts messages: the command menus (no chat) and a ✍ reaction
+    go at once while the bucket is full and messages wait. The clock is frozen: no room
+    comes while the test runs."""
+    now = [0.0]
+    limiter = PerChatRetryRateLimiter(
+        overall_max_rate=1, overall_time_period=1, clock=lambda: now[0]
+    )
+    assert limiter.lanes is not None
+    log: list[tuple[int, float]] = []
+    await _send(limiter, 100, log)  # the bucket is full now
+    waiting = asyncio.create_task(_send(limiter, 101, log))
+    await _until_waiting(limiter.lanes, 1, 0)
+
+    async def callback() -> bool:
+        return True
+
+    other = asyncio.create_task(
+        limiter.process_request(callback, (), {}, endpoint, dict(data), None)
+    )
+    for _ in range(100):
+        if other.done():
+            break
+        await asyncio.sleep(0)
+    assert other.done() and other.result() is True, f"{endpoint} waited for the message rate"
+    assert len(log) == 1  # the second message still waits
+    waiting.cancel()
+
+
+async def test_sends_waiting_their_turn_leave_the_processor_idle() -> None:
+    """While sends wait for the overall rate, the bot sleeps until the next one's turn.
+
+    A limiter that woke on every turn of the event loop instead would send at the same
+    moments, but keep a core busy for as long as anything waits: an operator would see the
+    bot at full CPU through every paced fan-out. A bound, not a speed: seven sends at one
+    every 0.5 s wait about 3 s, and the process spends under a tenth of that on the CPU.
+    """
+    limiter = PerChatRetryRateLimiter(overall_max_rate=3, overall_time_period=1)
+    log: list[tuple[int, float]] = []
+    cpu, wall = time.process_time(), time.monotonic()
+    await asyncio.gather(*(_send(limiter, 100 + i, log) for i in range(7)))
+    cpu, wall = time.process_time() - cpu, time.monotonic() - wall
+    assert len(log) == 7
+    assert cpu < wall / 10, f"{cpu:.2f} s of CPU in {wall:.2f} s of waiting"
+
+
 # -- the bot as it runs: a burst owed to one group ----------------------------------------------
 
 GROUP = -100700

@@ -159,9 +159,10 @@ def prepare() -> None:
     (WORK / "pyproject.toml").write_text(pyproject(), encoding="utf-8")
 
 
-def all_mutants(jobs: int) -> list[str]:
-    """Generate the layers' mutants in WORK (as `mutmut run` begins) and name them all."""
-    os.chdir(WORK)
+def all_mutants(jobs: int, folder: Path = WORK) -> list[str]:
+    """Generate the mutants of `folder`'s mutmut settings (the layers' in WORK) as `mutmut run`
+    begins, and name them all."""
+    os.chdir(folder)
     import mutmut.__main__ as mutmut
     from mutmut.mutation.trampoline import set_mutant_under_test
     from mutmut.utils.file_utils import copy_also_copy_files, copy_src_dir, setup_source_paths
