@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pydantic_core import PydanticCustomError
 
 from bot.core.levels import Level, parse_level
-from bot.core.text import single_character, words_of
+from bot.core.text import one_latin_character, words_of
 from bot.core.textfile import UnreadableFile, read_text
 from bot.core.yamlcache import YamlCache, YamlError, parse_yaml, yaml_loader
 
@@ -72,7 +72,7 @@ class Concept(BaseModel):
             words = words_of(phrase)
             if not words:
                 raise ValueError(f"phrase {phrase!r} has no letters, digits or CJK characters")
-            if single_character(phrase):
+            if one_latin_character(words):  # tokenized once: start-up validates every phrase
                 raise ValueError(
                     f"phrase {phrase!r} is a single character and would match anywhere"
                 )

@@ -249,7 +249,11 @@ def words_of(text: str) -> list[str]:
 def single_character(phrase: str) -> bool:
     """Whether a phrase is one Latin letter or digit once tokenized (`B+`, `C`, `x`): it
     would match inside every answer that has that letter as a word, so no concept uses it."""
-    words = words_of(phrase)
+    return one_latin_character(words_of(phrase))
+
+
+def one_latin_character(words: list[str]) -> bool:
+    """Whether a phrase's words (`words_of`) are one Latin letter or digit."""
     return len(words) == 1 and len(words[0]) == 1 and words[0].isascii()
 
 
