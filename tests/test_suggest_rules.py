@@ -593,6 +593,12 @@ def test_a_chinese_head_that_is_a_term_but_no_name_is_a_label() -> None:
         ("什么是 goodput？它和 throughput 有什么区别？", []),
         ("How does TLS 1.3 differ from TLS 1.2?", ["TLS 1.3", "TLS 1.2"]),
         ("What is a B+ tree?", []),
+        # A name of up to four words is a name; five words are a phrase.
+        (
+            "Compare the process control block with the thread local storage area.",
+            ["process control block", "thread local storage area"],
+        ),
+        ("Compare TCP with the way a packet finds its route.", []),
     ],
 )
 def test_a_question_that_sets_things_side_by_side_names_them(
