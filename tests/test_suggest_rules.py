@@ -122,6 +122,16 @@ def test_terms_lose_surrounding_punctuation_but_keep_their_letters() -> None:
     assert Analyser(Glossary()).terms("XLA 编译计算图") == ["XLA"]
 
 
+def test_a_term_wrapped_whole_in_parentheses_loses_them() -> None:
+    assert Analyser(Glossary()).terms("启用 `(prefill)` 阶段") == ["prefill"]
+
+
+def test_the_kind_after_a_marked_name_is_dropped_and_the_prose_after_it_kept() -> None:
+    # "the `main` function": the name is main; what follows the kind is read as prose.
+    terms = Analyser(Glossary()).terms("The `main` function opaque validator returns")
+    assert terms == ["main", "opaque validator"]
+
+
 def test_generic_words_are_not_terms() -> None:
     assert Analyser(Glossary()).terms("调 model 和 KV cache") == ["KV cache"]
 
