@@ -285,6 +285,17 @@ def test_a_short_word_the_question_sets_beside_another_is_the_subject_it_opens()
     assert swapped.score <= 0.2 + 1e-9  # a gamed answer: at most 0.20
 
 
+def test_a_claim_naming_nothing_is_held_by_its_words_not_the_questions() -> None:
+    # No term at all: the answer's own words (the tagger's), not the question's.
+    def tagger(text: str) -> list[tuple[str, str]]:
+        words = [("发送", "v"), ("和", "c"), ("接收", "v"), ("必须", "d"), ("就绪", "v")]
+        return [(w, t) for w, t in words if w in text]
+
+    analyser = Analyser(Glossary(), tagger=tagger)
+    concepts = suggest_concepts("发送和接收有什么要求？", "发送和接收必须同时就绪", analyser)
+    assert [c.get("terms") for c in concepts] == [[["就绪"]]]
+
+
 # -- glosses in parentheses ---------------------------------------------------------------------
 
 
