@@ -99,6 +99,8 @@ async def test_a_wall_clock_step_mid_fan_out_delivers_every_due_prompt_once(
         (5400, "1 h 30 min forward"),
         (-900, "15 min back"),
         (90, "90 s forward"),
+        (3 * 3600 - 15, "3 h forward"),  # 2 h 59 min 45 s: the minutes round up to the hour
+        (600, "10 min forward"),  # ten minutes and more are said in minutes
     ],
 )
 def test_a_step_is_said_in_hours_minutes_or_seconds(seconds: int, words: str) -> None:

@@ -42,6 +42,12 @@ def test_a_comment_line_is_not_the_header_that_picks_the_delimiter() -> None:
     assert _rows(parse_table("#deck:a;b;c\nquestion,answer\nQ1?,A1\n")) == [("Q1?", "A1")]
 
 
+def test_a_first_row_of_short_sentences_naming_columns_is_a_question_not_a_header() -> None:
+    # Each cell holds a column's name (题目, 答案) but ends a sentence: a question, kept.
+    rows = _rows(parse_table("这道题目是什么？,答案是四十二。\n第二题？,第二个答案\n"))
+    assert rows == [("这道题目是什么？", "答案是四十二。"), ("第二题？", "第二个答案")]
+
+
 def test_a_tab_separator_line_wins_over_commas_in_the_first_row() -> None:
     text = "#separator:tab\nWhat is 1,000 tokens?\nQ2?\tA2\n"
     assert _rows(parse_table(text)) == [("What is 1,000 tokens?", ""), ("Q2?", "A2")]

@@ -10,7 +10,15 @@ import pytest
 
 from bot.core.content import Concept, Question
 from bot.core.levels import Level
-from bot.core.mock import MockArgs, duration, follow_up_of, parse_mock_args, plan_mock, topics_of
+from bot.core.mock import (
+    MockArgs,
+    duration,
+    follow_up_of,
+    follow_up_question,
+    parse_mock_args,
+    plan_mock,
+    topics_of,
+)
 from bot.core.scoring import score_answer
 
 PACKS = {"triton": "triton", "llm_inference": "llm_inference"}
@@ -68,6 +76,20 @@ def test_never_two_questions_on_one_topic_in_a_row_when_others_are_left(seed: in
     assert len({q.id for q in planned}) == 6
     for before, after in itertools.pairwise(planned):
         assert not topics_of(before) & topics_of(after), [q.id for q in planned]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_packs_take_turns_when_the_questions_drawn_allow_it(seed: int) -> None:
+    # Six questions on six topics, three from each of two packs: alternating is possible.
+    pool = [_question(f"{pack}{i}", f"topic{pack}{i}") for pack in "ab" for i in range(3)]
+    pack_of = {q.id: q.id[0] for q in pool}
+    planned = plan_mock(pool, 6, lambda q: 1.0, random.Random(seed), pack_of)
+    packs = [pack_of[q.id] for q in planned]
+    assert all(x != y for x, y in itertools.pairwise(packs)), packs
+
+
+def test_a_follow_up_on_a_concept_the_pack_no_longer_has_is_none(q) -> None:  # type: ignore[no-untyped-def]
+    assert follow_up_question(q("triton-q3"), "a concept since removed") is None
 
 
 def test_weak_questions_are_drawn_far_more_often() -> None:

@@ -98,7 +98,7 @@ def test_grace_period() -> None:
     [("08:30", time(8, 30)), ("8:30", time(8, 30)), ("8.30", time(8, 30)), ("8pm", time(20, 0)),
      ("12am", time(0, 0)), ("8:05 PM", time(20, 5)), ("20点", time(20, 0)), ("8点半", time(8, 30)),
      ("下午3点", time(15, 0)), ("23:59", time(23, 59)), ("24:00", None), ("8:61", None),
-     ("13pm", None), ("noon", None), ("", None)],
+     ("13pm", None), ("noon", None), ("", None), ("8 点半", time(8, 30))],
 )  # fmt: skip
 def test_parse_time(text: str, expected: time | None) -> None:
     assert parse_time(text) == expected

@@ -1138,3 +1138,17 @@ def test_a_subject_name_with_a_typo_is_found_though_no_label_has_its_words() -> 
     assert [(h.label, h.status, h.said_of) for h in result.contradicted] == [
         ("waits for a full batch", Status.MISATTRIBUTED, "Continous batching")
     ]
+
+
+def test_a_concept_stated_by_its_alias_earns_it_whole_though_one_term_is_said_too() -> None:
+    # Two readings of one answer: the alias states the concept (1.0), the terms half of it
+    # (one of two); the better reading counts.
+    question = _question(
+        Concept(
+            label="write-ahead logging",
+            aliases=("write-ahead log", "WAL"),
+            terms=(("durable",), ("fsync",)),
+        )
+    )
+    answer = "A WAL makes commits durable."
+    assert _statuses(question, answer) == {"write-ahead logging": (Status.COVERED, 1.0)}

@@ -122,6 +122,16 @@ def test_terms_lose_surrounding_punctuation_but_keep_their_letters() -> None:
     assert Analyser(Glossary()).terms("XLA 编译计算图") == ["XLA"]
 
 
+def test_a_term_wrapped_whole_in_parentheses_loses_them() -> None:
+    assert Analyser(Glossary()).terms("启用 `(prefill)` 阶段") == ["prefill"]
+
+
+def test_the_kind_after_a_marked_name_is_dropped_and_the_prose_after_it_kept() -> None:
+    # "the `main` function": the name is main; what follows the kind is read as prose.
+    terms = Analyser(Glossary()).terms("The `main` function opaque validator returns")
+    assert terms == ["main", "opaque validator"]
+
+
 def test_generic_words_are_not_terms() -> None:
     assert Analyser(Glossary()).terms("调 model 和 KV cache") == ["KV cache"]
 
@@ -273,6 +283,17 @@ def test_a_short_word_the_question_sets_beside_another_is_the_subject_it_opens()
     )
     assert right.score >= 0.9
     assert swapped.score <= 0.2 + 1e-9  # a gamed answer: at most 0.20
+
+
+def test_a_claim_naming_nothing_is_held_by_its_words_not_the_questions() -> None:
+    # No term at all: the answer's own words (the tagger's), not the question's.
+    def tagger(text: str) -> list[tuple[str, str]]:
+        words = [("发送", "v"), ("和", "c"), ("接收", "v"), ("必须", "d"), ("就绪", "v")]
+        return [(w, t) for w, t in words if w in text]
+
+    analyser = Analyser(Glossary(), tagger=tagger)
+    concepts = suggest_concepts("发送和接收有什么要求？", "发送和接收必须同时就绪", analyser)
+    assert [c.get("terms") for c in concepts] == [[["就绪"]]]
 
 
 # -- glosses in parentheses ---------------------------------------------------------------------
@@ -593,6 +614,12 @@ def test_a_chinese_head_that_is_a_term_but_no_name_is_a_label() -> None:
         ("什么是 goodput？它和 throughput 有什么区别？", []),
         ("How does TLS 1.3 differ from TLS 1.2?", ["TLS 1.3", "TLS 1.2"]),
         ("What is a B+ tree?", []),
+        # A name of up to four words is a name; five words are a phrase.
+        (
+            "Compare the process control block with the thread local storage area.",
+            ["process control block", "thread local storage area"],
+        ),
+        ("Compare TCP with the way a packet finds its route.", []),
     ],
 )
 def test_a_question_that_sets_things_side_by_side_names_them(
