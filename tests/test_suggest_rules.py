@@ -296,6 +296,20 @@ def test_a_claim_naming_nothing_is_held_by_its_words_not_the_questions() -> None
     assert [c.get("terms") for c in concepts] == [[["就绪"]]]
 
 
+def test_a_claim_whose_only_new_word_is_an_everyday_one_is_held_by_that_word() -> None:
+    # Every name of the reference is the question's (string, pitch, tighter), and the
+    # question's words are dropped from every answer: only "higher" can say it.
+    doc = (
+        "## Beginner\n\n**Q1: How would the pitch change if Darla pulled the string tighter?**"
+        "\n\nWhen the string is tighter, the pitch will be higher.\n"
+    )
+    raw, _ = import_document(doc, "sound", glossary=Glossary(), source_name="sound.md")
+    question = Pack.model_validate(raw).questions[0]
+    assert score_answer(question, question.answer).score >= 0.9
+    assert score_answer(question, "The pitch gets higher.").score >= 0.9
+    assert score_answer(question, "The pitch will be lower.").score < 0.3
+
+
 # -- glosses in parentheses ---------------------------------------------------------------------
 
 

@@ -594,7 +594,12 @@ def _last_resort(
     """The one concept of an answer none of whose claims names anything: its most specific
     words, the question's own if need be, else the answer itself as its alias. A concept
     with no alias and no term could only be stated word for word, by no one."""
-    words = _plain_words(answer, canonical(tokenize(question)), analyser.tagger)
+    asked = canonical(tokenize(question))
+    # The question's own words are dropped from every answer (the question pasted back
+    # scores 0): an everyday word the question lacks ("higher" for "how would the pitch
+    # change?") is the claim, before words no answer can earn.
+    words = _plain_words(answer, asked, analyser.tagger)
+    words = words or _plain_words(answer, asked, analyser.tagger, generic=True)
     words = words or _plain_words(answer, "", analyser.tagger)
     concept: dict[str, Any] = {"label": _label(answer, labels)}
     if words:
@@ -630,9 +635,12 @@ def _plain_words(
     text: str,
     asked: str,
     tagger: Callable[[str], Sequence[tuple[str, str]]] | None = None,
+    *,
+    generic: bool = False,
 ) -> list[str]:
     """The words of a claim that are neither function words nor the question's own, longest
-    first: the terms of a claim that names nothing technical.
+    first: the terms of a claim that names nothing technical. With `generic`, everyday
+    words (higher, faster, more) count too.
 
     In Chinese, the tagger's words of two characters or more, verbs too
     (`发送和接收必须同时就绪`: 发送, 接收, 就绪): else the claim had no term at all.
@@ -656,7 +664,7 @@ def _plain_words(
             if (
                 len(folded) < 3
                 or folded in _EN_STOP
-                or folded in _EN_GENERIC
+                or (folded in _EN_GENERIC and not generic)
                 or f" {stem(folded)} " in asked
                 or folded in (o.casefold() for o in out)
             ):
