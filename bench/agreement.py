@@ -61,6 +61,14 @@ def sets() -> list[tuple[str, Pack, Path]]:
             DATA / "graded_llm_inference.yaml",
         ),
     ]
+    # Distributed systems, reviewed but below the gate (content/drafts/dist.yaml).
+    out.append(
+        (
+            "draft: dist (reviewed)",
+            drafts.packs["dist"],
+            DATA / "heldout" / "graded_distributed_systems.yaml",
+        )
+    )
     # The shipped packs graded since issue 30, a file per pack named for it (the English
     # versions: answers translated from the originals' graded answers).
     for graded in sorted((DATA / "graded").glob("*.yaml")):
