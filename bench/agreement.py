@@ -50,6 +50,7 @@ def sets() -> list[tuple[str, Pack, Path]]:
         ("gpu (reviewed)", library.packs["gpu"], DATA / "heldout" / "graded_gpu_inference.yaml"),
         ("k8s (reviewed)", library.packs["k8s"], DATA / "heldout" / "graded_k8s_serving.yaml"),
         ("rag (reviewed)", library.packs["rag"], DATA / "heldout" / "graded_rag_engineering.yaml"),
+        ("sql (reviewed)", library.packs["sql"], DATA / "heldout" / "graded_mysql_internals.yaml"),
         (
             "dtrain (reviewed)",
             library.packs["dtrain"],
