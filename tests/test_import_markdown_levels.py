@@ -71,3 +71,29 @@ def test_a_level_heading_padded_before_its_colon_is_still_a_level_heading() -> N
     # it is no question of its own, and the question under it keeps that level.
     drafts, _ = parse_markdown("## Junior" + " " * 15 + ":\n## What is DNS?\nNames to addresses.\n")
     assert [(d.question_lines, d.level) for d in drafts] == [(["What is DNS?"], Level.BEGINNER)]
+
+
+def test_a_markdown_question_keeps_the_number_its_author_gave_it() -> None:
+    # A bank grown later files its new Q9 under Beginner, before Q4: the pack's ids follow the
+    # author's numbers (as in the seed's `Q1：` format), so graded answers keyed algo-q4 still
+    # meet the quicksort question, not the one that happens to be fourth.
+    text = (
+        "## Beginner\n"
+        "**Q1: What is a heap?**\nA tree with the heap property.\n"
+        "**Q9: What is a stable sort?**\nEqual keys keep their order.\n"
+        "## Intermediate\n"
+        "**Q4: How does quicksort work?**\nPartition around a pivot.\n"
+        "**What is BFS?**\nLevel by level with a queue.\n"
+    )
+    pack, _ = import_document(text, "algo")
+    assert [(q["id"], q["level"]) for q in pack["questions"]] == [
+        ("algo-q1", "beginner"),
+        ("algo-q9", "beginner"),
+        ("algo-q4", "intermediate"),
+        ("algo-q10", "intermediate"),  # unnumbered: one past the highest number so far
+    ]
+    # Chapters that number from Q1 again still import, each question once.
+    pack, _ = import_document(
+        "# Part 1\n## Q1: What is DNS?\nNames.\n# Part 2\n## Q1: What is TCP?\nA stream.\n", "net"
+    )
+    assert [q["id"] for q in pack["questions"]] == ["net-q1", "net-q2"]

@@ -127,6 +127,7 @@ _MD_BOLD_LINE_RE = re.compile(r"^\s*(?:[-*]\s+)?\*\*(.+?)\*\*\s*[:：]?\s*(.*)$"
 _MD_QUESTION_PREFIX_RE = re.compile(
     r"^(?:Q\s*\d*|问题?\s*\d*|题目?\s*\d*|\d+)\s*[.:：、)．]\s*|^Q\s*\d+\s+", re.IGNORECASE
 )
+_MD_NUMBER_RE = re.compile(r"^Q\s*(\d+)\s*[.:：、)．\s]", re.IGNORECASE)
 _MD_ANSWER_PREFIX_RE = re.compile(
     r"^\s*(?:\*\*)?(?:A|Answer|答案|参考答案|答)\s*(?:\*\*)?\s*[:：]\s*(?:\*\*)?\s*", re.IGNORECASE
 )
@@ -189,7 +190,14 @@ def parse_markdown(text: str) -> tuple[list[DraftQuestion], str | None]:
                 continue
             if looks_like_question or heading:
                 question, tagged = _level_tag(_MD_QUESTION_PREFIX_RE.sub("", candidate))
-                current = DraftQuestion(len(drafts) + 1, tagged or level)
+                # The author's number is the question's id (a Q9 filed before Q4 stays q9);
+                # an unnumbered question, or chapters numbering from Q1 again, take the next
+                # free one.
+                numbered = _MD_NUMBER_RE.match(candidate)
+                number = int(numbered.group(1)) if numbered else 0
+                if number < 1 or any(d.number == number for d in drafts):
+                    number = max((d.number for d in drafts), default=0) + 1
+                current = DraftQuestion(number, tagged or level)
                 current.question_lines.append(question)
                 if bold and bold.group(2):  # "**Q?** answer on the same line"
                     current.seen_answer = True
