@@ -149,8 +149,9 @@ class YamlCache:
         return data
 
     def keep_validated(self, text: str, code: str, data: Any) -> None:
-        """Keep what validating `text` with the code stamped `code` gave (JSON data)."""
-        if self.path is not None and data is not None and _json_holds(data):
+        """Keep what validating `text` with the code stamped `code` gave: JSON's own types
+        (a `model_dump(mode="json")`), so only what JSON cannot write is looked for."""
+        if self.path is not None and data is not None and _json_writes(data):
             self._validated_used[_validated_key(text, code)] = data
             # Its parsed data is not read again while this is kept: not kept beside it.
             self._used.pop(_text_key(text), None)
@@ -193,6 +194,15 @@ def _validated_key(text: str, code: str) -> str:
     digest.update(b"\0")
     digest.update(text.encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
+
+
+def _json_writes(data: Any) -> bool:
+    """`save` can write this data: no NaN or infinity, no lone surrogate (no UTF-8)."""
+    try:
+        json.dumps(data, allow_nan=False, ensure_ascii=False).encode("utf-8")
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _json_holds(data: Any) -> bool:
