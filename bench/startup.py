@@ -7,6 +7,9 @@ and alternating: bot, bare, bot, bare… so a change in the machine's load falls
 database is bench.scale's cached one of that size (built on first use), or a new empty file.
 The bot's bytecode is written first (bench.scale.compile_bot), as an installed bot has it.
 Each start after the first finds the parsed-YAML cache beside the database, as a restart does.
+After each of the bot's starts a new user sends `/quiz` and then an answer: the seconds from
+the answer's arrival in the fake to its feedback are the first answer's latency (the scorer
+is loaded and the question compiled by it), reported beside the start-up.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import shutil
 import statistics
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from bench.scale import (
@@ -32,7 +36,7 @@ from bench.scale import (
     build,
     compile_bot,
 )
-from tests.support.fake_bot_api import FakeBotAPI
+from tests.support.fake_bot_api import FakeBotAPI, FakeUser
 
 
 async def _database(name: str, folder: Path) -> Path:
@@ -60,9 +64,34 @@ def _cpu_s(pid: int) -> float:
 
 Figures = tuple[list[float], list[float]]
 
+# A 300-character answer of the kind the scoring benchmark uses: scored against whichever
+# question `/quiz` gave, so the first answer's work (scorer, the question's compile) is done.
+ANSWER = (
+    "Batching several requests together raises GPU utilisation and throughput, at the cost "
+    "of some latency for each request; dynamic batching waits up to a small delay to fill a "
+    "batch, and the KV cache must fit in memory, so the batch size is bounded by memory and "
+    "by the latency target of the service."
+)
 
-async def measure(rounds: int, name: str) -> tuple[Figures, Figures]:
-    """Wall and CPU seconds to the first getUpdates: (bot, bot CPU), (bare, bare CPU)."""
+
+async def first_answer(api: FakeBotAPI, user: FakeUser, pid: int) -> tuple[float, float, float]:
+    """Seconds from `/quiz` to its question, and from the answer to its feedback; and the
+    bot's CPU seconds meanwhile (steadier on a loaded machine; in clock ticks of 10 ms)."""
+    started = time.perf_counter()
+    api.message(user, "/quiz")
+    await api.wait_for(user.id, 1, timeout=60)
+    asked = time.perf_counter()
+    cpu = _cpu_s(pid)
+    api.message(user, ANSWER)
+    await api.wait_for(user.id, 2, timeout=60)
+    return asked - started, time.perf_counter() - asked, _cpu_s(pid) - cpu
+
+
+async def measure(
+    rounds: int, name: str
+) -> tuple[Figures, Figures, tuple[list[float], list[float], list[float]]]:
+    """Wall and CPU seconds to the first getUpdates: (bot, bot CPU), (bare, bare CPU); and
+    the bot's first `/quiz` and first answer after each start: (quiz, answer, answer CPU)."""
     compile_bot()
     api = FakeBotAPI()
     await api.start()
@@ -70,6 +99,9 @@ async def measure(rounds: int, name: str) -> tuple[Figures, Figures]:
     bare_times: list[float] = []
     bot_cpu: list[float] = []
     bare_cpu: list[float] = []
+    quizzes: list[float] = []
+    answers: list[float] = []
+    answer_cpu: list[float] = []
     try:
         with tempfile.TemporaryDirectory() as tmp:
             path = await _database(name, Path(tmp))
@@ -83,15 +115,21 @@ async def measure(rounds: int, name: str) -> tuple[Figures, Figures]:
             }
             bot = [sys.executable, "-m", "bot", "run"]
             bare = [sys.executable, "-c", BARE_BOT]
-            for _ in range(rounds):
+            for round_ in range(rounds):
                 for argv, times, cpus in ((bot, bot_times, bot_cpu), (bare, bare_times, bare_cpu)):
                     process, seconds = await _start(api, argv, env)
                     times.append(seconds)
                     cpus.append(_cpu_s(process.pid))
+                    if argv is bot:  # a user the database has never seen, each start
+                        user = FakeUser(900_000_001 + round_)
+                        quiz, answer, cpu = await first_answer(api, user, process.pid)
+                        quizzes.append(quiz)
+                        answers.append(answer)
+                        answer_cpu.append(cpu)
                     await _stop(process)
     finally:
         await api.stop()
-    return (bot_times, bot_cpu), (bare_times, bare_cpu)
+    return (bot_times, bot_cpu), (bare_times, bare_cpu), (quizzes, answers, answer_cpu)
 
 
 def _line(label: str, times: list[float]) -> str:
@@ -109,7 +147,8 @@ def report() -> None:
     load = os.getloadavg()
     print(f"Start-up to the first getUpdates, {rounds} alternating pairs, database {name}")
     print(f"  load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
-    (bot, bot_cpu), (bare, bare_cpu) = asyncio.run(measure(rounds, name))
+    (bot, bot_cpu), (bare, bare_cpu), first = asyncio.run(measure(rounds, name))
+    quizzes, answers, answer_cpu = first
     print(_line("interview-bot run", bot))
     print(_line("bare PTB bot     ", bare))
     print(_line("interview-bot run, CPU", bot_cpu))
@@ -121,6 +160,9 @@ def report() -> None:
         f"(per pair: median {statistics.median(ratios):.2f}, "
         f"[{min(ratios):.2f}–{max(ratios):.2f}])"
     )
+    print(_line("first /quiz after a start", quizzes))
+    print(_line("first answer's feedback  ", answers))
+    print(_line("first answer, bot CPU    ", answer_cpu))
     load = os.getloadavg()
     print(f"  load average after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
 

@@ -140,3 +140,16 @@ def test_a_zone_that_names_none_offers_its_matches_to_tap(
     written: str, offered: tuple[str, ...]
 ) -> None:
     assert zone_choices(written) == offered
+
+
+def test_every_zone_the_system_lists_resolves_to_itself_and_its_special_folders_do_not() -> None:
+    """DEFAULT_TIMEZONE is read at every start, by its exact name without listing every zone
+    (issue 30): the answer is the same as the listing's, for every name the system has."""
+    import zoneinfo
+
+    listed = {n for n in zoneinfo.available_timezones() if "/" in n or n == "UTC"}
+    assert "Asia/Shanghai" in listed
+    for name in listed:
+        assert resolve_timezone(name) == name, name
+    for name in ("posix/Asia/Shanghai", "right/UTC", "posixrules", "Asia/../Asia/Tokyo"):
+        assert resolve_timezone(name) is None, name

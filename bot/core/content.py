@@ -1,16 +1,25 @@
 """Question packs: the pydantic models, YAML loading and validation with readable errors.
 
 A pack is data (YAML in `content/`); this module turns it into validated models and turns
-every problem into a `PackError` that names the file, the question id and the field.
+every problem into a `PackError` that names the file, the question id and the field. With a
+cache (`interview-bot run`), a pack text this code validated on an earlier start is rebuilt
+from the fields it validated to, without validating again (issue 30: a pack costs a start
+next to nothing); a changed text, or changed validating code, is validated as before.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
-from collections.abc import Collection, Iterable, Sequence
+import sys
+import unicodedata
+from collections.abc import Callable, Collection, Iterable, Sequence
+from functools import cache as once
 from pathlib import Path
 from typing import Annotated, Any
 
+import pydantic
+import pydantic_core
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
@@ -221,8 +230,96 @@ def _location(data: Any, loc: tuple[int | str, ...]) -> tuple[str | None, str | 
 def parse_pack(text: str, source: str, cache: YamlCache | None = None) -> Pack:
     """Validate YAML text as a pack; raise PackError naming `source`, question and field.
 
-    `cache`: where the text's parsed data may already be (it is validated all the same).
+    `cache`: where the text's parsed data, or the pack this very code validated it to on an
+    earlier start, may already be.
     """
+    code = validating_code() if cache is not None else None
+    if cache is not None and code is not None:
+        kept = cache.validated(text, code)
+        pack = _rebuilt(kept) if isinstance(kept, dict) else None
+        if pack is not None:
+            return pack
+    pack = _validated(text, source, cache)
+    if cache is not None and code is not None:
+        cache.keep_validated(text, code, pack.model_dump(mode="json", exclude_unset=True))
+    return pack
+
+
+@once
+def validating_code() -> str | None:
+    """A stamp of the code that validates a pack: the source of this module and of those its
+    validators call, pydantic's version and Python's Unicode data (NFKC in `words_of`).
+    None when a source cannot be read: then nothing validated is kept or reused."""
+    digest = hashlib.sha256()
+    for name in (__name__, "bot.core.levels", "bot.core.text"):
+        try:
+            digest.update(Path(str(sys.modules[name].__file__)).read_bytes())
+        except (OSError, TypeError):
+            return None
+    versions = (pydantic.VERSION, pydantic_core.__version__, unicodedata.unidata_version)
+    digest.update(repr(versions).encode())
+    return digest.hexdigest()
+
+
+def _tuples(parts: list[list[str]]) -> tuple[tuple[str, ...], ...]:
+    return tuple(map(tuple, parts))
+
+
+class _Rebuild:
+    """How one model comes back from its validated JSON (`model_dump(mode="json",
+    exclude_unset=True)`) without validating it again: what pydantic's `model_construct`
+    does, without its per-field alias lookups (five times faster: a pack is rebuilt on
+    every start). A field JSON does not give back as its type is converted (lists to
+    tuples, a level's text to its Level, nested models rebuilt); a field not set takes its
+    default; the fields set are those the validated model had."""
+
+    def __init__(self, model: type[BaseModel], convert: dict[str, Callable[[Any], Any]]) -> None:
+        self.model = model
+        self.convert = convert
+        self.names = tuple(model.model_fields)
+        # Immutable defaults (tuples, numbers, text, None): one object shared, as pydantic does.
+        self.defaults = {
+            name: field.get_default(call_default_factory=True)
+            for name, field in model.model_fields.items()
+            if not field.is_required()
+        }
+
+    def __call__(self, data: dict[str, Any]) -> Any:
+        defaults = self.defaults
+        values = {name: data[name] if name in data else defaults[name] for name in self.names}
+        for name, convert in self.convert.items():
+            if name in data:
+                values[name] = convert(data[name])
+        built = self.model.__new__(self.model)
+        _set(built, "__dict__", values)
+        _set(built, "__pydantic_fields_set__", set(data))
+        _set(built, "__pydantic_extra__", None)
+        _set(built, "__pydantic_private__", None)
+        return built
+
+
+_set = object.__setattr__  # the models are frozen: set as pydantic's own constructor does
+_concept = _Rebuild(
+    Concept, {"aliases": tuple, "subject": tuple, "requires": _tuples, "terms": _tuples}
+)
+_question = _Rebuild(
+    Question,
+    {"level": Level, "concepts": lambda items: tuple(map(_concept, items)), "tags": tuple},
+)
+_pack = _Rebuild(Pack, {"questions": lambda items: tuple(map(_question, items)), "tags": tuple})
+
+
+def _rebuilt(data: dict[str, Any]) -> Pack | None:
+    """The validated pack `data` was dumped from; None if it is not such a dump (a cache
+    file damaged by hand): then the text is validated again."""
+    try:
+        pack = _pack(data)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+    return pack if isinstance(pack, Pack) else None
+
+
+def _validated(text: str, source: str, cache: YamlCache | None) -> Pack:
     try:
         data = cache.load(text) if cache is not None else parse_yaml(text)
     except YamlError as error:

@@ -173,11 +173,27 @@ def resolve_timezone(name: str) -> str | None:
     plain = key.removesuffix("市") if len(key) > 1 else key
     if plain in _COMMON_NAMES:
         return _COMMON_NAMES[plain]
+    exact = name.strip().replace(" ", "_")
+    if _is_listed_zone(exact):
+        return exact
     zones = _zones()
     if key in zones:
         return zones[key]
     cities = _cities()
     return cities.get(key)
+
+
+def _is_listed_zone(name: str) -> bool:
+    """Whether `name`, as written, is one of `_zones()`'s names (DEFAULT_TIMEZONE's usual
+    form, read at every start): one zone file opened, not every one on the system (listing
+    them all opens some 600 files, tens of milliseconds; issue 30)."""
+    if not ("/" in name or name == "UTC") or name.split("/", 1)[0] in ("posix", "right"):
+        return False
+    try:
+        zoneinfo.ZoneInfo(name)
+    except (ValueError, OSError, zoneinfo.ZoneInfoNotFoundError):
+        return False
+    return True
 
 
 @cache

@@ -9,6 +9,11 @@ validated after it is read exactly as if it had just been parsed, so the cache n
 what a file means or which error it gives; a text whose data JSON cannot hold exactly (a
 date, a number as a mapping's key) is parsed every time, and a broken or unwritable cache
 file is ignored.
+
+Beside the parsed data it keeps what validating a text gave (a pack's validated fields,
+issue 30), keyed by the text's SHA-256 and a stamp of the code that validated it: a text
+validated before by the same code is not validated again. A text that failed validation is
+never kept, so a broken pack is refused on every start.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-FORMAT = 1
+FORMAT = 2  # 2: with `validated`
 
 
 def beside(database: Path) -> Path:
@@ -103,6 +108,8 @@ class YamlCache:
         self._stamp = _yaml_stamp()
         self._entries: dict[str, Any] = {}
         self._used: dict[str, Any] = {}
+        self._validated: dict[str, Any] = {}
+        self._validated_used: dict[str, Any] = {}
         self._changed = False
         if path is None:
             return
@@ -115,12 +122,14 @@ class YamlCache:
             and stored.get("format") == FORMAT
             and stored.get("yaml") == self._stamp
             and isinstance(stored.get("entries"), dict)
+            and isinstance(stored.get("validated"), dict)
         ):
             self._entries = stored["entries"]
+            self._validated = stored["validated"]
 
     def load(self, text: str) -> Any:
         """What `parse_yaml(text)` gives, read from the cache when this text was seen."""
-        key = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        key = _text_key(text)
         if key in self._entries:
             data = self._entries[key]
             self._used[key] = data
@@ -131,11 +140,37 @@ class YamlCache:
             self._changed = True
         return data
 
+    def validated(self, text: str, code: str) -> Any:
+        """What `keep_validated` kept for this text and this validating code, or None."""
+        key = _validated_key(text, code)
+        data = self._validated.get(key)
+        if data is not None:
+            self._validated_used[key] = data
+        return data
+
+    def keep_validated(self, text: str, code: str, data: Any) -> None:
+        """Keep what validating `text` with the code stamped `code` gave: JSON's own types
+        (a `model_dump(mode="json")`), so only what JSON cannot write is looked for."""
+        if self.path is not None and data is not None and _json_writes(data):
+            self._validated_used[_validated_key(text, code)] = data
+            # Its parsed data is not read again while this is kept: not kept beside it.
+            self._used.pop(_text_key(text), None)
+            self._changed = True
+
     def save(self) -> None:
         """Keep what this run read (and only that) for the next one, if anything changed."""
-        if self.path is None or not (self._changed or self._used.keys() != self._entries.keys()):
+        if self.path is None or not (
+            self._changed
+            or self._used.keys() != self._entries.keys()
+            or self._validated_used.keys() != self._validated.keys()
+        ):
             return
-        body = {"format": FORMAT, "yaml": self._stamp, "entries": self._used}
+        body = {
+            "format": FORMAT,
+            "yaml": self._stamp,
+            "entries": self._used,
+            "validated": self._validated_used,
+        }
         partial = self.path.with_name(f".{self.path.name}.{os.getpid()}")
         try:
             partial.write_text(json.dumps(body, ensure_ascii=False), encoding="utf-8")
@@ -145,7 +180,29 @@ class YamlCache:
             partial.unlink(missing_ok=True)
             return
         self._entries = dict(self._used)
+        self._validated = dict(self._validated_used)
         self._changed = False
+
+
+def _text_key(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _validated_key(text: str, code: str) -> str:
+    """The text's SHA-256 with the validating code's stamp: either changed, another key."""
+    digest = hashlib.sha256(code.encode("utf-8", "surrogatepass"))
+    digest.update(b"\0")
+    digest.update(text.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+def _json_writes(data: Any) -> bool:
+    """`save` can write this data: no NaN or infinity, no lone surrogate (no UTF-8)."""
+    try:
+        json.dumps(data, allow_nan=False, ensure_ascii=False).encode("utf-8")
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _json_holds(data: Any) -> bool:
