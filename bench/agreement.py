@@ -70,6 +70,14 @@ def sets() -> list[tuple[str, Pack, Path]]:
             DATA / "heldout" / "graded_distributed_systems.yaml",
         )
     )
+    # Java JVM and concurrency, reviewed but below the gate (content/drafts/java.yaml).
+    out.append(
+        (
+            "draft: java (reviewed)",
+            drafts.packs["java"],
+            DATA / "heldout" / "graded_java_jvm.yaml",
+        )
+    )
     # The shipped packs graded since issue 30, a file per pack named for it (the English
     # versions: answers translated from the originals' graded answers).
     for graded in sorted((DATA / "graded").glob("*.yaml")):
