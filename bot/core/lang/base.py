@@ -59,6 +59,11 @@ class Language:
     # belongs to a condition or a clause of time ("分支不一致就会串行", "GPU 不够的时候加节点")
     # and the term to the main clause.
     negation_closers: str = ""
+    # Words that open a condition or a clause of time before its negator, in a language that
+    # puts them first and may leave out the comma ("when there aren't enough GPUs let the
+    # cluster add nodes"): that negator denies the few words after it (the condition's own),
+    # not the main clause that follows.
+    condition_openers: str = ""
     # What follows a negator inside a modifier of the term ("没算完的小份": 算完的): the
     # negator denies the modifier, not the term.
     negated_modifier: str = ""

@@ -91,6 +91,8 @@ LANGUAGE = Language(
             r"memory[- ]bound|memory-bandwidth-bound|bandwidth[- ]bound",
         ),
     ),
+    # Not "once": as often "only once" as a condition.
+    condition_openers=r"\b(?:when|whenever|if|until|after|before|as long as)\b",
     conjunctions=("and", "or"),
     negating_prefixes=("non-",),
     advice_openers=("and", "then"),
