@@ -69,6 +69,9 @@ class Language:
     negated_modifier: str = ""
     # After a term, a denied verb it is the subject of ("<term> is not", "… isn't").
     denied_after: str = ""
+    # Contractions and the words they stand for ("isn't" is "is not", "cannot" "can not"):
+    # a phrase is matched in either form.
+    contractions: tuple[tuple[str, str], ...] = ()
     # Words too slight to count toward an item's or a clause's length ("the", "of").
     filler_words: frozenset[str] = frozenset()
     # Words that open a clause without naming its topic ("而", "but", "the").
