@@ -74,6 +74,9 @@ class Language:
     contractions: tuple[tuple[str, str], ...] = ()
     # Words too slight to count toward an item's or a clause's length ("the", "of").
     filler_words: frozenset[str] = frozenset()
+    # Pronouns that open a sentence going on with the topic of the one before a ";" ("ncu is
+    # for kernels; it shows …").
+    pronouns: tuple[str, ...] = ()
     # Words that open a clause without naming its topic ("而", "but", "the").
     topic_openers: tuple[str, ...] = ()
     # Words that make what follows (`比 X`, `than X`) or what precedes (`X 相比`) a comparand.

@@ -1,6 +1,6 @@
 """Whose claim: which subject of the question a place in the answer is said of (the nearest
-in its clause, else a topic earlier in its sentence), and whether a place is part of a
-subject's own name."""
+in its clause, else a topic earlier in its sentence or, with a pronoun, before its ";"), and
+whether a place is part of a subject's own name."""
 
 from __future__ import annotations
 
@@ -23,6 +23,11 @@ _CLAUSE_OPENING_RE = re.compile(
 _COMPARAND_REACH = 24
 _COMPARAND_BEFORE_RE = re.compile(rf"(?:{alternatives('comparand_before')})\s*$", re.IGNORECASE)
 _COMPARAND_AFTER_RE = re.compile(rf"\s*(?:{alternatives('comparand_after')})")
+# A sentence after a ";" that opens with a pronoun goes on with the topic before it.
+_PRONOUN_OPENING_RE = re.compile(
+    rf"\s*(?:{'|'.join(w for lang in LANGUAGES for w in lang.pronouns)})(?![a-z])",
+    re.IGNORECASE,
+)
 
 
 class Attributed(Reading):
@@ -55,9 +60,9 @@ class Attributed(Reading):
     def said_of(self, start: int, end: int, subject: int) -> tuple[int, int, int] | None:
         """The subject a claim named at [start, end) is said of: the nearest one around it.
 
-        Nearest within its clause (either side), else the last one before it in its sentence,
-        else the first after it in its sentence, else the last one before its sentence (a
-        pronoun's antecedent); None when the answer names no subject around it.
+        Nearest within its clause (either side), else the last topic before it in its
+        sentence, else the topic before a ";" that a pronoun goes on with; None when the
+        answer names no subject around it.
         """
         mentions = self.subject_mentions()
         if not mentions:
@@ -91,11 +96,30 @@ class Attributed(Reading):
             return next((m for m in at if m[2] == subject), at[0])
         # Outside its own clause, a claim is said of a clause's topic: a subject that opens a
         # clause before it in its sentence ("…，decode 是 …"), not one named as an object
-        # ("归入 NVIDIA Dynamo 平台"). Nothing further: a subject after the claim, or in an
-        # earlier sentence, guessed wrong more often than right on the graded answers.
+        # ("归入 NVIDIA Dynamo 平台").
         topics = [m for m in mentions if self._opens_clause(m[0])]
         before = [m for m in topics if s_start <= m[0] and m[1] <= start]
-        return before[-1] if before else None
+        if before:
+            return before[-1]
+        return self._said_of_beyond(start, s_start, topics)
+
+    def _said_of_beyond(
+        self, start: int, s_start: int, topics: list[tuple[int, int, int]]
+    ) -> tuple[int, int, int] | None:
+        """With no subject before it in its sentence: the last topic of the sentence before,
+        when a ";" and a pronoun go on with it ("ncu is for kernels; it shows …"). A
+        subject after the claim, or further back, is not guessed at: on the graded answers
+        that guessed wrong more often than right."""
+        if (
+            s_start == 0
+            or self.folded[s_start - 1] != ";"
+            or _PRONOUN_OPENING_RE.match(self.folded, s_start) is None
+        ):
+            return None
+        layout = self.layout
+        p_start, _ = layout.sentence_span(layout.sentence(s_start - 1))
+        earlier = [m for m in topics if p_start <= m[0] and m[1] <= s_start]
+        return earlier[-1] if earlier else None
 
     def _comparand(self, start: int, end: int) -> bool:
         """Whether the subject named at [start, end) is what something is compared with."""
