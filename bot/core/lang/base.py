@@ -51,6 +51,9 @@ class Language:
     question_negators: str = ""
     # Words that join the items of a list ("和", "and") and articles that may follow them.
     conjunctions: tuple[str, ...] = ()
+    # Marks that set the items of a list side by side ("节点内 TP、跨节点 PP"): each item's
+    # words are said of the subject in that item.
+    item_separators: tuple[str, ...] = ()
     articles: tuple[str, ...] = ()
     # Words after a term that make it a clause of time ("OOM 之后不要重试"): a negator that
     # follows denies the main clause's verb, not the term.

@@ -23,6 +23,8 @@ _CLAUSE_OPENING_RE = re.compile(
 _COMPARAND_REACH = 24
 _COMPARAND_BEFORE_RE = re.compile(rf"(?:{alternatives('comparand_before')})\s*$", re.IGNORECASE)
 _COMPARAND_AFTER_RE = re.compile(rf"\s*(?:{alternatives('comparand_after')})")
+# Marks that set the items of a list side by side (see _in_item).
+_ITEM_SEPARATORS = tuple(dict.fromkeys(s for lang in LANGUAGES for s in lang.item_separators))
 # A sentence after a ";" that opens with a pronoun goes on with the topic before it.
 _PRONOUN_OPENING_RE = re.compile(
     rf"\s*(?:{'|'.join(w for lang in LANGUAGES for w in lang.pronouns)})(?![a-z])",
@@ -83,6 +85,7 @@ class Attributed(Reading):
             if c_start <= m[0] and m[1] <= c_end and not self._comparand(m[0], m[1])
         ]
         if in_clause:
+            in_clause = self._in_item(in_clause, start, end, (c_start, c_end))
             # Topic first: the nearest subject before it in its clause ("X（gloss）、Y（…）"
             # glosses X), else the nearest after it.
             before_it = [m for m in in_clause if m[1] <= start]
@@ -120,6 +123,21 @@ class Attributed(Reading):
         p_start, _ = layout.sentence_span(layout.sentence(s_start - 1))
         earlier = [m for m in topics if p_start <= m[0] and m[1] <= s_start]
         return earlier[-1] if earlier else None
+
+    def _in_item(
+        self, mentions: list[tuple[int, int, int]], start: int, end: int, clause: tuple[int, int]
+    ) -> list[tuple[int, int, int]]:
+        """The mentions in the item (of a list set side by side with 、) that holds [start,
+        end), when it has any: "节点内 TP、跨节点 PP" says 跨节点 of PP. Else all of them."""
+        folded, (c_start, c_end) = self.folded, clause
+        i_start = max(
+            (folded.rfind(sep, c_start, start) + len(sep) for sep in _ITEM_SEPARATORS),
+            default=c_start,
+        )
+        found = [at for sep in _ITEM_SEPARATORS if (at := folded.find(sep, end, c_end)) >= 0]
+        i_end = min(found, default=c_end)
+        own = [m for m in mentions if max(c_start, i_start) <= m[0] and m[1] <= i_end]
+        return own or mentions
 
     def _comparand(self, start: int, end: int) -> bool:
         """Whether the subject named at [start, end) is what something is compared with."""
