@@ -49,6 +49,10 @@ class Language:
     poles: tuple[tuple[str, str, str], ...] = ()
     # Characters that ask, not deny, between a character said twice: 是不是, 能没能.
     question_negators: str = ""
+    # Degree adverbs ("比较", "很") and the adjectives they grade at the end of a phrase
+    # ("多", "频繁"): "通信比较多" says the phrase "通信多".
+    degree_adverbs: tuple[str, ...] = ()
+    graded_adjectives: tuple[str, ...] = ()
     # Words that join the items of a list ("和", "and") and articles that may follow them.
     conjunctions: tuple[str, ...] = ()
     # Marks that set the items of a list side by side ("节点内 TP、跨节点 PP"): each item's

@@ -71,6 +71,8 @@ LANGUAGE = Language(
         ),
     ),
     question_negators="不没",
+    degree_adverbs=tuple("比较 较 很 更 非常 太 特别 挺 相当 十分".split()),
+    graded_adjectives=tuple("多 少 大 小 高 低 快 慢 长 短 强 弱 频繁 密集 明显".split()),
     conjunctions=("和", "与", "及", "以及", "或", "或者"),
     attributive_particles=("的",),
     time_clause_after=r"之后|以后|后(?![端台续缀面者])|的时候|之前|以前",
