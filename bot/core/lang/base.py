@@ -81,6 +81,9 @@ class Language:
     contractions: tuple[tuple[str, str], ...] = ()
     # Words too slight to count toward an item's or a clause's length ("the", "of").
     filler_words: frozenset[str] = frozenset()
+    # Words that open a sentence with its purpose ("to see the timeline, use nsys", "要看时间线
+    # 就用 nsys"): what the purpose names is said of the subject the sentence goes on to name.
+    purpose_openers: tuple[str, ...] = ()
     # Pronouns that open a sentence going on with the topic of the one before a ";" ("ncu is
     # for kernels; it shows …").
     pronouns: tuple[str, ...] = ()

@@ -125,6 +125,7 @@ LANGUAGE = Language(
     filler_words=frozenset(
         "a an the of in on at for to and or with its it this that as by from".split()
     ),
+    purpose_openers=("to", "in order to"),
     pronouns=("it", "its", "they", "their", "this", "these"),
     topic_openers=tuple("and but while whereas so for with the a an".split()),
     comparand_before=r"than|compared\s+(?:to|with)|vs\.?|versus",

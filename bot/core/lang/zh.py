@@ -83,6 +83,8 @@ LANGUAGE = Language(
     ),
     # Up to four characters and 的; not 有/是 (没有 X 的 Y denies Y), nor 真的 or 目的.
     negated_modifier=r"(?![是有])[\u4e00-\u9fff]{1,4}?的(?<!真的)(?<!目的)",
+    # Not 要: as often "need to" ("要配 PDB") as "to" ("要看时间线").
+    purpose_openers=("想", "为了", "如果想"),
     pronouns=("它", "它们", "其"),
     topic_openers=("而", "但", "但是", "对于", "对", "至于", "其中"),
     comparand_before=r"比|相比|相比于|相较于|相对于|不如",

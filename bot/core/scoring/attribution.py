@@ -23,6 +23,11 @@ _CLAUSE_OPENING_RE = re.compile(
 _COMPARAND_REACH = 24
 _COMPARAND_BEFORE_RE = re.compile(rf"(?:{alternatives('comparand_before')})\s*$", re.IGNORECASE)
 _COMPARAND_AFTER_RE = re.compile(rf"\s*(?:{alternatives('comparand_after')})")
+# A sentence opened by its purpose ("to see the timeline, use nsys").
+_PURPOSE_OPENING_RE = re.compile(
+    rf"\s*(?:{'|'.join(w for lang in LANGUAGES for w in lang.purpose_openers)})(?![a-z])",
+    re.IGNORECASE,
+)
 # Marks that set the items of a list side by side (see _in_item).
 _ITEM_SEPARATORS = tuple(dict.fromkeys(s for lang in LANGUAGES for s in lang.item_separators))
 # A sentence after a ";" that opens with a pronoun goes on with the topic before it.
@@ -63,8 +68,9 @@ class Attributed(Reading):
         """The subject a claim named at [start, end) is said of: the nearest one around it.
 
         Nearest within its clause (either side), else the last topic before it in its
-        sentence, else the topic before a ";" that a pronoun goes on with; None when the
-        answer names no subject around it.
+        sentence, else (in a sentence opened by its purpose: "to see the timeline, use nsys")
+        the first subject after it there, else the topic before a ";" that a pronoun goes on
+        with; None when the answer names no subject around it.
         """
         mentions = self.subject_mentions()
         if not mentions:
@@ -104,6 +110,11 @@ class Attributed(Reading):
         before = [m for m in topics if s_start <= m[0] and m[1] <= start]
         if before:
             return before[-1]
+        if _PURPOSE_OPENING_RE.match(self.folded, s_start):
+            _, s_end = layout.sentence_span(layout.sentence(start))
+            after = [m for m in mentions if end <= m[0] and m[1] <= s_end]
+            if after:
+                return after[0]
         return self._said_of_beyond(start, s_start, topics)
 
     def _said_of_beyond(
