@@ -23,8 +23,14 @@ def _cases() -> list[Any]:
     out = []
     for path in sorted(RULES.glob("*.yaml")):
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        question = Question.model_validate(data["question"])
+        # A case reads the file's question, or one of its `other_questions` it names (a rule
+        # that needs another reference answer: one that states its claim as a denial).
+        questions = {
+            name: Question.model_validate(q)
+            for name, q in {"": data["question"], **data.get("other_questions", {})}.items()
+        }
         for i, case in enumerate(data["cases"], 1):
+            question = questions[case.get("question", "")]
             out.append(
                 pytest.param(question, case["answer"], case["verdict"], id=f"{path.stem}-{i}")
             )

@@ -19,6 +19,8 @@ import re
 import unicodedata
 from itertools import compress
 
+from bot.core.lang import LANGUAGES
+
 # Han (incl. extension A and compatibility), kana and Hangul: one character = one token.
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _BEYOND_ASCII = "\u00c0-\u024f\u0370-\u03ff\u0400-\u04ff"  # Latin-1+, Greek, Cyrillic letters
@@ -209,6 +211,48 @@ _IS_CJK = "\u3040".__le__  # every CJK run starts at or above U+3040, every othe
 _NOT_CJK = "\u3040".__gt__
 
 
+def _contraction_tables() -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
+    """From the language data: the word before a `n't` and the word it stands for ("isn" ->
+    "is", "won" -> "will"); a form written as one word and its words ("cannot")."""
+    heads: dict[str, str] = {}
+    joined: dict[str, tuple[str, ...]] = {}
+    for lang in LANGUAGES:
+        for form, full in lang.contractions:
+            parts = tuple(full.split())
+            pieces = [w.lower() for w in _TOKEN_RE.findall(form)]
+            if len(pieces) == 2 and pieces[1] == "t" and len(parts) == 2:
+                heads[pieces[0]] = parts[0]
+            elif pieces == [form] and "".join(parts) == form:
+                joined[form] = parts
+    return heads, joined
+
+
+# "isn't divisible" is "is not divisible" to a phrase ("not divisible"), and "cannot be shared"
+# is "can't be shared": both forms become the full one, and the `n't` the word `not`.
+_CONTRACTED, _JOINED = _contraction_tables()
+
+
+def _expand_contractions(words: list[str], raw: list[str]) -> tuple[list[str], list[str]]:
+    """The tokens with each contraction read as its full form. `words` keep the text as
+    written (a token's offsets are found from it); `raw` gets the full form's words."""
+    out_words: list[str] = []
+    out_raw: list[str] = []
+    for word, low in zip(words, raw, strict=True):
+        if low == "t" and out_raw and out_raw[-1] in _CONTRACTED:
+            out_raw[-1] = _CONTRACTED[out_raw[-1]]
+            low = "not"
+        elif low in _JOINED:
+            at = 0
+            for part in _JOINED[low]:
+                out_words.append(word[at : at + len(part)])
+                out_raw.append(part)
+                at += len(part)
+            continue
+        out_words.append(word)
+        out_raw.append(low)
+    return out_words, out_raw
+
+
 def tokenize(text: str) -> Tokens:
     """Split text into matching tokens, keeping where each one stands."""
     folded, origin = _normalise(text)
@@ -216,6 +260,8 @@ def tokenize(text: str) -> Tokens:
     # objects and no Python loop (offsets are found only when asked for).
     words = _TOKEN_RE.findall(folded)
     raw = list(map(str.lower, words))  # CJK runs have no case: unchanged
+    if "t" in raw or not _JOINED.keys().isdisjoint(raw):
+        words, raw = _expand_contractions(words, raw)
     latin = list(filter(_NOT_CJK, raw))
     tokens = Tokens()
     tokens.folded = folded

@@ -49,8 +49,15 @@ class Language:
     poles: tuple[tuple[str, str, str], ...] = ()
     # Characters that ask, not deny, between a character said twice: 是不是, 能没能.
     question_negators: str = ""
+    # Degree adverbs ("比较", "很") and the adjectives they grade at the end of a phrase
+    # ("多", "频繁"): "通信比较多" says the phrase "通信多".
+    degree_adverbs: tuple[str, ...] = ()
+    graded_adjectives: tuple[str, ...] = ()
     # Words that join the items of a list ("和", "and") and articles that may follow them.
     conjunctions: tuple[str, ...] = ()
+    # Marks that set the items of a list side by side ("节点内 TP、跨节点 PP"): each item's
+    # words are said of the subject in that item.
+    item_separators: tuple[str, ...] = ()
     articles: tuple[str, ...] = ()
     # Words after a term that make it a clause of time ("OOM 之后不要重试"): a negator that
     # follows denies the main clause's verb, not the term.
@@ -59,13 +66,27 @@ class Language:
     # belongs to a condition or a clause of time ("分支不一致就会串行", "GPU 不够的时候加节点")
     # and the term to the main clause.
     negation_closers: str = ""
+    # Words that open a condition or a clause of time before its negator, in a language that
+    # puts them first and may leave out the comma ("when there aren't enough GPUs let the
+    # cluster add nodes"): that negator denies the few words after it (the condition's own),
+    # not the main clause that follows.
+    condition_openers: str = ""
     # What follows a negator inside a modifier of the term ("没算完的小份": 算完的): the
     # negator denies the modifier, not the term.
     negated_modifier: str = ""
     # After a term, a denied verb it is the subject of ("<term> is not", "… isn't").
     denied_after: str = ""
+    # Contractions and the words they stand for ("isn't" is "is not", "cannot" "can not"):
+    # a phrase is matched in either form.
+    contractions: tuple[tuple[str, str], ...] = ()
     # Words too slight to count toward an item's or a clause's length ("the", "of").
     filler_words: frozenset[str] = frozenset()
+    # Words that open a sentence with its purpose ("to see the timeline, use nsys", "要看时间线
+    # 就用 nsys"): what the purpose names is said of the subject the sentence goes on to name.
+    purpose_openers: tuple[str, ...] = ()
+    # Pronouns that open a sentence going on with the topic of the one before a ";" ("ncu is
+    # for kernels; it shows …").
+    pronouns: tuple[str, ...] = ()
     # Words that open a clause without naming its topic ("而", "but", "the").
     topic_openers: tuple[str, ...] = ()
     # Words that make what follows (`比 X`, `than X`) or what precedes (`X 相比`) a comparand.

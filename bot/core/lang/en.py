@@ -91,6 +91,8 @@ LANGUAGE = Language(
             r"memory[- ]bound|memory-bandwidth-bound|bandwidth[- ]bound",
         ),
     ),
+    # Not "once": as often "only once" as a condition.
+    condition_openers=r"\b(?:when|whenever|if|until|after|before|as long as)\b",
     conjunctions=("and", "or"),
     negating_prefixes=("non-",),
     advice_openers=("and", "then"),
@@ -100,9 +102,31 @@ LANGUAGE = Language(
         r"(?:\s+[A-Za-z]+)?\s+(?:(?:is|are|was|were|does|do|did|has|have|had|should|must|can"
         r"|could|will|would|may|might)\s+(?:not|never)\b|[A-Za-z]+n[’']t\b)"
     ),
+    contractions=(
+        ("isn't", "is not"),
+        ("aren't", "are not"),
+        ("wasn't", "was not"),
+        ("weren't", "were not"),
+        ("don't", "do not"),
+        ("doesn't", "does not"),
+        ("didn't", "did not"),
+        ("can't", "can not"),
+        ("cannot", "can not"),
+        ("won't", "will not"),
+        ("couldn't", "could not"),
+        ("shouldn't", "should not"),
+        ("wouldn't", "would not"),
+        ("hasn't", "has not"),
+        ("haven't", "have not"),
+        ("hadn't", "had not"),
+        ("mustn't", "must not"),
+        ("needn't", "need not"),
+    ),
     filler_words=frozenset(
         "a an the of in on at for to and or with its it this that as by from".split()
     ),
+    purpose_openers=("to", "in order to"),
+    pronouns=("it", "its", "they", "their", "this", "these"),
     topic_openers=tuple("and but while whereas so for with the a an".split()),
     comparand_before=r"than|compared\s+(?:to|with)|vs\.?|versus",
     # Word parts, common adjectives and verbs: what is left of `intra-layer`, `post-training`,

@@ -26,5 +26,6 @@ LANGUAGE = Language(
     enumeration=r"どの|何が|挙げ|列挙",
     up=r"増や|上げ|大きく|高く|増加",
     down=r"減ら|下げ|小さく|低く|削減",
+    item_separators=("、",),
     stop_chars=frozenset("のはがをにでともへやかな"),
 )

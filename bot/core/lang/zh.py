@@ -71,6 +71,8 @@ LANGUAGE = Language(
         ),
     ),
     question_negators="不没",
+    degree_adverbs=tuple("比较 较 很 更 非常 太 特别 挺 相当 十分".split()),
+    graded_adjectives=tuple("多 少 大 小 高 低 快 慢 长 短 强 弱 频繁 密集 明显".split()),
     conjunctions=("和", "与", "及", "以及", "或", "或者"),
     attributive_particles=("的",),
     time_clause_after=r"之后|以后|后(?![端台续缀面者])|的时候|之前|以前",
@@ -81,6 +83,9 @@ LANGUAGE = Language(
     ),
     # Up to four characters and 的; not 有/是 (没有 X 的 Y denies Y), nor 真的 or 目的.
     negated_modifier=r"(?![是有])[\u4e00-\u9fff]{1,4}?的(?<!真的)(?<!目的)",
+    # Not 要: as often "need to" ("要配 PDB") as "to" ("要看时间线").
+    purpose_openers=("想", "为了", "如果想"),
+    pronouns=("它", "它们", "其"),
     topic_openers=("而", "但", "但是", "对于", "对", "至于", "其中"),
     comparand_before=r"比|相比|相比于|相较于|相对于|不如",
     comparand_after=r"相比|相比较|比较|比起来|来说更",
@@ -90,6 +95,7 @@ LANGUAGE = Language(
         """生成 计算 处理 执行 运行 推理 训练 加载 调度 读取 写入 大的 小的 新的 旧的 快的 慢的
         高的 低的 主要 默认 普通 简单 单个 多个 全部 部分""".split()
     ),
+    item_separators=("、",),
     stop_chars=frozenset(
         "的了是在和与或把被就也都而及等这那个一不有为以会可能要让从到对其中之它们我你他"
     ),

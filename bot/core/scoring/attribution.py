@@ -1,6 +1,6 @@
 """Whose claim: which subject of the question a place in the answer is said of (the nearest
-in its clause, else a topic earlier in its sentence), and whether a place is part of a
-subject's own name."""
+in its clause, else a topic earlier in its sentence or, with a pronoun, before its ";"), and
+whether a place is part of a subject's own name."""
 
 from __future__ import annotations
 
@@ -23,6 +23,18 @@ _CLAUSE_OPENING_RE = re.compile(
 _COMPARAND_REACH = 24
 _COMPARAND_BEFORE_RE = re.compile(rf"(?:{alternatives('comparand_before')})\s*$", re.IGNORECASE)
 _COMPARAND_AFTER_RE = re.compile(rf"\s*(?:{alternatives('comparand_after')})")
+# A sentence opened by its purpose ("to see the timeline, use nsys").
+_PURPOSE_OPENING_RE = re.compile(
+    rf"\s*(?:{'|'.join(w for lang in LANGUAGES for w in lang.purpose_openers)})(?![a-z])",
+    re.IGNORECASE,
+)
+# Marks that set the items of a list side by side (see _in_item).
+_ITEM_SEPARATORS = tuple(dict.fromkeys(s for lang in LANGUAGES for s in lang.item_separators))
+# A sentence after a ";" that opens with a pronoun goes on with the topic before it.
+_PRONOUN_OPENING_RE = re.compile(
+    rf"\s*(?:{'|'.join(w for lang in LANGUAGES for w in lang.pronouns)})(?![a-z])",
+    re.IGNORECASE,
+)
 
 
 class Attributed(Reading):
@@ -55,9 +67,10 @@ class Attributed(Reading):
     def said_of(self, start: int, end: int, subject: int) -> tuple[int, int, int] | None:
         """The subject a claim named at [start, end) is said of: the nearest one around it.
 
-        Nearest within its clause (either side), else the last one before it in its sentence,
-        else the first after it in its sentence, else the last one before its sentence (a
-        pronoun's antecedent); None when the answer names no subject around it.
+        Nearest within its clause (either side), else the last topic before it in its
+        sentence, else (in a sentence opened by its purpose: "to see the timeline, use nsys")
+        the first subject after it there, else the topic before a ";" that a pronoun goes on
+        with; None when the answer names no subject around it.
         """
         mentions = self.subject_mentions()
         if not mentions:
@@ -78,6 +91,7 @@ class Attributed(Reading):
             if c_start <= m[0] and m[1] <= c_end and not self._comparand(m[0], m[1])
         ]
         if in_clause:
+            in_clause = self._in_item(in_clause, start, end, (c_start, c_end))
             # Topic first: the nearest subject before it in its clause ("X（gloss）、Y（…）"
             # glosses X), else the nearest after it.
             before_it = [m for m in in_clause if m[1] <= start]
@@ -91,11 +105,50 @@ class Attributed(Reading):
             return next((m for m in at if m[2] == subject), at[0])
         # Outside its own clause, a claim is said of a clause's topic: a subject that opens a
         # clause before it in its sentence ("…，decode 是 …"), not one named as an object
-        # ("归入 NVIDIA Dynamo 平台"). Nothing further: a subject after the claim, or in an
-        # earlier sentence, guessed wrong more often than right on the graded answers.
+        # ("归入 NVIDIA Dynamo 平台").
         topics = [m for m in mentions if self._opens_clause(m[0])]
         before = [m for m in topics if s_start <= m[0] and m[1] <= start]
-        return before[-1] if before else None
+        if before:
+            return before[-1]
+        if _PURPOSE_OPENING_RE.match(self.folded, s_start):
+            _, s_end = layout.sentence_span(layout.sentence(start))
+            after = [m for m in mentions if end <= m[0] and m[1] <= s_end]
+            if after:
+                return after[0]
+        return self._said_of_beyond(start, s_start, topics)
+
+    def _said_of_beyond(
+        self, start: int, s_start: int, topics: list[tuple[int, int, int]]
+    ) -> tuple[int, int, int] | None:
+        """With no subject before it in its sentence: the last topic of the sentence before,
+        when a ";" and a pronoun go on with it ("ncu is for kernels; it shows …"). A
+        subject after the claim, or further back, is not guessed at: on the graded answers
+        that guessed wrong more often than right."""
+        if (
+            s_start == 0
+            or self.folded[s_start - 1] != ";"
+            or _PRONOUN_OPENING_RE.match(self.folded, s_start) is None
+        ):
+            return None
+        layout = self.layout
+        p_start, _ = layout.sentence_span(layout.sentence(s_start - 1))
+        earlier = [m for m in topics if p_start <= m[0] and m[1] <= s_start]
+        return earlier[-1] if earlier else None
+
+    def _in_item(
+        self, mentions: list[tuple[int, int, int]], start: int, end: int, clause: tuple[int, int]
+    ) -> list[tuple[int, int, int]]:
+        """The mentions in the item (of a list set side by side with 、) that holds [start,
+        end), when it has any: "节点内 TP、跨节点 PP" says 跨节点 of PP. Else all of them."""
+        folded, (c_start, c_end) = self.folded, clause
+        i_start = max(
+            (folded.rfind(sep, c_start, start) + len(sep) for sep in _ITEM_SEPARATORS),
+            default=c_start,
+        )
+        found = [at for sep in _ITEM_SEPARATORS if (at := folded.find(sep, end, c_end)) >= 0]
+        i_end = min(found, default=c_end)
+        own = [m for m in mentions if max(c_start, i_start) <= m[0] and m[1] <= i_end]
+        return own or mentions
 
     def _comparand(self, start: int, end: int) -> bool:
         """Whether the subject named at [start, end) is what something is compared with."""

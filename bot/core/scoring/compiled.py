@@ -33,6 +33,9 @@ class CompiledConcept:
     need: int
     # The reference answer denies it ("不会阻塞 core"): a denial in the answer then agrees.
     negative: bool
+    # Phrases the reference names only in denials ("cannot be overcommitted" in a claim
+    # whose other phrases it affirms): a denial of one of them in the answer agrees too.
+    negative_phrases: frozenset[str] = frozenset()
     # Which way the reference turns what the aliases / each term name (+1 up, -1 down, 0
     # neither): an answer turning it the other way says the opposite.
     direction: int = 0

@@ -37,12 +37,15 @@ class Judged(Attributed):
         # subject's own name (`max_batch_size` names its subject, it states nothing of it).
         wrong: ConceptHit | None = None
         stated = False
-        if negative is None:
-            negative = item.negative
         for phrase, start, end in found:
             if self.says_nothing_at(item, start, end):
                 continue
-            verdict = self.verdict_at(item, phrase, start, end, direction, negative, values)
+            negative_here = (
+                negative
+                if negative is not None
+                else item.negative or phrase.text.casefold() in item.negative_phrases
+            )
+            verdict = self.verdict_at(item, phrase, start, end, direction, negative_here, values)
             if verdict is None:
                 continue
             status, bound = verdict

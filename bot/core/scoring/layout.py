@@ -97,14 +97,29 @@ _NEGATION_CLOSER_RE = re.compile(alternatives("negation_closers") or "(?!)")
 _NEGATED_MODIFIER_RE = re.compile(alternatives("negated_modifier") or "(?!)")
 
 
+# A condition opened before its negator ("when there aren't enough GPUs let the cluster add
+# nodes"): the condition's first negator denies the words of its own phrase, this many at
+# most before the term ("if it doesn't reuse", "if it isn't fully reused"), not the main
+# clause the comma-less condition runs into.
+_CONDITION_OPENER_RE = re.compile(alternatives("condition_openers") or "(?!)", re.IGNORECASE)
+_CONDITION_REACH_WORDS = 2
+
+
 def _denied_before(text: str, stop: int) -> bool:
     """Whether a negator in text[:stop] reaches the term at `stop`."""
+    openers = [m.end() for m in _CONDITION_OPENER_RE.finditer(text, 0, stop)]
+    previous = -1  # where the last negator ended
     for found in _NEGATION_RE.finditer(text, 0, stop):
         after = found.end()
-        if _NEGATION_CLOSER_RE.search(text, after, stop) is None and (
-            _NEGATED_MODIFIER_RE.match(text, after, stop) is None
-        ):
-            return True
+        in_condition = any(previous < at <= found.start() for at in openers)
+        previous = after
+        if _NEGATION_CLOSER_RE.search(text, after, stop) is not None:
+            continue
+        if _NEGATED_MODIFIER_RE.match(text, after, stop) is not None:
+            continue
+        if in_condition and len(text[after:stop].split()) > _CONDITION_REACH_WORDS:
+            continue
+        return True
     return False
 
 

@@ -37,6 +37,7 @@ def short_forms(question: Question) -> dict[tuple[str, ...], tuple[str, ...]]:
     rest = canonical(tokenize(question.question))
     for name in sorted((n for v in keyed.values() for n in v), key=len, reverse=True):
         rest = rest.replace(canonical(tokenize(name)).strip(), " ")
+    claim_words = _words_of_claims(question)
     out: dict[tuple[str, ...], tuple[str, ...]] = {}
     for key, names in keyed.items():
         others_words = set().union(*(w for k, w in words.items() if k != key))
@@ -80,7 +81,31 @@ def short_forms(question: Question) -> dict[tuple[str, ...], tuple[str, ...]]:
                     )
                 ):
                     forms.append(" ".join(kept))
-        usable = [f for f in dict.fromkeys(forms) if canonical(tokenize(f)).strip() not in rest]
+        usable = [
+            f
+            for f in dict.fromkeys(forms)
+            if canonical(tokenize(f)).strip() not in rest and not _claims_word(f, claim_words)
+        ]
         if usable:
             out[key] = tuple(usable)
     return out
+
+
+def _words_of_claims(question: Question) -> dict[str, int]:
+    """How many subjects' claims use each word in their aliases and terms (stemmed, Latin
+    words; not the labels, which name the subject itself)."""
+    used: dict[str, set[tuple[str, ...]]] = {}
+    for concept in question.concepts:
+        if not concept.subject:
+            continue
+        key = tuple(sorted(p.casefold() for p in concept.subject))
+        for phrase in (*concept.aliases, *(p for part in concept.terms for p in part)):
+            for w in tokenize(phrase).latin_stem:
+                used.setdefault(w, set()).add(key)
+    return {w: len(keys) for w, keys in used.items()}
+
+
+def _claims_word(form: str, claim_words: dict[str, int]) -> bool:
+    """Whether a short form is an ordinary word of the claims of two subjects or more (`tile`
+    of tile quantization in "edge tiles" and in "more tiles than SMs"): it names neither."""
+    return any(claim_words.get(w, 0) >= 2 for w in tokenize(form).latin_stem)

@@ -10,7 +10,7 @@ from itertools import pairwise
 
 from rapidfuzz.distance import OSA
 
-from bot.core.lang import words
+from bot.core.lang import LANGUAGES, words
 from bot.core.scoring.cues import has_verb, is_statement
 from bot.core.text import Tokens, stem, tokenize
 
@@ -30,6 +30,11 @@ TERM_CHARS = 6
 # Function words (Latin) and characters (CJK) that are no topic of an answer.
 STOP_WORDS = words("stop_words")
 STOP_CHARS = words("stop_chars")
+# Degree adverbs read inside a phrase before its closing adjective (see _graded).
+_DEGREE_ADVERBS = tuple(w for lang in LANGUAGES for w in lang.degree_adverbs)
+_GRADED_ADJECTIVES = tuple(
+    sorted({w for lang in LANGUAGES for w in lang.graded_adjectives}, key=len, reverse=True)
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +131,10 @@ def compile_phrase(text: str) -> Phrase | None:
     needles = [
         (lead + " ".join(tokens.stem) + tail, key if len(key) > 1 or not tokens.cjk[0] else "")
     ]
+    graded = _graded(tokens)
+    if graded:
+        base = needles[0][0][: -len(tokens.raw[-1])]
+        needles.extend((base + run, needles[0][1]) for run in graded)
     latin = [raw for raw in tokens.raw if raw.isascii()]
     if len(tokens) > 1 and len(latin) == len(tokens):
         # People also write identifiers run together: maxqueuedelay, kserve, vllm.
@@ -135,6 +144,22 @@ def compile_phrase(text: str) -> Phrase | None:
     fuzzable = len(latin) == len(tokens) and any(len(raw) >= FUZZY_MIN_WORD for raw in latin)
     budget = max(letters // FUZZY_CHARS_PER_EDIT, 1) if fuzzable else 0
     return Phrase(text, tuple(needles), tuple(tokens.raw), budget, is_term_phrase(text))
+
+
+def _graded(tokens: Tokens) -> list[str]:
+    """The phrase's last CJK run with each degree adverb before its closing adjective
+    ("通信多" -> "通信比较多", "通信很多"), when a word comes before the adjective (two
+    characters at least in the same run: the phrase's search key, its first two, stays)."""
+    run = tokens.raw[-1]
+    if not tokens.cjk[-1]:
+        return []
+    for adjective in _GRADED_ADJECTIVES:
+        head = run[: -len(adjective)]
+        if run.endswith(adjective) and (len(head) >= 2 or (len(tokens) > 1 and head == "")):
+            if head.endswith(_DEGREE_ADVERBS):
+                return []
+            return [head + adverb + adjective for adverb in _DEGREE_ADVERBS]
+    return []
 
 
 def is_term_phrase(text: str) -> bool:

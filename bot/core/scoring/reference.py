@@ -44,6 +44,7 @@ def compile_question(question: Question) -> Compiled:
             replace(
                 c,
                 negative=reference.negative(c),
+                negative_phrases=reference.negative_phrases(c),
                 direction=reference.turned(c.aliases),
                 term_directions=tuple(reference.turned(g) for g in c.terms),
                 values=reference.valued(c.aliases),
@@ -142,6 +143,30 @@ class ReferenceReading(Attributed):
             # A place where the reference's own phrase is the denial ("不会阻塞") is one.
             negation_in(p.text) or self.layout.is_negative(s, e, self.names)
             for p, s, e in found
+        )
+
+    def negative_phrases(self, c: CompiledConcept) -> frozenset[str]:
+        """The phrases of a concept the reference names, each in denials only: "whole GPUs,
+        and GPUs cannot be overcommitted" states its claim's `overcommitted` as a denial. A
+        subject's claim counts only the places its sentence says of that subject: elsewhere
+        a denial is as often the contrast with another ("CPU 超过 limit 不会被杀" after the
+        memory limit's claim of being killed)."""
+        seen: dict[str, bool] = {}
+        for p, s, e in self.find(c.aliases):
+            if c.subject >= 0 and not self._said_in_sentence_of(s, e, c.subject):
+                continue
+            key = p.text.casefold()
+            here = negation_in(p.text) or self.layout.is_negative(s, e, self.names)
+            seen[key] = seen.get(key, True) and here
+        return frozenset(key for key, negative in seen.items() if negative)
+
+    def _said_in_sentence_of(self, start: int, end: int, subject: int) -> bool:
+        bound = self.said_of(start, end, subject)
+        layout = self.layout
+        return (
+            bound is not None
+            and bound[2] == subject
+            and layout.sentence(bound[0]) == layout.sentence(start)
         )
 
     def claim_span(self, concept: Concept) -> tuple[int, int] | None:
