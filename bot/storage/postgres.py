@@ -250,7 +250,7 @@ class _Connection:
             raise _integrity(exc) from exc
         except Exception as exc:
             self.failed = True
-            if gone(exc) and not isinstance(exc, Unreachable):
+            if not isinstance(exc, Unreachable) and (gone(exc) or _broken(self._conn, exc)):
                 raise Unreachable(exc) from exc
             raise
 
@@ -286,6 +286,21 @@ def gone(exc: BaseException) -> bool:
     if isinstance(exc, asyncpg.exceptions.CrashShutdownError):
         return True
     return isinstance(exc, asyncpg.InterfaceError) and "closed" in str(exc)
+
+
+def _broken(conn: Any, exc: BaseException) -> bool:
+    """Whether the connection cannot be used again: closed, or its protocol out of step
+    with the server. A restart's fast shutdown that ends the session between two steps of a
+    statement (its Parse waiting on a lock, then its Bind) gives asyncpg's
+    InternalClientError ("another operation is in progress"), not a connection error."""
+    import asyncpg
+
+    return bool(conn.is_closed()) or isinstance(exc, asyncpg.InternalClientError)
+
+
+def _terminate(conn: Any) -> None:
+    with contextlib.suppress(Exception):  # closed already: the pool has let go of it
+        conn.terminate()
 
 
 async def _release(pool: Any, conn: Any) -> None:
@@ -442,14 +457,20 @@ class PostgresDatabase(Database):
             try:
                 try:
                     yield cast(aiosqlite.Connection, db)
-                except BaseException:
-                    with contextlib.suppress(Exception):  # a lost connection rolled it back
-                        await tx.rollback()
+                except BaseException as exc:
+                    if isinstance(exc, Unreachable):
+                        # Closed, or out of step: ended here, so the server rolls back
+                        # whatever of the transaction it had (never returned to the pool).
+                        _terminate(conn)
+                    else:
+                        with contextlib.suppress(Exception):  # a lost connection rolled it back
+                            await tx.rollback()
                     raise
                 try:
                     await (tx.rollback() if db.failed else tx.commit())
                 except Exception as exc:
-                    if gone(exc):
+                    if gone(exc) or _broken(conn, exc):
+                        _terminate(conn)
                         raise Unreachable(exc) from exc
                     raise
             finally:
