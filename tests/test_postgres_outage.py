@@ -167,3 +167,86 @@ async def test_an_answer_whose_write_the_restart_cut_off_is_refused_and_can_be_s
     )
     assert len(api.to(user_id)) == 2  # told once, scored once
     assert await _answers(postgres_url) == Counter({user_id: 1})
+
+
+class CommitAnswerLost:
+    """A TCP proxy in front of PostgreSQL that loses the server's answer to the COMMIT of
+    the first transaction inserting into `answers`: the server has committed it, and the
+    bot's connection ends before it hears so (a network cut at that moment)."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.dropped = asyncio.Event()
+        self._server: asyncio.Server | None = None
+
+    async def start(self) -> int:
+        self._server = await asyncio.start_server(self._client, "127.0.0.1", 0)
+        return int(self._server.sockets[0].getsockname()[1])
+
+    async def stop(self) -> None:
+        if self._server is not None:
+            self._server.close()
+
+    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.port)
+        state = {"inserting": False, "committing": False}
+
+        async def upstream() -> None:
+            while data := await reader.read(65536):
+                if not self.dropped.is_set() and b"INSERT INTO answers" in data:
+                    state["inserting"] = True
+                if state["inserting"] and b"COMMIT" in data:
+                    state["committing"] = True
+                up_writer.write(data)
+                await up_writer.drain()
+
+        async def downstream() -> None:
+            while data := await up_reader.read(65536):
+                if state["committing"] and not self.dropped.is_set():
+                    self.dropped.set()  # the server's CommandComplete: committed, not told
+                    return
+                writer.write(data)
+                await writer.drain()
+
+        pumps = [asyncio.create_task(upstream()), asyncio.create_task(downstream())]
+        try:
+            await asyncio.wait(pumps, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for pump in pumps:
+                pump.cancel()
+            writer.close()
+            up_writer.close()
+
+
+async def test_an_answer_whose_commit_landed_but_whose_reply_was_lost_is_scored(
+    api: FakeBotAPI, tmp_path: Path, postgres_url: str, postgres_server: PostgresServer
+) -> None:
+    """The answer's COMMIT reached the server and the connection was cut before its answer
+    came back: the answer is stored, so the person gets their score, not "nothing was
+    recorded; send it again" (their question is closed: sent again, it would find none)."""
+    (user_id,) = await seed_open_questions(postgres_url, 1, QUESTION)
+    proxy = CommitAnswerLost(postgres_server.port)
+    port = await proxy.start()
+    through = postgres_url.replace(f":{postgres_server.port}/", f":{port}/")
+    env = run_env(api, tmp_path / "bot.sqlite3", **FAST_RUN, DATABASE_URL=through)
+    process = await start_run(env, tmp_path)
+    try:
+        await until(lambda: api.calls["getUpdates"] >= 1, 60, "the first poll")
+        api.message(FakeUser(user_id, "u"), ANSWER)
+        await asyncio.wait_for(proxy.dropped.wait(), WAIT)
+        (reply,) = await api.wait_for(user_id, 1, timeout=WAIT)
+        before = len(api.to(WATCHER.id))
+        api.message(WATCHER, "/help")
+        await api.wait_for(WATCHER.id, before + 1, timeout=WAIT)
+        process.send_signal(signal.SIGTERM)
+        _, stderr = await asyncio.wait_for(process.communicate(), 30)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+        await proxy.stop()
+    log = stderr.decode()
+    assert process.returncode == 0, log[-3000:]
+    assert reply.visible.startswith("Score: "), reply.visible
+    assert len(api.to(user_id)) == 1
+    assert await _answers(postgres_url) == Counter({user_id: 1})
