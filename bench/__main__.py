@@ -21,6 +21,7 @@ BENCHES = {
     "migrate": "bench.migrate_db",
     "startup": "bench.startup",
     "startup_instructions": "bench.startup_instructions",
+    "latency": "bench.backend_latency",
 }
 
 

@@ -82,3 +82,33 @@ def test_the_settings_each_help_names_are_settings() -> None:
     assert named - {"FILE", "PACK", "GRADED", "YAML", "JSON", "SQLITE", "GET"} <= {
         name.upper() for name in Settings.model_fields
     }
+
+
+def test_the_compose_example_runs_two_replicas_on_postgresql_behind_a_proxy() -> None:
+    """docs/compose.yaml parses, its services are the ones docs/operations.md names, the
+    bots' settings are settings, and the proxy sends /telegram to both replicas' port."""
+    import yaml
+
+    compose = yaml.safe_load((ROOT / "docs" / "compose.yaml").read_text(encoding="utf-8"))
+    services = compose["services"]
+    assert set(services) == {"db", "bot-1", "bot-2", "proxy"}
+    assert services["db"]["image"] == "postgres:15"
+    settings = {name.upper() for name in Settings.model_fields}
+    for name in ("bot-1", "bot-2"):
+        bot = services[name]
+        env = bot["environment"]
+        assert set(env) <= settings, set(env) - settings
+        assert env["DATABASE_URL"].startswith("postgresql://")
+        assert "@db:5432/" in env["DATABASE_URL"]
+        assert env["TELEGRAM_WEBHOOK_URL"].endswith("/telegram")
+        assert bot["hostname"] == name  # each replica its own host name and wire log
+        assert bot["volumes"] == [f"{name}:/data"]
+    caddyfile = compose["configs"]["caddyfile"]["content"]
+    port = services["bot-1"]["environment"]["WEBHOOK_PORT"]
+    assert f"reverse_proxy bot-1:{port} bot-2:{port}" in caddyfile
+    assert "handle /telegram" in caddyfile and "health_uri /healthz" in caddyfile
+    page = (ROOT / "docs" / "operations.md").read_text(encoding="utf-8")
+    section = page.split("### Replicas and PostgreSQL", 1)[1].split("\n## ", 1)[0]
+    assert "(compose.yaml)" in section
+    for name in services:
+        assert f"`{name}`" in section

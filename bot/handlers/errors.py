@@ -75,11 +75,12 @@ async def on_error(update: object, context: BotContext) -> None:
         hold_until_room(update, context)
         await tell_full(context.bot, context.svc, update, context.bot_data)
         raise ApplicationHandlerStop
-    # A lock held past the busy timeout is an operating condition, not a bug: one plain log
-    # line, and the user is told that nothing was saved.
+    # A lock held past the busy timeout, or PostgreSQL out of reach (a restart, a failover),
+    # is an operating condition, not a bug: one plain log line naming which, and the user is
+    # told that nothing was saved.
     if error is not None and is_busy(error):
         key = "storage_busy"
-        log.error("database locked past the busy timeout: not stored%s", where)
+        log.error("database busy or out of reach: not stored%s: %s", where, error)
     else:
         key = "error"
         log.error("error while handling an update%s", where, exc_info=error)

@@ -16,7 +16,8 @@ nothing before it).
 by the same lock as on SQLite (one writer per process, the behaviour the stores were written
 for), each transaction on a connection of a small pool; reads run on the pool at once and
 see committed rows only (READ COMMITTED). A server out of reach is waited for as a locked
-SQLite file is, then it is `Unreachable`, which the bot treats as a busy database. The
+SQLite file is, then it is `Unreachable`, which the bot treats as a busy database (a
+COMMIT whose answer was lost is asked about once the server answers: it may have landed). The
 schema is migrations_pg/ (the same versions as SQLite's migrations), its version kept in a
 `schema_version` table. The SQLite file's own operations (its integrity check, backup,
 restore) have no counterpart here: the CLI refuses them.
@@ -250,7 +251,7 @@ class _Connection:
             raise _integrity(exc) from exc
         except Exception as exc:
             self.failed = True
-            if gone(exc) and not isinstance(exc, Unreachable):
+            if not isinstance(exc, Unreachable) and (gone(exc) or _broken(self._conn, exc)):
                 raise Unreachable(exc) from exc
             raise
 
@@ -286,6 +287,21 @@ def gone(exc: BaseException) -> bool:
     if isinstance(exc, asyncpg.exceptions.CrashShutdownError):
         return True
     return isinstance(exc, asyncpg.InterfaceError) and "closed" in str(exc)
+
+
+def _broken(conn: Any, exc: BaseException) -> bool:
+    """Whether the connection cannot be used again: closed, or its protocol out of step
+    with the server. A restart's fast shutdown that ends the session between two steps of a
+    statement (its Parse waiting on a lock, then its Bind) gives asyncpg's
+    InternalClientError ("another operation is in progress"), not a connection error."""
+    import asyncpg
+
+    return bool(conn.is_closed()) or isinstance(exc, asyncpg.InternalClientError)
+
+
+def _terminate(conn: Any) -> None:
+    with contextlib.suppress(Exception):  # closed already: the pool has let go of it
+        conn.terminate()
 
 
 async def _release(pool: Any, conn: Any) -> None:
@@ -435,25 +451,62 @@ class PostgresDatabase(Database):
         """One serialised write transaction; rolled back if the body raises (or a
         statement of it failed: PostgreSQL has aborted it). The server out of reach: its
         start waits for it as a locked SQLite file is waited for (`_until_reached`); lost
-        once the transaction has begun, nothing of it is written, and it is Unreachable."""
+        once the transaction has begun, nothing of it is written, and it is Unreachable.
+        Lost at its COMMIT, the server is asked whether the COMMIT landed (`_landed`): if
+        so, the transaction succeeded, as it did."""
         async with self._write_lock:
             conn, tx = await self._until_reached(self._begin)
             db = _Connection(conn)
             try:
                 try:
                     yield cast(aiosqlite.Connection, db)
-                except BaseException:
-                    with contextlib.suppress(Exception):  # a lost connection rolled it back
-                        await tx.rollback()
+                except BaseException as exc:
+                    if isinstance(exc, Unreachable):
+                        # Closed, or out of step: ended here, so the server rolls back
+                        # whatever of the transaction it had (never returned to the pool).
+                        _terminate(conn)
+                    else:
+                        with contextlib.suppress(Exception):  # a lost connection rolled it back
+                            await tx.rollback()
                     raise
+                committing, xid = False, None
                 try:
-                    await (tx.rollback() if db.failed else tx.commit())
+                    if db.failed:
+                        await tx.rollback()
+                    else:
+                        # Its id (None: it wrote nothing), to ask about a COMMIT whose
+                        # answer is lost: one round trip more per write.
+                        xid = await conn.fetchval("SELECT txid_current_if_assigned()")
+                        committing = True
+                        await tx.commit()
                 except Exception as exc:
-                    if gone(exc):
+                    if not (gone(exc) or _broken(conn, exc)):
+                        raise
+                    _terminate(conn)
+                    # Lost before the COMMIT went: nothing written. Lost at it: written if
+                    # the server says it landed (or if there was nothing to write).
+                    if not committing or (xid is not None and not await self._landed(xid)):
                         raise Unreachable(exc) from exc
-                    raise
             finally:
                 await _release(self._pool, conn)
+
+    async def _landed(self, xid: int) -> bool:
+        """Whether transaction `xid`, whose COMMIT's answer was lost, was committed: asked
+        on another connection, waiting for the server as a read does (then Unreachable).
+        Still in progress, its backend has not yet seen its client gone: asked again."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + BUSY_TIMEOUT_MS / 1000
+
+        async def status() -> str | None:
+            async with self._pool.acquire() as other:
+                found: str | None = await other.fetchval("SELECT txid_status($1)", xid)
+                return found
+
+        while (found := await self._until_reached(status)) == "in progress":
+            if loop.time() >= deadline:
+                return False
+            await asyncio.sleep(0.05)
+        return found == "committed"
 
     async def atomic(self, body: Callable[[aiosqlite.Connection], Awaitable[T]]) -> T:
         async with self.transaction() as db:
