@@ -243,6 +243,11 @@ def test_second_bank_imported_as_is() -> None:
         # never saw the scorer, measured once on arrival: 0.616 / 0.776 (gamed 0.16); 0.620 /
         # 0.779 after the second reader's fixes (reviewed: content/drafts/java.yaml).
         pytest.param("java_jvm.txt", "java", "graded_java_jvm.yaml", 0.59, 0.75, id="java"),
+        # System design in English (Markdown), written and graded on 2026-12-07 evening by a
+        # helper who never saw the scorer, measured once on arrival: 0.674 / 0.809.
+        pytest.param(
+            "system_design_en.md", "sde", "graded_system_design_en.yaml", 0.65, 0.78, id="sd-en"
+        ),
     ],
 )
 def test_held_out_banks_imported_as_is(
