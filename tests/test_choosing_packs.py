@@ -162,10 +162,10 @@ async def test_with_the_shipped_packs_an_english_user_is_asked_in_english(
         (welcome,) = await bot.say(ADA, "/start")
         assert "Questions are in English, Chinese." in welcome.visible
         fields = [text for text, d in welcome.buttons if d.startswith("field:")]
-        # Fields in file order: dep's ML serving, then dtrain's and gpu's ML infrastructure
-        # (Chinese only: it follows the field's packs in Chinese), then mysql.yaml's databases
-        # (Chinese only), net-en's computer networking (English only) and rag's LLM
-        # applications (Chinese only), then all.
+        # Fields in file order: dep's ML serving, then dtrain's, gpu-en's and gpu's ML
+        # infrastructure (in English too since gpu-en: dtrain has no English version), then
+        # mysql.yaml's databases (Chinese only), net-en's computer networking (English only)
+        # and rag's LLM applications (Chinese only), then all.
         assert fields == [
             "ML serving & LLM inference",
             "ML infrastructure",
@@ -182,6 +182,24 @@ async def test_with_the_shipped_packs_an_english_user_is_asked_in_english(
             await bot.say(ADA, "/reveal")
         (asked,) = await bot.say(LI, "/quiz")  # a Chinese speaker is asked in Chinese
         assert any(q in asked.visible for q in questions["zh"]), asked.visible
+
+
+async def test_with_the_shipped_packs_an_english_user_choosing_ml_infrastructure_gets_gpu_en(
+    api: FakeBotAPI, bot_settings: Settings, clock: FakeClock
+) -> None:
+    # ML infrastructure's packs: dtrain (Chinese only) and gpu with its English version gpu-en,
+    # so an English user who taps it is asked gpu-en's questions, read from the file.
+    english = yaml.safe_load((CONTENT / "gpu-en.yaml").read_text(encoding="utf-8"))
+    questions = [q["question"] for q in english["questions"]]
+    async with _harness(api, bot_settings, clock, CONTENT) as bot:
+        (welcome,) = await bot.say(ADA, "/start")
+        (chosen,) = await bot.press(ADA, welcome, "field:ml-infra")
+        assert f"{english['title']} (English)" in chosen.visible, chosen.visible
+        for _ in range(3):
+            (question,) = await bot.say(ADA, "/quiz")
+            assert any(q in question.visible for q in questions), question.visible
+            assert "This question bank is in" not in question.visible
+            await bot.say(ADA, "/reveal")
 
 
 async def test_a_translation_named_is_asked_as_named_and_an_original_in_ones_language(
@@ -207,10 +225,10 @@ async def test_stats_counts_the_bank_in_the_learners_language(
     api: FakeBotAPI, bot_settings: Settings, clock: FakeClock, tmp_path: Path
 ) -> None:
     # The bank /stats counts is the one the learner is asked from: with none followed, the
-    # shipped packs in their language, not every pack. The shipped packs are five of 12
-    # questions in English and nine in Chinese (dtrain, gpu, k8s, rag and sql have no English
+    # shipped packs in their language, not every pack. The shipped packs are six of 12
+    # questions in English and nine in Chinese (dtrain, k8s, rag and sql have no English
     # version shipped, net-en no Chinese one), and one English pack is left out to tell the
-    # banks apart: 4 x 12 = 48 in English, 9 x 12 = 108 in Chinese (168 - 12 = 156 in all).
+    # banks apart: 5 x 12 = 60 in English, 9 x 12 = 108 in Chinese (180 - 12 = 168 in all).
     shipped = {
         p.name: p.read_text(encoding="utf-8")
         for p in CONTENT.glob("*.yaml")
@@ -219,7 +237,7 @@ async def test_stats_counts_the_bank_in_the_learners_language(
     folder = _content(tmp_path / "shipped", shipped)
     async with _harness(api, bot_settings, clock, folder) as bot:
         for user, line in (
-            (ADA, "Question bank: 1 of 48 questions"),
+            (ADA, "Question bank: 1 of 60 questions"),
             (LI, "题库：共 108 道题"),
         ):
             await bot.say(user, "/quiz")
