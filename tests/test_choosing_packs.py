@@ -362,6 +362,22 @@ async def test_packs_fits_one_message_however_many_packs_there_are(
     # (the api fixture then checks the message was within Telegram's limits)
 
 
+async def test_a_long_packs_title_in_the_follow_toast_is_cut_with_an_ellipsis(
+    api: FakeBotAPI, bot_settings: Settings, clock: FakeClock, tmp_path: Path
+) -> None:
+    long = "Deploying and autoscaling LLM inference services, interview questions"  # 69
+    folder = _content(tmp_path / "long", {"p.yaml": _pack("dep", long, "en", "ml-serving")})
+    async with _harness(api, bot_settings, clock, folder) as bot:
+        (listing,) = await bot.say(ADA, "/packs")
+        (edited,) = await bot.press(ADA, listing, "pack:f:dep")
+        await bot.press(ADA, edited, "pack:u:dep")
+    # Cut where it is cut, and said to be: not "…services, interview " ending in a space.
+    assert api.callback_answers[-2:] == [
+        "Following Deploying and autoscaling LLM inference services, interview…",
+        "No longer following Deploying and autoscaling LLM inference services, interview…",
+    ]
+
+
 # -- /quiz <pack>, and a pack's link -------------------------------------------------------
 
 
