@@ -396,6 +396,15 @@ async def test_an_unknown_pack_gets_the_list_of_ids(bot: BotHarness) -> None:
         assert pid in reply.visible
 
 
+async def test_in_a_group_an_unknown_word_gets_the_list_of_ids_too(bot: BotHarness) -> None:
+    # A group's /quiz takes a pack as a private chat's does: the answer names both.
+    (reply,) = await bot.say(MEMBER, "/quiz kubernetes", chat_id=GROUP)
+    assert "“kubernetes” is neither a level nor a pack" in reply.visible
+    for pid in ("db-zh", "db-en", "serving-zh", "os-en"):
+        assert pid in reply.visible
+    assert await bot.storage.open_round_of(GROUP) is None
+
+
 async def test_a_pack_link_follows_the_pack_and_opens_its_first_question(
     bot: BotHarness,
 ) -> None:
