@@ -483,8 +483,10 @@ def ranking_messages(
     if not ranked:
         lines.append(t(lang, "round_nobody"))
     for place, r in enumerate(ranked, start=1):
-        # A medal is for an answer that covered something: 0% gets a place, not bronze.
-        medal = MEDALS[place - 1] if place <= len(MEDALS) and r.score > 0 else f"{place}."
+        # A medal is for an answer that covered something, stated or in part: one that
+        # covered nothing gets a place, not bronze, even when its score is a sliver above 0.
+        covered_any = r.covered > 0 or r.partly > 0
+        medal = MEDALS[place - 1] if place <= len(MEDALS) and covered_any else f"{place}."
         # "32% (0/4)" reads as a mistake when the 32% is two concepts stated in part.
         lines.append(
             t(

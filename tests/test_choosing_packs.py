@@ -380,6 +380,22 @@ async def test_packs_fits_one_message_however_many_packs_there_are(
     # (the api fixture then checks the message was within Telegram's limits)
 
 
+async def test_a_long_packs_title_in_the_follow_toast_is_cut_with_an_ellipsis(
+    api: FakeBotAPI, bot_settings: Settings, clock: FakeClock, tmp_path: Path
+) -> None:
+    long = "Deploying and autoscaling LLM inference services, interview questions"  # 69
+    folder = _content(tmp_path / "long", {"p.yaml": _pack("dep", long, "en", "ml-serving")})
+    async with _harness(api, bot_settings, clock, folder) as bot:
+        (listing,) = await bot.say(ADA, "/packs")
+        (edited,) = await bot.press(ADA, listing, "pack:f:dep")
+        await bot.press(ADA, edited, "pack:u:dep")
+    # Cut where it is cut, and said to be: not "…services, interview " ending in a space.
+    assert api.callback_answers[-2:] == [
+        "Following Deploying and autoscaling LLM inference services, interview…",
+        "No longer following Deploying and autoscaling LLM inference services, interview…",
+    ]
+
+
 # -- /quiz <pack>, and a pack's link -------------------------------------------------------
 
 
@@ -396,6 +412,15 @@ async def test_an_unknown_pack_gets_the_list_of_ids(bot: BotHarness) -> None:
     assert "“kubernetes” is neither a level nor a pack" in reply.visible
     for pid in ("db-zh", "db-en", "serving-zh", "os-en"):
         assert pid in reply.visible
+
+
+async def test_in_a_group_an_unknown_word_gets_the_list_of_ids_too(bot: BotHarness) -> None:
+    # A group's /quiz takes a pack as a private chat's does: the answer names both.
+    (reply,) = await bot.say(MEMBER, "/quiz kubernetes", chat_id=GROUP)
+    assert "“kubernetes” is neither a level nor a pack" in reply.visible
+    for pid in ("db-zh", "db-en", "serving-zh", "os-en"):
+        assert pid in reply.visible
+    assert await bot.storage.open_round_of(GROUP) is None
 
 
 async def test_a_pack_link_follows_the_pack_and_opens_its_first_question(

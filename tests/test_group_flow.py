@@ -125,6 +125,22 @@ async def test_results_count_concepts_credited_in_part_beside_those_stated(
     assert not ana.endswith(" 0% (0/4, 3 more in part)")
 
 
+async def test_an_answer_that_covered_nothing_gets_a_place_but_no_medal(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    # An answer about another question altogether: no concept stated, none in part. Its
+    # score may round to 0% or 1%, but a medal beside "(0/4)" reads as a prize for nothing.
+    question = await open_beginner_q3(bot)
+    await answer(bot, BEN, STRONG, question)
+    off_topic = "TCP three-way handshake: SYN, SYN-ACK, ACK; reliable, ordered, retransmission"
+    await answer(bot, ANA, off_topic, question)
+    (results,) = await bot.say(ANA, "/reveal", chat_id=GROUP)
+    lines = results.visible.splitlines()
+    assert "🥇 Ben — 100% (4/4)" in lines
+    ana = next(line for line in lines if "Ana — " in line)
+    assert ana.startswith("2. Ana — ") and ana.endswith("% (0/4)"), ana
+
+
 async def test_latest_answer_counts_and_edits_replace_it(bot: BotHarness, api: FakeBotAPI) -> None:
     question = await open_beginner_q3(bot)
     first = await answer(bot, ANA, WEAK, question)

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import io
 import re
+from pathlib import Path
 
 import pytest
 from PIL import Image
 
-from bot.core.content import Library, Question
-from tests.conftest import BotHarness
+from bot.config import Settings
+from bot.core.content import Library, Question, load_library
+from tests.conftest import CONTENT, BotHarness, FakeClock
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser, Sent
 from tests.support.wait import until
 
@@ -427,3 +429,45 @@ async def test_a_skip_button_from_before_skips_the_interviews_question(
     assert report.visible.startswith("📋 Mock interview report · 0 of 1 answered")
     assert await bot.storage.running_mock(ADA.id) is None
     assert await bot.storage.get_open_question(ADA.id) is None
+
+
+# A pack whose concepts are written as claims (net-en's, sql's, rag's are): a label is a
+# sentence, not "a word or two", and makes a poor name for the question in the report.
+_HANDSHAKE = """id: hs
+title: Handshakes
+language: en
+field: networking
+questions:
+  - id: hs-q1
+    level: beginner
+    question: Describe the TCP three-way handshake.
+    answer: SYN, SYN-ACK, ACK.
+    concepts:
+      - label: Three steps are the minimum for both sides to confirm each other's sequence numbers
+        weight: 2
+        aliases: [minimum, confirm]
+      - label: The client sends a SYN with its initial sequence number
+        aliases: [SYN]
+"""
+
+
+async def test_the_report_names_a_question_by_its_own_words_when_its_concepts_are_sentences(
+    api: FakeBotAPI, bot_settings: Settings, clock: FakeClock, tmp_path: Path
+) -> None:
+    folder = tmp_path / "hs"
+    folder.mkdir()
+    for name in ("strings", "glossary", "fonts"):
+        (folder / name).symlink_to(CONTENT / name)
+    (folder / "hs.yaml").write_text(_HANDSHAKE, encoding="utf-8")
+    settings = bot_settings.model_copy(update={"content_dir": folder})
+    bot = BotHarness(api, settings, load_library([folder]), clock, chosen=())
+    await bot.start()
+    try:
+        await bot.say(ADA, "/mock 1")
+        await bot.say(ADA, "I would have to look that up")  # the follow-up comes
+        _skipped, report, _card = await bot.say(ADA, "/skip", expect=3)
+    finally:
+        await bot.stop()
+    row = report.visible.split("\n")[1]
+    # The question, not its heaviest claim cut short (which the ❌ line below names anyway).
+    assert row.startswith("1. Describe the TCP three-way handshake. — 0%"), row

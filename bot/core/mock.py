@@ -121,14 +121,23 @@ def parse_mock_args(
     return MockArgs(count or DEFAULT_COUNT, level, pack, limit)
 
 
+TOPIC_CHARS = 40  # a label longer than this is a sentence, not the name of a topic
+
+
 def topics_of(question: Question) -> frozenset[str]:
     """The topics a question is on (its concepts' topics, where the pack sets them)."""
     return frozenset(c.topic for c in question.concepts if c.topic)
 
 
 def topic_name(question: Question) -> str:
-    """What a question is about, in a word or two for the report: its heaviest concept."""
-    return max(question.concepts, key=lambda c: c.weight).label
+    """What a question is about, in a word or two for the report: its heaviest concept's
+    label where that is short, else that concept's topic, else the question's own words.
+    (Packs that write concepts as claims, "Three steps are the minimum for both sides to
+    …", would name the row with a cut claim the row's missed list repeats below it.)"""
+    heaviest = max(question.concepts, key=lambda c: c.weight)
+    if len(heaviest.label) <= TOPIC_CHARS:
+        return heaviest.label
+    return heaviest.topic or question.question
 
 
 def question_weight(

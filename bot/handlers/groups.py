@@ -99,9 +99,10 @@ async def quiz(update: Update, context: BotContext) -> None:
             assert wanted.problem is not None
             first_pack = next(iter(svc.library.offered), "")
             packs = pack_list(svc.strings, lang, svc.library.offered)
-            text = svc.strings(
-                lang, wanted.problem, word=wanted.word[:40], pack=first_pack, packs=packs
-            )
+            problem = wanted.problem
+            if problem == "bad_level" and svc.library.offered:
+                problem = "bad_level_or_pack"  # a group's /quiz takes a pack too: say both
+            text = svc.strings(lang, problem, word=wanted.word[:40], pack=first_pack, packs=packs)
             await send(context, chat.id, [text], reply_to=message.message_id)
         case Opening.NO_QUESTION:
             name = level_name(svc.strings, lang, wanted.level or Level.BEGINNER)

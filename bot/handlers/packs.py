@@ -10,7 +10,7 @@ from telegram import Update
 from bot.core.packs import fields
 from bot.handlers.common import BotContext, edit_text, expired, is_admin, send
 from bot.keyboards import ALL_FIELDS, parse_field_tap, parse_pack_tap
-from bot.render import titles
+from bot.render import excerpt, titles
 from bot.services.pack_lists import drawing_language, packs_screen
 
 
@@ -54,7 +54,8 @@ async def pack_button(update: Update, context: BotContext) -> None:
     else:
         await svc.packs.unfollow(chat.id, pack.id)
     toast = "pack_followed" if tap.follow else "pack_unfollowed"
-    await query.answer(svc.strings(lang, toast, title=pack.title[:60]))
+    # A toast shows two lines on a phone: a long title is cut, and says so.
+    await query.answer(svc.strings(lang, toast, title=excerpt(pack.title, 60)))
     draw_lang = await drawing_language(svc, chat.id, chat.type, lang)
     back = tap.in_settings and chat.type != chat.PRIVATE  # a private chat has no such screen
     text, keyboard = await packs_screen(

@@ -712,11 +712,17 @@ async def _open_id(context: BotContext, chat_id: int) -> str | None:
 
 async def not_text(update: Update, context: BotContext) -> None:
     """Stickers, photos, files…: explain that answers are text (during a mock interview,
-    to its question: /quiz waits for the report)."""
+    to its question: /quiz waits for the report; with a question open, to that one: /quiz
+    would only show it again)."""
     svc = context.svc
     if update.effective_chat:
         chat_id = update.effective_chat.id
-        key = "mock_not_text" if await svc.mock.current(chat_id) is not None else "not_text"
+        if await svc.mock.current(chat_id) is not None:
+            key = "mock_not_text"
+        elif await _open_id(context, chat_id) is not None:
+            key = "open_not_text"
+        else:
+            key = "not_text"
         await send(context, chat_id, [svc.strings(context.lang, key)])
 
 
