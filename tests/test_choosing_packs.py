@@ -164,14 +164,16 @@ async def test_with_the_shipped_packs_an_english_user_is_asked_in_english(
         fields = [text for text, d in welcome.buttons if d.startswith("field:")]
         # Fields in file order: dep's ML serving, then dtrain's, gpu-en's and gpu's ML
         # infrastructure (in English too since gpu-en: dtrain has no English version), then
-        # mysql.yaml's databases (Chinese only), net-en's computer networking (English only)
-        # and rag's LLM applications (Chinese only), then all.
+        # mysql.yaml's databases (Chinese only), net-en's computer networking (English only),
+        # rag's LLM applications (Chinese only) and sd-en's system design (English only), then
+        # all.
         assert fields == [
             "ML serving & LLM inference",
             "ML infrastructure",
             "Databases",
             "Computer networking",
             "LLM applications & RAG",
+            "System design",
             "All fields",
         ]
         await bot.press(ADA, welcome, "field:ml-serving")
@@ -225,10 +227,11 @@ async def test_stats_counts_the_bank_in_the_learners_language(
     api: FakeBotAPI, bot_settings: Settings, clock: FakeClock, tmp_path: Path
 ) -> None:
     # The bank /stats counts is the one the learner is asked from: with none followed, the
-    # shipped packs in their language, not every pack. The shipped packs are six of 12
+    # shipped packs in their language, not every pack. The shipped packs are seven of 12
     # questions in English and nine in Chinese (dtrain, k8s, rag and sql have no English
-    # version shipped, net-en no Chinese one), and one English pack is left out to tell the
-    # banks apart: 5 x 12 = 60 in English, 9 x 12 = 108 in Chinese (180 - 12 = 168 in all).
+    # version shipped, net-en and sd-en no Chinese one), and one English pack is left out to
+    # tell the banks apart: 6 x 12 = 72 in English, 9 x 12 = 108 in Chinese (192 - 12 = 180
+    # in all).
     shipped = {
         p.name: p.read_text(encoding="utf-8")
         for p in CONTENT.glob("*.yaml")
@@ -237,7 +240,7 @@ async def test_stats_counts_the_bank_in_the_learners_language(
     folder = _content(tmp_path / "shipped", shipped)
     async with _harness(api, bot_settings, clock, folder) as bot:
         for user, line in (
-            (ADA, "Question bank: 1 of 60 questions"),
+            (ADA, "Question bank: 1 of 72 questions"),
             (LI, "题库：共 108 道题"),
         ):
             await bot.say(user, "/quiz")
