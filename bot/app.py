@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import logging
 import random
@@ -54,7 +55,7 @@ from bot.i18n import Strings
 from bot.incoming import TolerantBot, quiet_raw_batches
 from bot.jobs.clock import SteadyClock
 from bot.jobs.daily import DailySender
-from bot.jobs.lease import Lease, stand_by
+from bot.jobs.lease import Lease, LeaseTaken, stand_by
 from bot.jobs.outbox import OutboxSender
 from bot.jobs.retention import prune_forever
 from bot.lifecycle import INBOX_KEY, STOP_KEY, shut_down
@@ -230,14 +231,21 @@ def build_application(
     )
     svc = Services(settings, storage, library, strings, practice)
 
-    lease = Lease(storage, settings.lease_seconds)
+    # Webhook replicas on PostgreSQL all serve at once; the lease picks the scheduler's.
+    replicated = settings.database_url is not None and settings.telegram_webhook_url is not None
+    lease = Lease(storage, settings.lease_seconds, replica=replicated)
     background: list[asyncio.Task[None]] = []
     first_poll = asyncio.Event()  # set once a getUpdates request has been written
     lost_once: list[bool] = []
 
     async def post_init(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         await storage.open(verify=not checked)
-        await lease.take()  # LeaseTaken: another process serves this database
+        if lease.replica:
+            await lease.join()  # this replica sends from now on
+            with contextlib.suppress(LeaseTaken):  # another one runs the scheduler
+                await lease.take()
+        else:
+            await lease.take()  # LeaseTaken: another process serves this database
         # What the last run received and did not handle, before anything new: in order.
         await updates.redeliver(storage, bot.read, app.update_queue)
         outbox: OutboxSender = app.bot_data[OUTBOX_KEY]
@@ -254,11 +262,10 @@ def build_application(
         background.append(app.bot_data[MENUS_KEY])
         if polling is not None:
             background.append(asyncio.create_task(_watch_polling(app, polling)))
-        if scheduler:
-            sender = app.bot_data[SENDER_KEY]
-            interval = settings.scheduler_interval_seconds
-            background.append(asyncio.create_task(sender.run_forever(interval)))
-            background.append(asyncio.create_task(prune_forever(storage, clock)))
+        if scheduler and lease.active:
+            _schedule(app)
+        elif scheduler:  # once per tick cluster-wide: by the lease holder, taken over
+            background.append(asyncio.create_task(_schedule_when_active(app)))
         # What start-up built (the modules, the library, PTB's objects) stays out of the
         # cyclic collector's passes while the bot runs: each full pass walked all of it,
         # about 40 ms every two seconds or so under load; frozen here, 3% less CPU per
@@ -266,6 +273,16 @@ def build_application(
         # BENCHMARKS.md). Thawed in post_shutdown, so that a process that runs bots one
         # after another (tests, benchmarks) can still collect the old ones.
         gc.freeze()
+
+    def _schedule(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+        sender = app.bot_data[SENDER_KEY]
+        interval = settings.scheduler_interval_seconds
+        background.append(asyncio.create_task(sender.run_forever(interval)))
+        background.append(asyncio.create_task(prune_forever(storage, clock)))
+
+    async def _schedule_when_active(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+        await stand_by(lease)
+        _schedule(app)
 
     async def post_stop(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         # Before the HTTP client closes: requests out get a short grace, the rest go back.
@@ -405,6 +422,8 @@ def build_application(
     outbox = OutboxSender(app.bot, storage, settings, clock, lease.owner)
     outbox.on_taken_over = lambda: _lost_lease(app)
     outbox.may_send = lease.surely_held  # a request leaves only while the database is ours
+    if replicated:  # a replica killed leaves its rows to the others
+        outbox.sweep = min(1.0, settings.lease_seconds / 10)
     outbox.on_token_rejected = lambda: _token_rejected(app)
     storage.on_damage = lambda exc: _database_damaged(app, exc)
     svc.notify_outbox = outbox.wake
@@ -798,6 +817,8 @@ async def _check_lease(settings: Settings, owner: str) -> bool:
         if settings.database_url is None:
             await lease.take()
             return True
+        if settings.telegram_webhook_url is not None:
+            return True  # webhook replicas all serve (post_init joins them)
         return await _until_signalled(stand_by(lease))
     finally:
         await storage.close()
