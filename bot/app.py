@@ -12,6 +12,7 @@ import sqlite3
 import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from datetime import datetime, timedelta
 from typing import Any
 
 import httpx
@@ -247,7 +248,9 @@ def build_application(
         else:
             await lease.take()  # LeaseTaken: another process serves this database
         # What the last run received and did not handle, before anything new: in order.
-        await updates.redeliver(storage, bot.read, app.update_queue)
+        await updates.redeliver(storage, bot.read, app.update_queue, _left_before())
+        if lease.replica:  # what another replica took and left when it died, meanwhile
+            background.append(asyncio.create_task(_redeliver_left(app)))
         outbox: OutboxSender = app.bot_data[OUTBOX_KEY]
         await outbox.start()
         background.append(asyncio.create_task(lease.keep(lambda: _lost_lease(app))))
@@ -273,6 +276,21 @@ def build_application(
         # BENCHMARKS.md). Thawed in post_shutdown, so that a process that runs bots one
         # after another (tests, benchmarks) can still collect the old ones.
         gc.freeze()
+
+    def _left_before() -> datetime | None:
+        """Webhook replicas: an update recorded or taken more than a lease ago and not done
+        was left by a replica that is gone (a live one takes what it records at once, and
+        handles it within moments); a newer one may be in another replica's hands now. One
+        process: everything left."""
+        return clock() - timedelta(seconds=settings.lease_seconds) if lease.replica else None
+
+    async def _redeliver_left(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+        while True:
+            await asyncio.sleep(settings.lease_seconds / 3)
+            try:
+                await updates.redeliver(storage, bot.read, app.update_queue, _left_before())
+            except Exception as exc:
+                log.warning("could not look for updates a gone replica left: %s", exc)
 
     def _schedule(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         sender = app.bot_data[SENDER_KEY]

@@ -173,3 +173,35 @@ async def test_two_webhook_replicas_share_the_fan_out_and_a_kill_9_sends_no_prom
         dict(await _rows(postgres_url, "SELECT user_id, COUNT(*) FROM answers GROUP BY user_id"))
     )
     assert answers == Counter({u: 1 for u in users})  # each stored once
+
+
+async def test_an_answer_a_killed_replica_had_in_hand_is_handled_by_the_other_once(
+    api: FakeBotAPI, tmp_path: Path, postgres_url: str
+) -> None:
+    # Telegram never posts an update again once a replica answered 200: what that replica
+    # took and had not finished when it died is the survivors' to handle.
+    [user] = await seed_open_questions(postgres_url, 1, QUESTION)
+    ports = {"a": free_port(), "b": free_port()}
+    a = await _replica(api, tmp_path, "a", postgres_url, ports["a"])
+    b: Replica | None = None
+    try:
+        b = await _replica(api, tmp_path, "b", postgres_url, ports["b"])
+        api.fail("sendMessage", 429, chat_id=user, retry_after=10)  # a's score held back
+        assert await _post(ports["a"], _answer_update(1, user)) == 200
+        await until(lambda: api.floods[user] >= 1, WAIT, "a's score refused")
+        a.process.kill()
+        await a.end()
+        await until(lambda: _scores(api)[user] >= 1, WAIT, "the answer scored by b")
+        # A later message answered by b: no second score on its way.
+        assert await _post(ports["b"], _help(10_000)) == 200
+        await api.wait_for(WATCHER.id, 1, timeout=WAIT)
+        b.process.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(b.process.wait(), 60)
+    finally:
+        await a.end()
+        if b is not None:
+            await b.end()
+    assert b.process.returncode == 0, b.text
+    assert _scores(api) == Counter({user: 1})
+    answers = await _rows(postgres_url, "SELECT user_id, COUNT(*) FROM answers GROUP BY user_id")
+    assert answers == [(user, 1)]  # stored once
