@@ -1,7 +1,7 @@
 """Fan-out with webhook replicas on PostgreSQL: 1 and 2 real `interview-bot run` processes on
 one database (tests/support/postgres.py's server) sending the daily prompt of 3,000 chats to
-the fake Bot API at a 1,000 messages/s limit (each replica's share: 1,000/N, the limits
-being per replica still).
+the fake Bot API at a 1,000 messages/s limit (RATE_LIMIT_PER_SECOND; each replica keeps
+to 1,000/N of it, N the replicas live).
 
 The replicas start first (webhook mode, each healthy), then the subscribers fall due: the
 lease holder records the prompts, every replica claims and sends them. Reported per count:
@@ -69,7 +69,7 @@ async def measure(url: str, replicas: int) -> dict[str, float]:
                 env = run_env(
                     api, folder / "bot.sqlite3", DATABASE_URL=url, LOG_LEVEL="WARNING",
                     TELEGRAM_API_BASE_URL=api.replica_url(name),
-                    RATE_LIMIT_PER_SECOND=str(LIMIT / replicas), SEND_CONCURRENCY="32",
+                    RATE_LIMIT_PER_SECOND=str(LIMIT), SEND_CONCURRENCY="32",
                     SCHEDULER_INTERVAL_SECONDS="0.5", OUTBOX_POLL_SECONDS="0.1",
                     LEASE_SECONDS="10",
                     TELEGRAM_WEBHOOK_URL=f"http://127.0.0.1:{port}/telegram",
@@ -110,7 +110,7 @@ def main() -> int:
     try:
         print(
             f"Fan-out with webhook replicas on PostgreSQL ({CHATS:,} chats due, limit"
-            f" {LIMIT:.0f}/s shared: {LIMIT:.0f}/N per replica; {os.cpu_count()} cores)"
+            f" {LIMIT:.0f}/s, each of N replicas keeping to 1/N; {os.cpu_count()} cores)"
         )
         for n in COUNTS:
             url = asyncio.run(server.create_database())

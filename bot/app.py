@@ -28,6 +28,7 @@ from telegram.ext import (
     CommandHandler,
     ContextTypes,
     Defaults,
+    ExtBot,
     MessageHandler,
     TypeHandler,
     filters,
@@ -280,14 +281,16 @@ def build_application(
     def _left_before() -> datetime | None:
         """Webhook replicas: an update recorded or taken more than a lease ago and not done
         was left by a replica that is gone (a live one takes what it records at once, and
-        handles it within moments); a newer one may be in another replica's hands now. One
-        process: everything left."""
+        touches what it still handles every third of the lease); a newer one may be in
+        another replica's hands now. One process: everything left."""
         return clock() - timedelta(seconds=settings.lease_seconds) if lease.replica else None
 
     async def _redeliver_left(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         while True:
             await asyncio.sleep(settings.lease_seconds / 3)
             try:
+                if taken:  # in this replica's hands still: not left (a slow handler)
+                    await storage.touch_updates(sorted(taken), clock())
                 await updates.redeliver(storage, bot.read, app.update_queue, _left_before())
             except Exception as exc:
                 log.warning("could not look for updates a gone replica left: %s", exc)
@@ -386,6 +389,8 @@ def build_application(
             max_retries=max_retries,
         ),
     )
+    if replicated:
+        lease.on_replicas = lambda count: _share_limits(bot, settings, count)
     quiet_raw_batches()
     for handler in logging.getLogger().handlers:
         # Before the redacting filter, which flattens the record's exception and arguments.
@@ -450,6 +455,18 @@ def build_application(
     app.bot_data[SENDER_KEY] = DailySender(svc, clock, outbox.wake)
     _register_handlers(app)
     return app
+
+
+def _share_limits(bot: ExtBot[Any], settings: Settings, replicas: int) -> None:
+    """`replicas` webhook replicas send at once: this one keeps to its share of the limits."""
+    limiter = bot.rate_limiter
+    if isinstance(limiter, PerChatRetryRateLimiter) and limiter.share(replicas):
+        log.info(
+            "replicas sending: %d; this one keeps to %.3g messages/s and %.3g a minute into"
+            " a group (1/%d of the limits)",
+            replicas, settings.rate_limit_per_second / limiter.shares,
+            settings.group_rate_limit_per_minute / limiter.shares, limiter.shares,
+        )  # fmt: skip
 
 
 async def _while_polling(app: Application[Any, Any, Any, Any, Any, Any], lease: Lease) -> None:

@@ -104,6 +104,9 @@ async def test_two_webhook_replicas_share_the_fan_out_and_a_kill_9_sends_no_prom
     b: Replica | None = None
     try:
         b = await _replica(api, tmp_path, "b", postgres_url, ports["b"])
+        # Each keeps to half of the limits (FAST_RUN's 300 a second) while both are live.
+        await until(lambda: a.said("replicas sending: 2"), WAIT, "a sharing the limits")
+        assert b.said("replicas sending: 2; this one keeps to 150 messages/s"), b.text
         # Each answer posted to one replica, then again to the other (a retry).
         for update_id, user in enumerate(users, start=1):
             first, other = ("a", "b") if update_id % 2 else ("b", "a")
@@ -144,6 +147,8 @@ async def test_two_webhook_replicas_share_the_fan_out_and_a_kill_9_sends_no_prom
             assert b.process.returncode is None, b.text
             assert loop.time() < end, f"{len(prompted())} of {CHATS} prompted\n{b.text}"
             await asyncio.sleep(0.5)
+        # Alone now, b keeps to the whole of the limits again.
+        await until(lambda: b.said("replicas sending: 1"), WAIT, "b alone")
         # A later message answered by b: anything sent before it has reached the server.
         assert await _post(ports["b"], _help(10_001)) == 200
         await api.wait_for(WATCHER.id, 2, timeout=WAIT)

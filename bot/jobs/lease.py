@@ -128,6 +128,9 @@ class Lease:
         # holds the lease too (it runs the scheduler).
         self.replica = replica
         self.active = False
+        # Told how many replicas are live, at the join and at each renewal (their limits'
+        # share: bot/ratelimit.py).
+        self.on_replicas: Callable[[int], None] = lambda count: None
 
     async def take(self) -> None:
         """Hold the database, or raise LeaseTaken naming the process that does."""
@@ -144,6 +147,7 @@ class Lease:
         asked = self.monotonic()
         await self.storage.join_replicas(self.owner, self.pid, self.host, _now(), self.ttl)
         self._held(asked)
+        self.on_replicas(await self.storage.live_replicas(_now()))
 
     async def _renew_all(self) -> tuple[bool, str | None]:
         """Renew a replica's own row, and the lease if held: whether both still are, and
@@ -153,6 +157,8 @@ class Lease:
             self.owner, now, self.ttl, replica_name(self.owner)
         ):
             return False, "the other replicas found it dead (its row ran out) and took its work"
+        if self.replica:
+            self.on_replicas(await self.storage.live_replicas(now))
         if self.replica and not self.active:
             return True, None
         return await self.storage.renew_lease(self.owner, now, self.ttl), None

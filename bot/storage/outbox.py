@@ -462,6 +462,14 @@ class OutboxStore:
             (replica_name(owner), owner, pid, host, iso(now), iso(now), iso(now + ttl)),
         )
 
+    async def live_replicas(self, now: datetime) -> int:
+        """How many webhook replicas have a row that has not run out (PostgreSQL)."""
+        row = await self._one(
+            "SELECT COUNT(*) FROM instance_lease WHERE name != 'bot' AND expires_at > ?",
+            (iso(now),),
+        )
+        return int(row[0]) if row else 0
+
     async def holds(self, owner: str) -> bool:
         """Whether `owner` still has its lease, or its own row as a replica."""
         return await self._one("SELECT 1 FROM instance_lease WHERE owner = ?", (owner,)) is not None

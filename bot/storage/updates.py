@@ -66,6 +66,16 @@ class UpdatesStore(Database):
         )
         return claimed == 1
 
+    async def touch_updates(self, update_ids: list[int], now: datetime) -> None:
+        """Updates still in this process's hands: their `seen_at` is `now`, so that other
+        replicas do not take them for left by a replica gone (`unfinished_updates`)."""
+        marks = ", ".join("?" * len(update_ids))
+        await self._write(
+            "UPDATE processed_updates SET seen_at = ?"  # noqa: S608 - only ?s
+            f" WHERE update_id IN ({marks}) AND state = 'handling'",
+            (iso(now), *update_ids),
+        )
+
     async def finish_update(self, update_id: int) -> None:
         """The update's handling finished: done, and its body no longer kept."""
         await self.finish_updates([update_id])
