@@ -14,6 +14,7 @@ BENCHES = {
     "throughput": "bench.bot_throughput",
     "throughput_instructions": "bench.throughput_instructions",
     "fanout": "bench.fanout",
+    "replicas": "bench.replicas",
     "restarts": "bench.restarts",
     "group": "bench.group_round",
     "picture": "bench.stats_picture",

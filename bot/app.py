@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import logging
 import random
@@ -11,6 +12,7 @@ import sqlite3
 import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from datetime import datetime, timedelta
 from typing import Any
 
 import httpx
@@ -26,6 +28,7 @@ from telegram.ext import (
     CommandHandler,
     ContextTypes,
     Defaults,
+    ExtBot,
     MessageHandler,
     TypeHandler,
     filters,
@@ -54,7 +57,7 @@ from bot.i18n import Strings
 from bot.incoming import TolerantBot, quiet_raw_batches
 from bot.jobs.clock import SteadyClock
 from bot.jobs.daily import DailySender
-from bot.jobs.lease import Lease, stand_by
+from bot.jobs.lease import Lease, LeaseTaken, stand_by
 from bot.jobs.outbox import OutboxSender
 from bot.jobs.retention import prune_forever
 from bot.lifecycle import INBOX_KEY, STOP_KEY, shut_down
@@ -230,16 +233,25 @@ def build_application(
     )
     svc = Services(settings, storage, library, strings, practice)
 
-    lease = Lease(storage, settings.lease_seconds)
+    # Webhook replicas on PostgreSQL all serve at once; the lease picks the scheduler's.
+    replicated = settings.database_url is not None and settings.telegram_webhook_url is not None
+    lease = Lease(storage, settings.lease_seconds, replica=replicated)
     background: list[asyncio.Task[None]] = []
     first_poll = asyncio.Event()  # set once a getUpdates request has been written
     lost_once: list[bool] = []
 
     async def post_init(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         await storage.open(verify=not checked)
-        await lease.take()  # LeaseTaken: another process serves this database
+        if lease.replica:
+            await lease.join()  # this replica sends from now on
+            with contextlib.suppress(LeaseTaken):  # another one runs the scheduler
+                await lease.take()
+        else:
+            await lease.take()  # LeaseTaken: another process serves this database
         # What the last run received and did not handle, before anything new: in order.
-        await updates.redeliver(storage, bot.read, app.update_queue)
+        await updates.redeliver(storage, bot.read, app.update_queue, _left_before())
+        if lease.replica:  # what another replica took and left when it died, meanwhile
+            background.append(asyncio.create_task(_redeliver_left(app)))
         outbox: OutboxSender = app.bot_data[OUTBOX_KEY]
         await outbox.start()
         background.append(asyncio.create_task(lease.keep(lambda: _lost_lease(app))))
@@ -254,11 +266,10 @@ def build_application(
         background.append(app.bot_data[MENUS_KEY])
         if polling is not None:
             background.append(asyncio.create_task(_watch_polling(app, polling)))
-        if scheduler:
-            sender = app.bot_data[SENDER_KEY]
-            interval = settings.scheduler_interval_seconds
-            background.append(asyncio.create_task(sender.run_forever(interval)))
-            background.append(asyncio.create_task(prune_forever(storage, clock)))
+        if scheduler and lease.active:
+            _schedule(app)
+        elif scheduler:  # once per tick cluster-wide: by the lease holder, taken over
+            background.append(asyncio.create_task(_schedule_when_active(app)))
         # What start-up built (the modules, the library, PTB's objects) stays out of the
         # cyclic collector's passes while the bot runs: each full pass walked all of it,
         # about 40 ms every two seconds or so under load; frozen here, 3% less CPU per
@@ -266,6 +277,33 @@ def build_application(
         # BENCHMARKS.md). Thawed in post_shutdown, so that a process that runs bots one
         # after another (tests, benchmarks) can still collect the old ones.
         gc.freeze()
+
+    def _left_before() -> datetime | None:
+        """Webhook replicas: an update recorded or taken more than a lease ago and not done
+        was left by a replica that is gone (a live one takes what it records at once, and
+        touches what it still handles every third of the lease); a newer one may be in
+        another replica's hands now. One process: everything left."""
+        return clock() - timedelta(seconds=settings.lease_seconds) if lease.replica else None
+
+    async def _redeliver_left(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+        while True:
+            await asyncio.sleep(settings.lease_seconds / 3)
+            try:
+                if taken:  # in this replica's hands still: not left (a slow handler)
+                    await storage.touch_updates(sorted(taken), clock())
+                await updates.redeliver(storage, bot.read, app.update_queue, _left_before())
+            except Exception as exc:
+                log.warning("could not look for updates a gone replica left: %s", exc)
+
+    def _schedule(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+        sender = app.bot_data[SENDER_KEY]
+        interval = settings.scheduler_interval_seconds
+        background.append(asyncio.create_task(sender.run_forever(interval)))
+        background.append(asyncio.create_task(prune_forever(storage, clock)))
+
+    async def _schedule_when_active(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+        await stand_by(lease)
+        _schedule(app)
 
     async def post_stop(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         # Before the HTTP client closes: requests out get a short grace, the rest go back.
@@ -351,6 +389,8 @@ def build_application(
             max_retries=max_retries,
         ),
     )
+    if replicated:
+        lease.on_replicas = lambda count: _share_limits(bot, settings, count)
     quiet_raw_batches()
     for handler in logging.getLogger().handlers:
         # Before the redacting filter, which flattens the record's exception and arguments.
@@ -405,6 +445,8 @@ def build_application(
     outbox = OutboxSender(app.bot, storage, settings, clock, lease.owner)
     outbox.on_taken_over = lambda: _lost_lease(app)
     outbox.may_send = lease.surely_held  # a request leaves only while the database is ours
+    if replicated:  # a replica killed leaves its rows to the others
+        outbox.sweep = min(1.0, settings.lease_seconds / 10)
     outbox.on_token_rejected = lambda: _token_rejected(app)
     storage.on_damage = lambda exc: _database_damaged(app, exc)
     svc.notify_outbox = outbox.wake
@@ -413,6 +455,18 @@ def build_application(
     app.bot_data[SENDER_KEY] = DailySender(svc, clock, outbox.wake)
     _register_handlers(app)
     return app
+
+
+def _share_limits(bot: ExtBot[Any], settings: Settings, replicas: int) -> None:
+    """`replicas` webhook replicas send at once: this one keeps to its share of the limits."""
+    limiter = bot.rate_limiter
+    if isinstance(limiter, PerChatRetryRateLimiter) and limiter.share(replicas):
+        log.info(
+            "replicas sending: %d; this one keeps to %.3g messages/s and %.3g a minute into"
+            " a group (1/%d of the limits)",
+            replicas, settings.rate_limit_per_second / limiter.shares,
+            settings.group_rate_limit_per_minute / limiter.shares, limiter.shares,
+        )  # fmt: skip
 
 
 async def _while_polling(app: Application[Any, Any, Any, Any, Any, Any], lease: Lease) -> None:
@@ -798,6 +852,8 @@ async def _check_lease(settings: Settings, owner: str) -> bool:
         if settings.database_url is None:
             await lease.take()
             return True
+        if settings.telegram_webhook_url is not None:
+            return True  # webhook replicas all serve (post_init joins them)
         return await _until_signalled(stand_by(lease))
     finally:
         await storage.close()

@@ -13,6 +13,12 @@ with two queues. Requests made by the outbox sender (daily prompts, reminders, r
 `bulk_lane()`) wait in the second; a reply to someone who just wrote to the bot waits only
 for other replies, never behind a fan-out's queue. The total stays within the limit.
 
+Webhook replicas on PostgreSQL send at once, each through its own limiter: each keeps to
+its share of the limits (`share`: 1/N, N the replicas live in the database, read at each
+lease renewal), so together they keep to Telegram's. A chat's 429 stays with the replica
+that met it: the chat's row stays that replica's, and the chat's later rows wait for it
+(bot/storage/outbox.py's claim).
+
 How many requests are out at once is bounded per lane too (`CappedRequest`): the outbox's
 workers bound its own, and replies have slots of their own, which a fan-out hung on a slow
 Telegram cannot take.
@@ -151,6 +157,23 @@ class PerChatRetryRateLimiter(AIORateLimiter):
             if overall_max_rate and overall_time_period
             else None
         )
+        self.shares = 1
+        self._per_second = self.lanes.per_second if self.lanes is not None else 0.0
+        self._group_period = self._group_time_period
+
+    def share(self, replicas: int) -> bool:
+        """Keep to 1/`replicas` of the limits from now on (that many send at once); whether
+        the share changed. Groups' pacing starts afresh at the new one."""
+        replicas = max(1, replicas)
+        if replicas == self.shares:
+            return False
+        self.shares = replicas
+        if self.lanes is not None:
+            self.lanes.per_second = self._per_second / replicas
+        if self._group_period:
+            self._group_time_period = self._group_period * replicas
+            self._group_limiters.clear()
+        return True
 
     async def process_request(
         self,

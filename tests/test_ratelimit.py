@@ -378,3 +378,46 @@ async def test_a_429_that_is_retried_is_not_logged_as_an_error(
     result = await limiter.process_request(flaky, (), {}, "sendMessage", {"chat_id": 1}, None)
     assert result is True and calls == 2
     assert not [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+
+
+async def test_a_replica_sharing_the_limits_with_another_keeps_to_half_of_them() -> None:
+    # Two webhook replicas send at once: each keeps to 3 of the overall 6 a second, and to
+    # 2 of a group's 4, so together they keep to the limits.
+    now = [0.0]
+    limiter = PerChatRetryRateLimiter(
+        overall_max_rate=6, overall_time_period=1, clock=lambda: now[0]
+    )
+    assert limiter.lanes is not None
+    assert limiter.share(2)
+    sent_at: list[float] = []
+
+    async def send(chat_id: int) -> None:
+        bulk_lane()
+
+        async def callback() -> bool:
+            sent_at.append(now[0])
+            return True
+
+        await limiter.process_request(callback, (), {}, "sendMessage", {"chat_id": chat_id}, None)
+
+    sends = [asyncio.create_task(send(100 + i)) for i in range(18)]
+    await asyncio.sleep(0)
+    while len(sent_at) < 18:  # the clock moves 10 ms at a time
+        now[0] += 0.01
+        limiter.lanes.release()
+        for _ in range(3):
+            await asyncio.sleep(0)
+    await asyncio.gather(*sends)
+    for start in sent_at:
+        assert sum(start <= t < start + 1.0 for t in sent_at) <= 3, start
+    # A group's pacing is halved too (real time: aiolimiter's own clock).
+    group_rate, group_period = strict_window(4, 1.0)
+    grouped = PerChatRetryRateLimiter(
+        overall_max_rate=1000, overall_time_period=1,
+        group_max_rate=group_rate, group_time_period=group_period,
+    )  # fmt: skip
+    assert grouped.share(2)
+    log: list[tuple[int, float]] = []
+    await asyncio.gather(*(_send(grouped, -100, log) for _ in range(3)))
+    times = sorted(t for _, t in log)
+    assert times[2] - times[0] > 0.98  # 3 sends into the group: over a second, not 0.67 s

@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from telegram import Update
@@ -119,11 +119,16 @@ class DoneMarks:
 
 
 async def redeliver(
-    storage: Storage, read: Callable[[dict[str, Any]], Update | None], queue: asyncio.Queue[Any]
+    storage: Storage,
+    read: Callable[[dict[str, Any]], Update | None],
+    queue: asyncio.Queue[Any],
+    seen_before: datetime | None = None,
 ) -> int:
     """Put what the last run recorded and did not finish on `queue`, in update_id order;
-    return how many. Called at the start, before polling (or the webhook) begins."""
-    unfinished = await storage.unfinished_updates(MAX_TRIES)
+    return how many. Called at the start, before polling (or the webhook) begins; webhook
+    replicas call it again while they run, for what was recorded before `seen_before` (a
+    replica gone left it)."""
+    unfinished = await storage.unfinished_updates(MAX_TRIES, seen_before)
     for update_id in unfinished.given_up:
         log.warning(
             "update %s was not handled: every one of the last %d starts that took it stopped"

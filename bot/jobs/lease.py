@@ -12,6 +12,12 @@ owner. After a crash the lease is taken over once it expires, or at once when
 its process is gone from this host. If this process ever finds its lease taken (it stalled
 longer than the lease lasts) or its row gone, it stops sending and exits with `LeaseLost`:
 the other one is serving the database now, or nothing says this one may.
+
+Webhook replicas on PostgreSQL (`replica`) all serve at once: each takes updates and sends
+outbox rows, under a row of its own (`join`, renewed with the lease); the lease itself only
+decides which one runs the daily scheduler and the round deadlines, once per tick
+cluster-wide. The others stand by for that role alone (`stand_by`), as a polling standby does
+for the whole run.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from bot.storage import Storage
-from bot.storage.outbox import LeaseHolder, peek_lease, serves
+from bot.storage.outbox import LeaseHolder, peek_lease, replica_name, serves
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +111,7 @@ class Lease:
         owner: str | None = None,
         *,
         monotonic: Callable[[], float] = time.monotonic,
+        replica: bool = False,
     ) -> None:
         self.storage = storage
         self.ttl = timedelta(seconds=seconds)
@@ -117,6 +124,13 @@ class Lease:
         self._file: tuple[int, int] | None = None  # (device, inode) of the file it holds
         self._renew = asyncio.Event()  # set: renew now, not at the next third of the lease
         self._renewed = asyncio.Event()  # set by each take or renewal that holds the lease
+        # A webhook replica on PostgreSQL: its own row is what lets it send; `active`: it
+        # holds the lease too (it runs the scheduler).
+        self.replica = replica
+        self.active = False
+        # Told how many replicas are live, at the join and at each renewal (their limits'
+        # share: bot/ratelimit.py).
+        self.on_replicas: Callable[[int], None] = lambda count: None
 
     async def take(self) -> None:
         """Hold the database, or raise LeaseTaken naming the process that does."""
@@ -124,8 +138,30 @@ class Lease:
         holder = await self.storage.take_lease(self.owner, self.pid, self.host, _now(), self.ttl)
         if holder is not None:
             raise LeaseTaken(holder, self.storage.name)
+        self.active = True
         self._held(asked)
         self._file = _identity(self.storage.path)
+
+    async def join(self) -> None:
+        """A webhook replica's own row: from now on it may claim and send outbox rows."""
+        asked = self.monotonic()
+        await self.storage.join_replicas(self.owner, self.pid, self.host, _now(), self.ttl)
+        self._held(asked)
+        self.on_replicas(await self.storage.live_replicas(_now()))
+
+    async def _renew_all(self) -> tuple[bool, str | None]:
+        """Renew a replica's own row, and the lease if held: whether both still are, and
+        why not when it is the replica's row that is gone (else the holder says)."""
+        now = _now()
+        if self.replica and not await self.storage.renew_lease(
+            self.owner, now, self.ttl, replica_name(self.owner)
+        ):
+            return False, "the other replicas found it dead (its row ran out) and took its work"
+        if self.replica:
+            self.on_replicas(await self.storage.live_replicas(now))
+        if self.replica and not self.active:
+            return True, None
+        return await self.storage.renew_lease(self.owner, now, self.ttl), None
 
     async def keep(self, lost: Callable[[], None]) -> None:
         """Renew every third of the lease; call `lost` (once) if it was taken or is gone."""
@@ -135,7 +171,7 @@ class Lease:
             self._renew.clear()
             asked = self.monotonic()
             try:
-                held = await self.storage.renew_lease(self.owner, _now(), self.ttl)
+                held, why = await self._renew_all()
             except Exception:
                 log.exception("could not renew the instance lease")
                 # Tried again in a second, not a third of the lease: nothing is sent until
@@ -144,7 +180,7 @@ class Lease:
                 continue
             if not held:
                 self._held_until = 0.0
-                await self.lose()
+                await self.lose(why)
                 lost()
                 return
             if self._file is not None and _identity(self.storage.path) != self._file:
@@ -208,7 +244,8 @@ class Lease:
 
 async def stand_by(lease: Lease) -> None:
     """Take the lease, standing by while another replica holds it (PostgreSQL): said once
-    when it starts standing by, once when it takes over. Cancel it to stop waiting."""
+    when it starts standing by, once when it takes over. Cancel it to stop waiting. A
+    webhook replica (`lease.replica`) serves meanwhile: it stands by for the scheduler only."""
     pause = min(1.0, lease.ttl.total_seconds() / 10)
     waited_for: LeaseHolder | None = None
     unreachable = False
@@ -216,7 +253,15 @@ async def stand_by(lease: Lease) -> None:
         try:
             await lease.take()
         except LeaseTaken as exc:
-            if waited_for is None:
+            if waited_for is None and lease.replica:
+                log.info(
+                    "replica: pid %d on %s runs the daily scheduler of %s; this one (pid %d on"
+                    " %s) takes updates and sends, and runs it when that one's lease runs out"
+                    " (LEASE_SECONDS=%g) or it stops",
+                    exc.holder.pid, exc.holder.host, lease.storage.name, lease.pid,
+                    lease.host, lease.ttl.total_seconds(),
+                )  # fmt: skip
+            elif waited_for is None:
                 log.warning(
                     "standby: pid %d on %s is the active replica of %s; this one (pid %d on"
                     " %s) polls nothing and sends nothing, and takes over when that one's"
@@ -231,7 +276,13 @@ async def stand_by(lease: Lease) -> None:
                 log.warning("standby: cannot reach the database to take over: %s", exc)
             unreachable = True
         else:
-            if waited_for is not None:
+            if waited_for is not None and lease.replica:
+                log.warning(
+                    "this replica (pid %d on %s) runs the daily scheduler now, after pid %d"
+                    " on %s",
+                    lease.pid, lease.host, waited_for.pid, waited_for.host,
+                )  # fmt: skip
+            elif waited_for is not None:
                 log.warning(
                     "standby over: this replica (pid %d on %s) is active now, after pid %d"
                     " on %s",

@@ -130,6 +130,10 @@ class OutboxSender:
         # Called once when Telegram refuses the token: the run stops (exit status 4).
         self.on_token_rejected: Callable[[], None] = lambda: None
         self.token_rejected = False
+        # Webhook replicas (PostgreSQL): every this many seconds, what a replica gone (its
+        # row expired) left is settled here, as a start settles what the last run left.
+        self.sweep: float | None = None
+        self._swept = 0.0
         self.wire = WireLog(storage.wire_log)
 
     # -- lifecycle -----------------------------------------------------------------------------
@@ -151,18 +155,38 @@ class OutboxSender:
                 " never written) are queued again",
                 recovered.unsent,
             )
-        for row in recovered.unknown:
-            log.warning(
-                "%s message %d to chat %s may or may not have arrived (the previous run stopped"
-                " while sending it): not sent again",
-                row.kind.value,
-                row.id,
-                row.chat_id,
-            )
+        self._said_unknown(recovered.unknown, "the previous run")
         self._tasks = [asyncio.create_task(self._feed(), name="outbox-feed")]
         self._tasks += [
             asyncio.create_task(self._work(), name=f"outbox-{i}") for i in range(self.concurrency)
         ]
+
+    def _said_unknown(self, rows: list[Row], whose: str) -> None:
+        for row in rows:
+            log.warning(
+                "%s message %d to chat %s may or may not have arrived (%s stopped while"
+                " sending it): not sent again",
+                row.kind.value, row.id, row.chat_id, whose,
+            )  # fmt: skip
+
+    async def _settle_gone_replicas(self) -> None:
+        """What a replica that is gone (killed, or stalled past its lease) left: its claims
+        queued again, what it had out 'unknown' (its wire log is not here: it may have
+        arrived), never sent again."""
+        loop = asyncio.get_running_loop()
+        if self.sweep is None or loop.time() < self._swept + self.sweep:
+            return
+        self._swept = loop.time()
+        try:
+            recovered = await self.storage.recover_outbox(self.owner, self.clock(), None)
+        except Exception:
+            log.exception("could not settle what a gone replica left")
+            return
+        if recovered.requeued:
+            log.info("%d messages a gone replica held are queued again", recovered.requeued)
+        self._said_unknown(recovered.unknown, "a replica that")
+        if recovered.requeued:
+            self._wake.set()
 
     @property
     def stopping(self) -> bool:
@@ -217,6 +241,7 @@ class OutboxSender:
         loop = asyncio.get_running_loop()
         batch = 2 * self.concurrency
         while not self._stopping:
+            await self._settle_gone_replicas()
             while self._later and self._later[0][0] <= loop.time():
                 self._ready.put_nowait(heapq.heappop(self._later)[2])
             wait = self.poll
@@ -359,8 +384,7 @@ class OutboxSender:
                     "its request leaving", lambda: storage.outbox_on_wire(row.id, owner)
                 )
                 if marked is None:
-                    holder = await storage.lease_holder()
-                    if holder is not None and holder.owner == owner:
+                    if await storage.holds(owner):
                         raise _Withdrawn  # settled meanwhile (a reminder answered, ...)
                     # Another process took the database over, and this row with it: it must
                     # not leave from here, nor anything else.

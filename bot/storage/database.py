@@ -82,6 +82,10 @@ class Database:
     instants are computed with (bot/storage/reminders.py).
     """
 
+    # Whether several processes may serve this database at once (PostgreSQL's replicas):
+    # SQLite's file has one process, its lease holder.
+    SHARED = False
+
     def __init__(self, path: Path | str, reminders: ReminderRule | None = None) -> None:
         self.path = Path(path) if str(path) != ":memory:" else path
         self.reminder_rule = reminders or ReminderRule()

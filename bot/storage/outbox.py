@@ -1,8 +1,16 @@
 """SQL of the outbox (messages owed to chats) and of the instance lease.
 
 A row is written in the same transaction as the state change that owes it (a closed round
-owes its ranking), so a crash can lose neither. Claims carry their owner: only the process
-holding the lease claims rows, and every later write checks the owner.
+owes its ranking), so a crash can lose neither. Claims carry their owner: only a process
+with a row in instance_lease claims rows, and every later write checks the owner. On SQLite
+that is the one lease holder ('bot'). On PostgreSQL every webhook replica has a row of its
+own as well ('replica:<owner>', renewed with the lease): all of them claim, with `FOR UPDATE
+SKIP LOCKED` (two never wait for, nor take, the same rows), and a chat's later row only
+once its earlier ones are settled or this replica's (a ranking before the next question,
+whichever replica sends them). A replica whose row expired (killed, stalled past its lease)
+is recovered by the others (`recover_outbox`): its claims go back to the queue, what it had
+out is 'unknown' (its wire log is on its own machine), and its row is deleted, so that if
+it was only stalled it finds itself fenced out and exits.
 """
 
 from __future__ import annotations
@@ -83,6 +91,16 @@ def release_lease_file(path: Path | str, owner: str) -> None:
         db.close()
 
 
+# The owner of an outbox row has no live row in instance_lease: a process gone (on SQLite,
+# every process but the lease holder; on PostgreSQL, a replica whose own row expired).
+_NOT_LIVE = "owner NOT IN (SELECT l.owner FROM instance_lease l WHERE l.expires_at > ?)"
+
+
+def replica_name(owner: str) -> str:
+    """A webhook replica's own row in instance_lease (PostgreSQL)."""
+    return f"replica:{owner}"
+
+
 def _row(r: aiosqlite.Row) -> Row:
     payload = json.loads(r["payload"])
     return Row(
@@ -152,8 +170,9 @@ async def _settle_sending(
     async with db.execute(
         "SELECT id, attempts, owner FROM outbox WHERE status = 'sending' AND owner = ?"
         if mine
-        else "SELECT id, attempts, owner FROM outbox WHERE status = 'sending' AND owner IS NOT ?",
-        (owner,),
+        else "SELECT id, attempts, owner FROM outbox"  # noqa: S608 - fixed text
+        f" WHERE status = 'sending' AND owner IS NOT ? AND {_NOT_LIVE}",
+        (owner,) if mine else (owner, iso(now)),
     ) as cur:
         sending = [(r[0], r[1], r[2]) for r in await cur.fetchall()]
     unknown: list[Row] = []
@@ -196,6 +215,8 @@ class OutboxStore:
         async def _one(self, sql: str, params: Any = ()) -> aiosqlite.Row | None: ...
 
         async def _all(self, sql: str, params: Any = ()) -> list[aiosqlite.Row]: ...
+
+        SHARED: bool
 
     # -- recording -----------------------------------------------------------------------------
 
@@ -265,29 +286,45 @@ class OutboxStore:
         log, bot/storage/wire.py) may have arrived and become 'unknown'; the others never
         left and are queued again. `written` None (no wire log): all of them are 'unknown'.
         `written_by`: the run whose log `written` is; another owner's rows (a replica that
-        ran elsewhere) are all 'unknown' then."""
+        ran elsewhere) are all 'unknown' then. The rows of a live replica (its own row in
+        instance_lease not expired) are left to it; the rows of expired replicas go."""
         async with self.transaction() as db:
             out = await _settle_sending(
                 db, owner, False, now, written, "the process stopped while its request was out",
                 written_by,
             )  # fmt: skip
             requeued = await db.execute(
-                "UPDATE outbox SET status = 'pending', owner = NULL"
-                " WHERE status = 'claimed' AND owner IS NOT ?",
-                (owner,),
+                "UPDATE outbox SET status = 'pending', owner = NULL"  # noqa: S608 - fixed text
+                f" WHERE status = 'claimed' AND owner IS NOT ? AND {_NOT_LIVE}",
+                (owner, iso(now)),
+            )
+            await db.execute(
+                "DELETE FROM instance_lease WHERE name != 'bot' AND expires_at <= ?", (iso(now),)
             )
             return Recovered(requeued.rowcount, out.unsent, out.unknown)
 
     async def claim_outbox(self, owner: str, limit: int) -> list[Row]:
-        """Claim up to `limit` waiting rows, oldest first, for `owner`, if it holds the lease."""
+        """Claim up to `limit` waiting rows, oldest first, for `owner`, if it holds the lease
+        (or, a replica, its own row). Shared by replicas: rows another one is claiming are
+        skipped, not waited for, and a chat's row waits while an earlier one of the chat is
+        owed and not `owner`'s (this process sends a chat's rows in order itself)."""
+        in_order = (
+            " AND NOT EXISTS (SELECT 1 FROM outbox e WHERE e.chat_id = outbox.chat_id"
+            " AND e.id < outbox.id AND e.status IN ('pending', 'claimed', 'sending')"
+            " AND e.owner IS NOT ?)"
+            if self.SHARED
+            else ""
+        )
+        skip_locked = " FOR UPDATE SKIP LOCKED" if self.SHARED else ""
         async with (
             self.transaction() as db,
             db.execute(
-                "UPDATE outbox SET status = 'claimed', owner = ? WHERE id IN"
-                " (SELECT id FROM outbox WHERE status = 'pending' ORDER BY id LIMIT ?)"
-                " AND EXISTS (SELECT 1 FROM instance_lease WHERE name = 'bot' AND owner = ?)"
+                "UPDATE outbox SET status = 'claimed', owner = ? WHERE id IN"  # noqa: S608
+                f" (SELECT id FROM outbox WHERE status = 'pending'{in_order}"
+                f" ORDER BY id LIMIT ?{skip_locked})"
+                " AND EXISTS (SELECT 1 FROM instance_lease WHERE owner = ?)"
                 " RETURNING *",
-                (owner, limit, owner),
+                (owner, owner, limit, owner) if self.SHARED else (owner, limit, owner),
             ) as cur,
         ):
             rows = [_row(r) for r in await cur.fetchall()]
@@ -403,14 +440,39 @@ class OutboxStore:
             )
         return None
 
-    async def renew_lease(self, owner: str, now: datetime, ttl: timedelta) -> bool:
-        """Extend the lease; False if another process has taken it."""
+    async def renew_lease(
+        self, owner: str, now: datetime, ttl: timedelta, name: str = "bot"
+    ) -> bool:
+        """Extend the lease (or `name`, a replica's own row); False if another process has
+        taken it (or the row is gone)."""
         changed = await self._write(
             "UPDATE instance_lease SET heartbeat_at = ?, expires_at = ?"
-            " WHERE name = 'bot' AND owner = ?",
-            (iso(now), iso(now + ttl), owner),
+            " WHERE name = ? AND owner = ?",
+            (iso(now), iso(now + ttl), name, owner),
         )
         return changed > 0
+
+    async def join_replicas(
+        self, owner: str, pid: int, host: str, now: datetime, ttl: timedelta
+    ) -> None:
+        """A webhook replica's own row (PostgreSQL): it claims outbox rows while it is live."""
+        await self._write(
+            "INSERT INTO instance_lease (name, owner, pid, host, since, heartbeat_at,"
+            " expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (replica_name(owner), owner, pid, host, iso(now), iso(now), iso(now + ttl)),
+        )
+
+    async def live_replicas(self, now: datetime) -> int:
+        """How many webhook replicas have a row that has not run out (PostgreSQL)."""
+        row = await self._one(
+            "SELECT COUNT(*) FROM instance_lease WHERE name != 'bot' AND expires_at > ?",
+            (iso(now),),
+        )
+        return int(row[0]) if row else 0
+
+    async def holds(self, owner: str) -> bool:
+        """Whether `owner` still has its lease, or its own row as a replica."""
+        return await self._one("SELECT 1 FROM instance_lease WHERE owner = ?", (owner,)) is not None
 
     async def lease_holder(self) -> LeaseHolder | None:
         """Who holds the database now, if anyone."""
@@ -418,7 +480,8 @@ class OutboxStore:
         return None if r is None else _holder(r)
 
     async def release_lease(self, owner: str) -> None:
-        await self._write("DELETE FROM instance_lease WHERE name = 'bot' AND owner = ?", (owner,))
+        """Give back the lease and a replica's own row."""
+        await self._write("DELETE FROM instance_lease WHERE owner = ?", (owner,))
 
 
 def serves(holder: LeaseHolder, now: datetime, pid: int, host: str) -> bool:

@@ -336,6 +336,8 @@ class PostgresDatabase(Database):
     this process's own files, the wire log's (`postgresql-wire` there); None: none kept.
     """
 
+    SHARED = True  # replicas: each claims its own outbox rows (bot/storage/outbox.py)
+
     def __init__(
         self, url: str, reminders: ReminderRule | None = None, files: Path | None = None
     ) -> None:

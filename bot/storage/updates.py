@@ -54,15 +54,27 @@ class UpdatesStore(Database):
         """Take an update for handling; False if it is being handled or was handled before.
 
         One recorded in the inbox is taken from 'received'; one that never passed through it
-        (an update handed to the application directly) is recorded as taken.
+        (an update handed to the application directly) is recorded as taken. Either way its
+        `seen_at` becomes `now`: replicas tell an update left by a replica gone from one
+        still in hand by its age (`unfinished_updates`' `seen_before`).
         """
         claimed = await self._write(
             "INSERT INTO processed_updates (update_id, seen_at, state) VALUES (?, ?, 'handling')"
-            " ON CONFLICT (update_id) DO UPDATE SET state = 'handling'"
+            " ON CONFLICT (update_id) DO UPDATE SET state = 'handling', seen_at = excluded.seen_at"
             " WHERE processed_updates.state = 'received'",
             (update_id, iso(now)),
         )
         return claimed == 1
+
+    async def touch_updates(self, update_ids: list[int], now: datetime) -> None:
+        """Updates still in this process's hands: their `seen_at` is `now`, so that other
+        replicas do not take them for left by a replica gone (`unfinished_updates`)."""
+        marks = ", ".join("?" * len(update_ids))
+        await self._write(
+            "UPDATE processed_updates SET seen_at = ?"  # noqa: S608 - only ?s
+            f" WHERE update_id IN ({marks}) AND state = 'handling'",
+            (iso(now), *update_ids),
+        )
 
     async def finish_update(self, update_id: int) -> None:
         """The update's handling finished: done, and its body no longer kept."""
@@ -77,17 +89,25 @@ class UpdatesStore(Database):
             update_ids,
         )
 
-    async def unfinished_updates(self, max_tries: int) -> Unfinished:
+    async def unfinished_updates(
+        self, max_tries: int, seen_before: datetime | None = None
+    ) -> Unfinished:
         """What a previous run recorded and did not finish, to be handled again, 'received'
         again; one it had taken (a handler had begun it) counts a try. Those tried
         `max_tries` times (each run that took them died or was killed) are given up: marked
-        done, and named; those taken without passing the inbox (no body) are marked done."""
+        done, and named; those taken without passing the inbox (no body) are marked done.
+        `seen_before`: only those recorded or taken before it (webhook replicas: what a live
+        one records it takes at once and handles within moments; an update recorded, or
+        taken, more than a lease ago and not done was left by one that is gone)."""
+        recent = "" if seen_before is None else " AND seen_at < ?"
+        params = () if seen_before is None else (iso(seen_before),)
 
         async def body(db: aiosqlite.Connection) -> Unfinished:
             rows = await db.execute_fetchall(
-                "SELECT update_id, body, tries, state FROM processed_updates"
-                " WHERE state != 'done'"
-                " ORDER BY update_id"
+                "SELECT update_id, body, tries, state FROM processed_updates"  # noqa: S608
+                f" WHERE state != 'done'{recent}"
+                " ORDER BY update_id",
+                params,
             )
             again: list[tuple[int, dict[str, Any]]] = []
             given_up: list[int] = []
@@ -102,9 +122,10 @@ class UpdatesStore(Database):
                 else:
                     again.append((update_id, raw))
             await db.execute(  # a try: taken by a handler, and the process died meanwhile
-                "UPDATE processed_updates SET state = 'received',"
+                "UPDATE processed_updates SET state = 'received',"  # noqa: S608 - fixed text
                 " tries = tries + CASE WHEN state = 'handling' THEN 1 ELSE 0 END"
-                " WHERE state != 'done'"
+                f" WHERE state != 'done'{recent}",
+                params,
             )
             for update_id in given_up + ended:
                 await db.execute(

@@ -163,6 +163,8 @@ class FakeBotAPI:
     admins: dict[int, set[int]] = field(default_factory=dict)  # chat -> admin user ids
     # getUpdates per replica (`replica_url`'s name; "" for `base_url`).
     polls: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    # sendMessage requests that arrived per replica (as `polls`).
+    sends_by: dict[str, int] = field(default_factory=lambda: defaultdict(int))
 
     def __post_init__(self) -> None:
         self._updates: list[dict[str, Any]] = []
@@ -669,6 +671,8 @@ class FakeBotAPI:
                     status=polled.status,
                 )
             return self._ok(await self._get_updates(params))
+        if method == "sendMessage":
+            self.sends_by[request.match_info.get("replica", "")] += 1
         self.in_flight += 1
         self.most_in_flight = max(self.most_in_flight, self.in_flight)
         try:
