@@ -93,6 +93,7 @@ LANGUAGE = Language(
     ),
     # Not "once": as often "only once" as a condition.
     condition_openers=r"\b(?:when|whenever|if|until|after|before|as long as)\b",
+    purpose_clause_openers=r"\b(?:so that|so as|in order that)\b",
     conjunctions=("and", "or"),
     negating_prefixes=("non-",),
     advice_openers=("and", "then"),

@@ -79,8 +79,10 @@ LANGUAGE = Language(
     negation_closers=(
         r"的时候|时候|(?<![同实及准按定暂超计临何随即当适行译])时(?![间刻延长段序钟区效])"
         r"|之后|以后|就(?![绪近地业])|(?<![规原否准法细守])则|(?<![方随])便(?![宜利捷])"
-        r"|(?<![归偿])还|而且|并且"
+        r"|(?<![归偿])还|而且|并且|的话|而(?![是非])"
     ),
+    # 保证 X 不被替换: what the claim keeps from happening (see base.purpose_clause_openers).
+    purpose_clause_openers=r"保证|确保|以免|以防",
     # Up to four characters and 的; not 有/是 (没有 X 的 Y denies Y), nor 真的 or 目的.
     negated_modifier=r"(?![是有])[\u4e00-\u9fff]{1,4}?的(?<!真的)(?<!目的)",
     # Not 要: as often "need to" ("要配 PDB") as "to" ("要看时间线").
