@@ -44,7 +44,7 @@ LANGUAGE = Language(
         r"|[两二三四五六七八九几多]种|更|很|太|越|因为|所以|如果|但|而|并|且|即|则|若|当|在(?!线)"
         r"|有(?!状态|效)"
         # Verbs of the fields' answers that the ones above miss ("向量擅长语义", "两者互补").
-        r"|擅长|互补"
+        r"|擅长|互补|锁住|(?<![释存播开])放(?![弃心])"
     ),
     # Copulas, auxiliaries and function words that no term contains.
     statement=r"是|会(?!话)|可以|需要|要(?!求|素|点)|把|被|让|将(?!来)|就|才|也|都|还|已|只|因为|所以|如果",
