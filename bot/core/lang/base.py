@@ -71,6 +71,10 @@ class Language:
     # cluster add nodes"): that negator denies the few words after it (the condition's own),
     # not the main clause that follows.
     condition_openers: str = ""
+    # Words that open a clause of purpose or result ("so that an old SYN can't open a
+    # connection"): a negator after them says what the claim's risk is kept from, so on an
+    # answer's side it states the claim rather than denying it.
+    purpose_clause_openers: str = ""
     # What follows a negator inside a modifier of the term ("没算完的小份": 算完的): the
     # negator denies the modifier, not the term.
     negated_modifier: str = ""

@@ -47,7 +47,8 @@ LANGUAGE = Language(
         enables disables decreases grows shrinks fits fails breaks copies transfers passes
         hides overlaps stalls spreads assigns picks chooses matches reuses returns starts stops
         pulls replicates applies adds removes contains includes creates builds finishes completes
-        produces consumes
+        produces consumes tells told preserves preserved signals signalled signaled notifies
+        notified informs informed
         it they we you he she otherwise usually often always typically sometimes
         because since so if when while whereas although though unless until after before by
         via through into onto than instead rather therefore thus hence which who whose whom
@@ -93,6 +94,7 @@ LANGUAGE = Language(
     ),
     # Not "once": as often "only once" as a condition.
     condition_openers=r"\b(?:when|whenever|if|until|after|before|as long as)\b",
+    purpose_clause_openers=r"\b(?:so that|so as|in order that)\b",
     conjunctions=("and", "or"),
     negating_prefixes=("non-",),
     advice_openers=("and", "then"),

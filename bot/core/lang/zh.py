@@ -44,7 +44,7 @@ LANGUAGE = Language(
         r"|[两二三四五六七八九几多]种|更|很|太|越|因为|所以|如果|但|而|并|且|即|则|若|当|在(?!线)"
         r"|有(?!状态|效)"
         # Verbs of the fields' answers that the ones above miss ("向量擅长语义", "两者互补").
-        r"|擅长|互补"
+        r"|擅长|互补|锁住|(?<![释存播开])放(?![弃心])"
     ),
     # Copulas, auxiliaries and function words that no term contains.
     statement=r"是|会(?!话)|可以|需要|要(?!求|素|点)|把|被|让|将(?!来)|就|才|也|都|还|已|只|因为|所以|如果",
@@ -79,8 +79,10 @@ LANGUAGE = Language(
     negation_closers=(
         r"的时候|时候|(?<![同实及准按定暂超计临何随即当适行译])时(?![间刻延长段序钟区效])"
         r"|之后|以后|就(?![绪近地业])|(?<![规原否准法细守])则|(?<![方随])便(?![宜利捷])"
-        r"|(?<![归偿])还|而且|并且"
+        r"|(?<![归偿])还|而且|并且|的话|而(?![是非])"
     ),
+    # 保证 X 不被替换: what the claim keeps from happening (see base.purpose_clause_openers).
+    purpose_clause_openers=r"保证|确保|以免|以防",
     # Up to four characters and 的; not 有/是 (没有 X 的 Y denies Y), nor 真的 or 目的.
     negated_modifier=r"(?![是有])[\u4e00-\u9fff]{1,4}?的(?<!真的)(?<!目的)",
     # Not 要: as often "need to" ("要配 PDB") as "to" ("要看时间线").

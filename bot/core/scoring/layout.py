@@ -104,6 +104,18 @@ _NEGATED_MODIFIER_RE = re.compile(alternatives("negated_modifier") or "(?!)")
 _CONDITION_OPENER_RE = re.compile(alternatives("condition_openers") or "(?!)", re.IGNORECASE)
 _CONDITION_REACH_WORDS = 2
 
+# A clause of purpose or result ("so that an old duplicate SYN can't open a connection"): its
+# negator says what a risk is kept from. An answer saying so states the claim; a reference
+# saying so states it as an avoidance.
+_PURPOSE_CLAUSE_RE = re.compile(alternatives("purpose_clause_openers") or "(?!)", re.IGNORECASE)
+
+
+def _in_purpose_clause(text: str, stop: int) -> bool:
+    """Whether text[:stop] opens a clause of purpose before any negator ("so that X can't",
+    "保证 X 不被替换"; not "不保证 X")."""
+    opener = _PURPOSE_CLAUSE_RE.search(text, 0, stop)
+    return opener is not None and _NEGATION_RE.search(text, 0, opener.start()) is None
+
 
 def _denied_before(text: str, stop: int) -> bool:
     """Whether a negator in text[:stop] reaches the term at `stop`."""
@@ -241,7 +253,10 @@ class Layout:
         if self.is_negated(start, end, masks):
             return True
         c_start, c_end = self.clause_span(start)
-        return _AVOIDING_RE.search(masked(self.text, c_start, c_end, masks)) is not None
+        clause = masked(self.text, c_start, c_end, masks)
+        if _AVOIDING_RE.search(clause) is not None:
+            return True
+        return _in_purpose_clause(clause, len(clause)) and negation_in(clause)
 
     def is_negated(self, start: int, end: int, masks: tuple[tuple[int, int], ...] = ()) -> bool:
         """Whether the clause around [start, end) denies it (the span itself not counted).
@@ -281,6 +296,8 @@ class Layout:
                         or _DENIED_VERB_RE.match(after) is not None
                     )
                 )
+                if found and _in_purpose_clause(text, start - c_start):
+                    found = False
             self._negated[start] = found
         return found
 
