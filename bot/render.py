@@ -650,8 +650,16 @@ def field_name(t: Strings, lang: str, field: str) -> str:
 
 
 def language_names(t: Strings, lang: str, codes: Sequence[str]) -> Html:
-    """ "Chinese, English": the languages named in `lang`, escaped."""
-    return Html(t(lang, "list_separator").join(language_name(t, lang, c) for c in codes))
+    """ "Chinese and English": the languages named in `lang`, escaped."""
+    return spoken_list(t, lang, [language_name(t, lang, c) for c in codes])
+
+
+def spoken_list(t: Strings, lang: str, items: Sequence[str]) -> Html:
+    """ "A, B and C" (中文 "A、B和C"): items joined as a sentence lists them."""
+    if len(items) < 2:
+        return Html("".join(items))
+    head = t(lang, "list_separator").join(items[:-1])
+    return Html(f"{head}{t(lang, 'list_last_separator')}{items[-1]}")
 
 
 def start_field_line(t: Strings, lang: str, languages: Sequence[str]) -> Html:

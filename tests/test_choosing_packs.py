@@ -124,7 +124,7 @@ async def test_an_english_user_choosing_a_field_gets_an_english_question_from_it
 ) -> None:
     (welcome,) = await bot.say(ADA, "/start")
     assert "Which field are you preparing for?" in welcome.visible
-    assert "Questions are in English, Chinese." in welcome.visible  # theirs first
+    assert "Questions are in English and Chinese." in welcome.visible  # theirs first
     fields = [text for text, d in welcome.buttons if d.startswith("field:")]
     assert fields == ["Databases", "Operating systems", "ML serving & LLM inference", "All fields"]
     (chosen,) = await bot.press(ADA, welcome, "field:databases")
@@ -140,7 +140,7 @@ async def test_a_chinese_user_choosing_the_same_field_gets_the_chinese_pack(
     bot: BotHarness,
 ) -> None:
     (welcome,) = await bot.say(LI, "/start")
-    assert "题目语言：中文、英文。" in welcome.visible
+    assert "题目语言：中文和英文。" in welcome.visible
     await bot.press(LI, welcome, "field:databases")
     asked = await _question(bot, LI)
     assert asked.startswith("数据库 面试题: question")
@@ -160,7 +160,7 @@ async def test_with_the_shipped_packs_an_english_user_is_asked_in_english(
     }
     async with _harness(api, bot_settings, clock, CONTENT) as bot:  # content/ as shipped
         (welcome,) = await bot.say(ADA, "/start")
-        assert "Questions are in English, Chinese." in welcome.visible
+        assert "Questions are in English and Chinese." in welcome.visible
         fields = [text for text, d in welcome.buttons if d.startswith("field:")]
         # Fields in file order: dep's ML serving, then dtrain's, gpu-en's and gpu's ML
         # infrastructure (in English too since gpu-en: dtrain has no English version), then
