@@ -64,6 +64,7 @@ from bot.keyboards import (
     parse_switch,
     question_keyboard,
     question_tag,
+    rating_word,
     shared_still_open_keyboard,
     start_keyboard,
     start_zone_keyboard,
@@ -792,7 +793,8 @@ async def rate_button(update: Update, context: BotContext) -> None:
         return
     zone = svc.practice.zone(user)
     when = state.due.astimezone(zone).strftime("%Y-%m-%d")
-    await query.answer(svc.strings(lang, "rated", when=when))
+    rating = rating_word(svc.strings, lang, tap.choice)
+    await query.answer(svc.strings(lang, "rated", rating=rating, when=when))
     # The buttons stay, the one tapped marked ✓: what was chosen shows, and can be changed.
     message = query.message
     markup = message.reply_markup if isinstance(message, Message) else None
