@@ -8,6 +8,7 @@ on its own, so no message ever cuts a tag or an entity in half.
 from __future__ import annotations
 
 import html
+import unicodedata
 from collections.abc import Sequence
 from datetime import date, datetime, time, timedelta
 from typing import TYPE_CHECKING, NamedTuple
@@ -101,6 +102,25 @@ def round_deadline(
 def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def excerpt_words(text: str, limit: int) -> str:
+    """`excerpt`, cut at a word's end (“…for both…”, not “…for both si…”); Chinese or
+    Japanese text may be cut at any character, as it has no spaces between words."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    head, after = flat[: limit - 1], flat[limit - 1]
+    if _in_word(head[-1]) and _in_word(after):
+        at = head.rfind(" ")
+        if at > limit // 2:  # one very long word is cut where it must be
+            head = head[:at]
+    return head.rstrip(" ,;:") + "…"
+
+
+def _in_word(ch: str) -> bool:
+    """A letter or digit of a spaced script: cutting between two of them splits a word."""
+    return ch.isalnum() and unicodedata.east_asian_width(ch) not in ("W", "F")
 
 
 def _cut(text: str, budget: int) -> tuple[str, str]:
