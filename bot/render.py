@@ -395,13 +395,17 @@ def with_heard(t: Strings, lang: str, text: str | None, messages: list[Html]) ->
     return joined if joined is not messages else [line, *messages]
 
 
-def voice_note(t: Strings, lang: str, outcome: VoiceOutcome, *, mock: bool = False) -> Html:
+def voice_note(
+    t: Strings, lang: str, outcome: VoiceOutcome, *, mock: bool = False, open_: bool = False
+) -> Html:
     """Why a voice answer was not read: voice answers off, too long, not fetched, or the
     speech-to-text service failing (nothing was scored; the question stays open). `mock`:
-    a mock interview is on (typing points to its question, not to /quiz)."""
+    a mock interview is on; `open_`: a question is open (typing points to that question,
+    not to /quiz, which would only show it again)."""
     match outcome:
         case NotEnabled():
-            return t(lang, "mock_voice_not_enabled" if mock else "voice_not_enabled")
+            key = "mock_" if mock else "open_" if open_ else ""
+            return t(lang, f"{key}voice_not_enabled")
         case TooLong(seconds=seconds, limit=limit):
             return t(lang, "voice_too_long", seconds=seconds, limit=limit)
         case Unfetched():

@@ -333,7 +333,9 @@ async def voice_answer(update: Update, context: BotContext) -> None:
         await _answer(update, context, message, heard.text, captioned=False, heard=heard.text)
     else:
         on_mock = await svc.mock.current(chat_id) is not None
-        await send(context, chat_id, [voice_note(svc.strings, lang, heard, mock=on_mock)])
+        is_open = await svc.practice.open_question(chat_id) is not None
+        note = voice_note(svc.strings, lang, heard, mock=on_mock, open_=is_open)
+        await send(context, chat_id, [note])
 
 
 async def _answer(
