@@ -14,7 +14,7 @@ from datetime import date, datetime, time, timedelta
 from typing import TYPE_CHECKING, NamedTuple
 from zoneinfo import ZoneInfo
 
-from bot.core.content import Concept, Pack, Question
+from bot.core.content import Concept, Pack, Question, base_language
 from bot.core.hints import cue, topic
 from bot.core.levels import LEVEL_ORDER, Level
 from bot.core.models import LeaderboardRow, RoundAnswer, RoundRecord
@@ -182,12 +182,14 @@ def language_name(t: Strings, lang: str, code: str) -> str:
 
 
 def pack_list(t: Strings, lang: str, packs: dict[str, Pack]) -> Html:
-    """The packs asked, each with its language: "basics (English), triton (Chinese)"."""
+    """The packs asked, each with its language, those in `lang` first as /packs lists them:
+    "basics (English), triton (Chinese)"."""
     # Each item is escaped HTML already, and so is the separator.
+    ordered = sorted(packs.items(), key=lambda item: base_language(item[1].language) != lang)
     return Html(
         t(lang, "list_separator").join(
             t(lang, "pack_with_language", pack=pid, language=language_name(t, lang, p.language))
-            for pid, p in packs.items()
+            for pid, p in ordered
         )
     )
 

@@ -414,6 +414,23 @@ async def test_an_unknown_pack_gets_the_list_of_ids(bot: BotHarness) -> None:
         assert pid in reply.visible
 
 
+async def test_an_unknown_word_lists_the_users_language_first_as_packs_does(
+    bot: BotHarness,
+) -> None:
+    # The files hold db-zh before db-en: the list follows /packs, not the file order.
+    (reply,) = await bot.say(ADA, "/quiz kubernetes")
+    packs = reply.visible.split("Packs: ", 1)[1].split(".")[0].split(", ")
+    languages = [p.rsplit(" (", 1)[1] for p in packs]
+    assert languages == sorted(languages, key=lambda lang: lang != "English)"), packs
+    assert languages[0] == "English)" and "Chinese)" in languages
+    (reply,) = await bot.say(LI, "/quiz kubernetes")
+    packs = reply.visible.split("可用题库：", 1)[1].split("。")[0].split("、")
+    assert packs[0].endswith("（中文）"), packs
+    assert [p.endswith("（中文）") for p in packs] == sorted(
+        (p.endswith("（中文）") for p in packs), reverse=True
+    )
+
+
 async def test_in_a_group_an_unknown_word_gets_the_list_of_ids_too(bot: BotHarness) -> None:
     # A group's /quiz takes a pack as a private chat's does: the answer names both.
     (reply,) = await bot.say(MEMBER, "/quiz kubernetes", chat_id=GROUP)
