@@ -7,7 +7,17 @@ values; labels are cut to `LABEL_CHARS` so ten rows fit one message).
 
 from __future__ import annotations
 
-from bot.core.mock import End, MockEnded, MockReport, MockStep, MockTurn, duration, over_limit
+from bot.core.mock import (
+    TOPIC_CHARS,
+    End,
+    MockEnded,
+    MockReport,
+    MockStep,
+    MockTurn,
+    concept_name,
+    duration,
+    over_limit,
+)
 from bot.i18n import Html, Strings
 from bot.render import (
     ITEM_SEPARATOR,
@@ -32,9 +42,11 @@ def step_messages(t: Strings, lang: str, step: MockStep) -> list[Html]:
     """The session's question (numbered, under the interview's header) or its follow-up."""
     n, count = step.position + 1, step.count
     if step.follow_up is not None:
-        concept = step.follow_up.concept.label
+        concept = concept_name(step.follow_up.concept)
         said = step.follow_up.mentioned
-        if said is not None:
+        if concept is None:  # only a sentence to name it by: asked without quoting it
+            text = t(lang, "mock_follow_up_unnamed")
+        elif said is not None and len(said) <= TOPIC_CHARS:
             text = t(lang, "mock_follow_up_said", said=said, concept=concept)
         else:
             text = t(lang, "mock_follow_up", concept=concept)

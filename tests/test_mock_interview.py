@@ -503,3 +503,34 @@ async def test_a_missed_sentence_is_cut_at_a_word_end_not_mid_word(
     # 40 characters would end "…for both si…": the cut goes back to the end of "both".
     assert "❌ Missed: Three steps are the minimum for both… · The client sends" in turn.visible
     assert "both si…" not in turn.visible
+
+
+_CLAIM_WITH_SUBJECT = """id: cl
+title: Handshakes
+language: en
+field: networking
+questions:
+  - id: cl-q1
+    level: beginner
+    question: Describe the TCP three-way handshake.
+    answer: SYN, SYN-ACK, ACK.
+    concepts:
+      - label: >-
+          Three steps are the minimum for both sides to learn and confirm each other's
+          initial sequence number
+        weight: 2
+        subject: [three-way handshake]
+        aliases: [three steps]
+      - label: The client sends a SYN with its initial sequence number
+        aliases: [SYN]
+"""
+
+
+async def test_a_follow_up_on_a_sentence_names_the_concept_short_not_the_whole_claim(
+    api: FakeBotAPI, bot_settings: Settings, clock: FakeClock, tmp_path: Path
+) -> None:
+    _, turn = await _mock_of(
+        _CLAIM_WITH_SUBJECT, ["I would have to look that up"], api, bot_settings, clock, tmp_path
+    )
+    follow_up = next(line for line in turn.visible.splitlines() if "Follow-up" in line)
+    assert follow_up == "🔎 Follow-up: what part does “three-way handshake” play here?"
