@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from zoneinfo import ZoneInfo
 
 from bot.core.content import Concept, Pack, Question, base_language
-from bot.core.hints import cue, topic
+from bot.core.hints import cue_of, topic
 from bot.core.levels import LEVEL_ORDER, Level
 from bot.core.models import LeaderboardRow, RoundAnswer, RoundRecord
 from bot.core.rounds import MemberResult, points, rank
@@ -324,7 +324,7 @@ def hint_message(t: Strings, lang: str | None, concept: Concept, count: int) -> 
     hints cost is said with the first one only."""
     about = topic(concept)
     key = "hint_topic" if about else "hint"
-    text = t(lang, key, count=count, cue=cue(concept.label), topic=about)
+    text = t(lang, key, count=count, cue=cue_of(concept), topic=about)
     return Html(f"{text}\n{t(lang, 'hint_cost')}") if count == 1 else text
 
 

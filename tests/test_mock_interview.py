@@ -534,3 +534,12 @@ async def test_a_follow_up_on_a_sentence_names_the_concept_short_not_the_whole_c
     )
     follow_up = next(line for line in turn.visible.splitlines() if "Follow-up" in line)
     assert follow_up == "🔎 Follow-up: what part does “three-way handshake” play here?"
+
+
+async def test_a_hint_on_a_sentence_concept_cues_its_first_alias_not_the_sentence(
+    api: FakeBotAPI, bot_settings: Settings, clock: FakeClock, tmp_path: Path
+) -> None:
+    pack = _CLAIM_WITH_SUBJECT.replace("aliases: [three steps]", "aliases: [sequence numbers]")
+    _, hint = await _mock_of(pack, ["/hint"], api, bot_settings, clock, tmp_path)
+    # “sequence numbers” is cued, not the claim's first word (“T…” of “Three steps…”).
+    assert hint.visible.startswith("💡 Hint 1: a key point begins “se…” — what is it"), hint
