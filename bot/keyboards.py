@@ -136,9 +136,14 @@ def rate_buttons(
     for choice in RATE_CHOICES:
         label = t(lang, f"button_rate_{choice}")
         if choice == chosen:
-            label = t(lang, "button_rate_chosen", label=label)
+            label = t(lang, "button_rate_chosen", label=rating_word(t, lang, choice))
         buttons.append(InlineKeyboardButton(label, callback_data=f"rate:{answer_id}:{choice}"))
     return buttons
+
+
+def rating_word(t: Strings, lang: str, choice: str) -> str:
+    """A rating's button label without its mark: "Partly" of "🤏 Partly", to say what was chosen."""
+    return t(lang, f"button_rate_{choice}").split(" ", 1)[-1]
 
 
 def with_rating_chosen(

@@ -8,13 +8,14 @@ on its own, so no message ever cuts a tag or an entity in half.
 from __future__ import annotations
 
 import html
+import unicodedata
 from collections.abc import Sequence
 from datetime import date, datetime, time, timedelta
 from typing import TYPE_CHECKING, NamedTuple
 from zoneinfo import ZoneInfo
 
-from bot.core.content import Concept, Pack, Question
-from bot.core.hints import cue, topic
+from bot.core.content import Concept, Pack, Question, base_language
+from bot.core.hints import cue_of, topic
 from bot.core.levels import LEVEL_ORDER, Level
 from bot.core.models import LeaderboardRow, RoundAnswer, RoundRecord
 from bot.core.rounds import MemberResult, points, rank
@@ -103,6 +104,25 @@ def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
+def excerpt_words(text: str, limit: int) -> str:
+    """`excerpt`, cut at a word's end (“…for both…”, not “…for both si…”); Chinese or
+    Japanese text may be cut at any character, as it has no spaces between words."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    head, after = flat[: limit - 1], flat[limit - 1]
+    if _in_word(head[-1]) and _in_word(after):
+        at = head.rfind(" ")
+        if at > limit // 2:  # one very long word is cut where it must be
+            head = head[:at]
+    return head.rstrip(" ,;:") + "…"
+
+
+def _in_word(ch: str) -> bool:
+    """A letter or digit of a spaced script: cutting between two of them splits a word."""
+    return ch.isalnum() and unicodedata.east_asian_width(ch) not in ("W", "F")
+
+
 def _cut(text: str, budget: int) -> tuple[str, str]:
     """Cut `text` so the escaped head fits `budget` UTF-16 units; prefer line, then space."""
     lo, hi = 1, len(text)
@@ -162,12 +182,14 @@ def language_name(t: Strings, lang: str, code: str) -> str:
 
 
 def pack_list(t: Strings, lang: str, packs: dict[str, Pack]) -> Html:
-    """The packs asked, each with its language: "basics (English), triton (Chinese)"."""
+    """The packs asked, each with its language, those in `lang` first as /packs lists them:
+    "basics (English), triton (Chinese)"."""
     # Each item is escaped HTML already, and so is the separator.
+    ordered = sorted(packs.items(), key=lambda item: base_language(item[1].language) != lang)
     return Html(
         t(lang, "list_separator").join(
             t(lang, "pack_with_language", pack=pid, language=language_name(t, lang, p.language))
-            for pid, p in packs.items()
+            for pid, p in ordered
         )
     )
 
@@ -302,7 +324,7 @@ def hint_message(t: Strings, lang: str | None, concept: Concept, count: int) -> 
     hints cost is said with the first one only."""
     about = topic(concept)
     key = "hint_topic" if about else "hint"
-    text = t(lang, key, count=count, cue=cue(concept.label), topic=about)
+    text = t(lang, key, count=count, cue=cue_of(concept), topic=about)
     return Html(f"{text}\n{t(lang, 'hint_cost')}") if count == 1 else text
 
 
@@ -375,13 +397,17 @@ def with_heard(t: Strings, lang: str, text: str | None, messages: list[Html]) ->
     return joined if joined is not messages else [line, *messages]
 
 
-def voice_note(t: Strings, lang: str, outcome: VoiceOutcome, *, mock: bool = False) -> Html:
+def voice_note(
+    t: Strings, lang: str, outcome: VoiceOutcome, *, mock: bool = False, open_: bool = False
+) -> Html:
     """Why a voice answer was not read: voice answers off, too long, not fetched, or the
     speech-to-text service failing (nothing was scored; the question stays open). `mock`:
-    a mock interview is on (typing points to its question, not to /quiz)."""
+    a mock interview is on; `open_`: a question is open (typing points to that question,
+    not to /quiz, which would only show it again)."""
     match outcome:
         case NotEnabled():
-            return t(lang, "mock_voice_not_enabled" if mock else "voice_not_enabled")
+            key = "mock_" if mock else "open_" if open_ else ""
+            return t(lang, f"{key}voice_not_enabled")
         case TooLong(seconds=seconds, limit=limit):
             return t(lang, "voice_too_long", seconds=seconds, limit=limit)
         case Unfetched():
@@ -650,8 +676,16 @@ def field_name(t: Strings, lang: str, field: str) -> str:
 
 
 def language_names(t: Strings, lang: str, codes: Sequence[str]) -> Html:
-    """ "Chinese, English": the languages named in `lang`, escaped."""
-    return Html(t(lang, "list_separator").join(language_name(t, lang, c) for c in codes))
+    """ "Chinese and English": the languages named in `lang`, escaped."""
+    return spoken_list(t, lang, [language_name(t, lang, c) for c in codes])
+
+
+def spoken_list(t: Strings, lang: str, items: Sequence[str]) -> Html:
+    """ "A, B and C" (中文 "A、B和C"): items joined as a sentence lists them."""
+    if len(items) < 2:
+        return Html("".join(items))
+    head = t(lang, "list_separator").join(items[:-1])
+    return Html(f"{head}{t(lang, 'list_last_separator')}{items[-1]}")
 
 
 def start_field_line(t: Strings, lang: str, languages: Sequence[str]) -> Html:

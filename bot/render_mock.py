@@ -7,7 +7,17 @@ values; labels are cut to `LABEL_CHARS` so ten rows fit one message).
 
 from __future__ import annotations
 
-from bot.core.mock import End, MockEnded, MockReport, MockStep, MockTurn, duration, over_limit
+from bot.core.mock import (
+    TOPIC_CHARS,
+    End,
+    MockEnded,
+    MockReport,
+    MockStep,
+    MockTurn,
+    concept_name,
+    duration,
+    over_limit,
+)
 from bot.i18n import Html, Strings
 from bot.render import (
     ITEM_SEPARATOR,
@@ -15,6 +25,7 @@ from bot.render import (
     bar,
     esc,
     excerpt,
+    excerpt_words,
     percent,
     prepend,
     question_message,
@@ -31,9 +42,11 @@ def step_messages(t: Strings, lang: str, step: MockStep) -> list[Html]:
     """The session's question (numbered, under the interview's header) or its follow-up."""
     n, count = step.position + 1, step.count
     if step.follow_up is not None:
-        concept = step.follow_up.concept.label
+        concept = concept_name(step.follow_up.concept)
         said = step.follow_up.mentioned
-        if said is not None:
+        if concept is None:  # only a sentence to name it by: asked without quoting it
+            text = t(lang, "mock_follow_up_unnamed")
+        elif said is not None and len(said) <= TOPIC_CHARS:
             text = t(lang, "mock_follow_up_said", said=said, concept=concept)
         else:
             text = t(lang, "mock_follow_up", concept=concept)
@@ -64,7 +77,7 @@ def started_messages(
 
 def _labels(t: Strings, lang: str, labels: tuple[str, ...] | list[str]) -> Html:
     """The first few labels (each cut short, escaped), then how many more."""
-    shown = [esc(excerpt(label, LABEL_CHARS)) for label in labels[:MISSED_SHOWN]]
+    shown = [esc(excerpt_words(label, LABEL_CHARS)) for label in labels[:MISSED_SHOWN]]
     if len(labels) > MISSED_SHOWN:
         shown.append(t(lang, "more_items", count=len(labels) - MISSED_SHOWN))
     return Html(ITEM_SEPARATOR.join(shown))
@@ -115,7 +128,7 @@ def report_message(t: Strings, lang: str, ended: MockEnded) -> Html:
     lines: list[str] = [t(lang, title, answered=answered, count=r.count)]
     for row in r.rows:
         n = row.position + 1
-        topic = excerpt(row.topic, LABEL_CHARS)
+        topic = excerpt_words(row.topic, LABEL_CHARS)
         if row.score is None:
             lines.append(t(lang, "mock_row_skipped", n=n, topic=topic))
         else:
@@ -126,7 +139,7 @@ def report_message(t: Strings, lang: str, ended: MockEnded) -> Html:
             if row.missed:
                 lines.append(t(lang, "mock_row_missed", items=_labels(t, lang, row.missed)))
         if row.follow_label is not None:
-            concept = excerpt(row.follow_label, LABEL_CHARS)
+            concept = excerpt_words(row.follow_label, LABEL_CHARS)
             if row.follow_score is None:
                 lines.append(t(lang, "mock_row_follow_skipped", concept=concept))
             else:
@@ -138,8 +151,8 @@ def report_message(t: Strings, lang: str, ended: MockEnded) -> Html:
         lines.append("")
         lines.append(t(lang, "mock_total", percent=percent(r.total), bar=bar(r.total)))
         if r.best is not None and r.weakest is not None:
-            lines.append(t(lang, "mock_best", topic=excerpt(r.best, LABEL_CHARS)))
-            lines.append(t(lang, "mock_weakest", topic=excerpt(r.weakest, LABEL_CHARS)))
+            lines.append(t(lang, "mock_best", topic=excerpt_words(r.best, LABEL_CHARS)))
+            lines.append(t(lang, "mock_weakest", topic=excerpt_words(r.weakest, LABEL_CHARS)))
         if r.previous is None:
             lines.append(t(lang, "mock_first"))
         else:

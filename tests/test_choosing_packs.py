@@ -124,7 +124,7 @@ async def test_an_english_user_choosing_a_field_gets_an_english_question_from_it
 ) -> None:
     (welcome,) = await bot.say(ADA, "/start")
     assert "Which field are you preparing for?" in welcome.visible
-    assert "Questions are in English, Chinese." in welcome.visible  # theirs first
+    assert "Questions are in English and Chinese." in welcome.visible  # theirs first
     fields = [text for text, d in welcome.buttons if d.startswith("field:")]
     assert fields == ["Databases", "Operating systems", "ML serving & LLM inference", "All fields"]
     (chosen,) = await bot.press(ADA, welcome, "field:databases")
@@ -140,7 +140,7 @@ async def test_a_chinese_user_choosing_the_same_field_gets_the_chinese_pack(
     bot: BotHarness,
 ) -> None:
     (welcome,) = await bot.say(LI, "/start")
-    assert "题目语言：中文、英文。" in welcome.visible
+    assert "题目语言：中文和英文。" in welcome.visible
     await bot.press(LI, welcome, "field:databases")
     asked = await _question(bot, LI)
     assert asked.startswith("数据库 面试题: question")
@@ -160,7 +160,7 @@ async def test_with_the_shipped_packs_an_english_user_is_asked_in_english(
     }
     async with _harness(api, bot_settings, clock, CONTENT) as bot:  # content/ as shipped
         (welcome,) = await bot.say(ADA, "/start")
-        assert "Questions are in English, Chinese." in welcome.visible
+        assert "Questions are in English and Chinese." in welcome.visible
         fields = [text for text, d in welcome.buttons if d.startswith("field:")]
         # Fields in file order: dep's ML serving, then dtrain's, gpu-en's and gpu's ML
         # infrastructure (in English too since gpu-en: dtrain has no English version), then
@@ -415,6 +415,23 @@ async def test_an_unknown_pack_gets_the_list_of_ids(bot: BotHarness) -> None:
     assert "“kubernetes” is neither a level nor a pack" in reply.visible
     for pid in ("db-zh", "db-en", "serving-zh", "os-en"):
         assert pid in reply.visible
+
+
+async def test_an_unknown_word_lists_the_users_language_first_as_packs_does(
+    bot: BotHarness,
+) -> None:
+    # The files hold db-zh before db-en: the list follows /packs, not the file order.
+    (reply,) = await bot.say(ADA, "/quiz kubernetes")
+    packs = reply.visible.split("Packs: ", 1)[1].split(".")[0].split(", ")
+    languages = [p.rsplit(" (", 1)[1] for p in packs]
+    assert languages == sorted(languages, key=lambda lang: lang != "English)"), packs
+    assert languages[0] == "English)" and "Chinese)" in languages
+    (reply,) = await bot.say(LI, "/quiz kubernetes")
+    packs = reply.visible.split("可用题库：", 1)[1].split("。")[0].split("、")
+    assert packs[0].endswith("（中文）"), packs
+    assert [p.endswith("（中文）") for p in packs] == sorted(
+        (p.endswith("（中文）") for p in packs), reverse=True
+    )
 
 
 async def test_in_a_group_an_unknown_word_gets_the_list_of_ids_too(bot: BotHarness) -> None:

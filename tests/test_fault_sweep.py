@@ -304,7 +304,7 @@ async def test_rating_a_deleted_feedback_message_is_noted_without_an_error(
     feedback, answer_id = await feedback_of(bot, ADA)
     api.fail("editMessageReplyMarkup", 400, chat_id=ADA.id, description=GONE)
     toast, _ = await tap(bot, ADA, feedback, f"rate:{answer_id}:good")
-    assert toast.startswith("Noted. Next review: ")
+    assert toast.startswith("Noted: I knew it. Next review: ")
     assert not [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
 
 

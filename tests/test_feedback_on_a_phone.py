@@ -91,7 +91,7 @@ async def test_the_rating_buttons_are_explained_and_show_the_choice(
     assert edit.method == "editMessageReplyMarkup"
     assert [label for label, _ in api.keyboard(LI.id, last.message_id)] == [
         "✅ 我会",
-        "✓ 🤏 部分会",
+        "✓ 部分会",  # one mark, not "✓ 🤏"
         "❌ 不会",
         "▶️ 下一题",
     ]
@@ -100,5 +100,6 @@ async def test_the_rating_buttons_are_explained_and_show_the_choice(
     assert [label for label, _ in api.keyboard(LI.id, last.message_id)][:3] == [
         "✅ 我会",
         "🤏 部分会",
-        "✓ ❌ 不会",
+        "✓ 不会",
     ]
+    assert api.callback_answers[-1].startswith("已记录：不会。下次复习：")

@@ -471,3 +471,75 @@ async def test_the_report_names_a_question_by_its_own_words_when_its_concepts_ar
     row = report.visible.split("\n")[1]
     # The question, not its heaviest claim cut short (which the ❌ line below names anyway).
     assert row.startswith("1. Describe the TCP three-way handshake. — 0%"), row
+
+
+async def _mock_of(
+    pack: str, answers: list[str], api: FakeBotAPI, settings: Settings, clock: FakeClock, tmp: Path
+) -> list[Sent]:
+    """The replies to `/mock 1` then each of `answers`, with `pack` the only pack there is."""
+    folder = tmp / "pack"
+    folder.mkdir()
+    for name in ("strings", "glossary", "fonts"):
+        (folder / name).symlink_to(CONTENT / name)
+    (folder / "pack.yaml").write_text(pack, encoding="utf-8")
+    settings = settings.model_copy(update={"content_dir": folder})
+    bot = BotHarness(api, settings, load_library([folder]), clock, chosen=())
+    await bot.start()
+    try:
+        replies = list(await bot.say(ADA, "/mock 1"))
+        for answer in answers:
+            replies += await bot.say(ADA, answer)
+    finally:
+        await bot.stop()
+    return replies
+
+
+async def test_a_missed_sentence_is_cut_at_a_word_end_not_mid_word(
+    api: FakeBotAPI, bot_settings: Settings, clock: FakeClock, tmp_path: Path
+) -> None:
+    _, turn = await _mock_of(
+        _HANDSHAKE, ["I would have to look that up"], api, bot_settings, clock, tmp_path
+    )
+    # 40 characters would end "…for both si…": the cut goes back to the end of "both".
+    assert "❌ Missed: Three steps are the minimum for both… · The client sends" in turn.visible
+    assert "both si…" not in turn.visible
+
+
+_CLAIM_WITH_SUBJECT = """id: cl
+title: Handshakes
+language: en
+field: networking
+questions:
+  - id: cl-q1
+    level: beginner
+    question: Describe the TCP three-way handshake.
+    answer: SYN, SYN-ACK, ACK.
+    concepts:
+      - label: >-
+          Three steps are the minimum for both sides to learn and confirm each other's
+          initial sequence number
+        weight: 2
+        subject: [three-way handshake]
+        aliases: [three steps]
+      - label: The client sends a SYN with its initial sequence number
+        aliases: [SYN]
+"""
+
+
+async def test_a_follow_up_on_a_sentence_names_the_concept_short_not_the_whole_claim(
+    api: FakeBotAPI, bot_settings: Settings, clock: FakeClock, tmp_path: Path
+) -> None:
+    _, turn = await _mock_of(
+        _CLAIM_WITH_SUBJECT, ["I would have to look that up"], api, bot_settings, clock, tmp_path
+    )
+    follow_up = next(line for line in turn.visible.splitlines() if "Follow-up" in line)
+    assert follow_up == "🔎 Follow-up: what part does “three-way handshake” play here?"
+
+
+async def test_a_hint_on_a_sentence_concept_cues_its_first_alias_not_the_sentence(
+    api: FakeBotAPI, bot_settings: Settings, clock: FakeClock, tmp_path: Path
+) -> None:
+    pack = _CLAIM_WITH_SUBJECT.replace("aliases: [three steps]", "aliases: [sequence numbers]")
+    _, hint = await _mock_of(pack, ["/hint"], api, bot_settings, clock, tmp_path)
+    # “sequence numbers” is cued, not the claim's first word (“T…” of “Three steps…”).
+    assert hint.visible.startswith("💡 Hint 1: a key point begins “se…” — what is it"), hint

@@ -376,7 +376,7 @@ async def test_round_length_of_one_minute_is_singular(bot: BotHarness, api: Fake
 
 async def test_chinese_lists_use_chinese_punctuation(mixed_bot: BotHarness) -> None:
     (reply,) = await mixed_bot.say(LI, "/quiz 专家")
-    assert "可用题库：basics（英文）、triton（中文）。" in reply.visible  # and no draft pack
+    assert "可用题库：triton（中文）、basics（英文）。" in reply.visible  # and no draft pack
     (reply,) = await mixed_bot.say(LI, "/timezone CST")
     assert "Asia/Shanghai、America/Chicago" in reply.visible
     (reply,) = await mixed_bot.say(ADA, "/quiz wizard")
@@ -411,7 +411,7 @@ async def test_quiz_naming_a_draft_pack_says_it_is_being_reviewed(mixed_bot: Bot
     assert "level" not in reply.visible
     (reply,) = await mixed_bot.say(LI, "/quiz Unreviewed")
     assert reply.visible == (
-        "题库“Unreviewed”还在审核中：作者确认后才会出题。可用题库：basics（英文）、triton（中文）。"
+        "题库“Unreviewed”还在审核中：作者确认后才会出题。可用题库：triton（中文）、basics（英文）。"
     )
     # A word that is neither a level nor any pack: one answer naming both kinds.
     (reply,) = await mixed_bot.say(ADA, "/quiz nothing")

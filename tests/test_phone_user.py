@@ -316,7 +316,7 @@ async def test_a_too_short_group_reply_is_not_counted(bot: BotHarness, api: Fake
 # -- overruling the rating -------------------------------------------------------------------
 
 
-async def test_overrule_buttons_mark_the_choice_and_partly_differs_from_no(
+async def test_overrule_buttons_mark_the_choice_once_and_the_toast_names_it(
     bot: BotHarness, api: FakeBotAPI
 ) -> None:
     await bot.say(ADA, "/quiz beginner")
@@ -329,15 +329,15 @@ async def test_overrule_buttons_mark_the_choice_and_partly_differs_from_no(
     # The buttons stay, the choice marked: it shows, and can be changed.
     assert api.keyboard(ADA.id, last.message_id) == [
         ("✅ I knew it", "rate:1:good"),
-        ("✓ 🤏 Partly", "rate:1:hard"),
+        ("✓ Partly", "rate:1:hard"),  # one mark, not "✓ 🤏"
         ("❌ No", "rate:1:again"),
         ("▶️ Next question", "next:beginner"),
     ]
     # Answered at 2026-03-02 09:00 UTC: "partly" brings it back in two days, "no" tomorrow.
-    assert api.callback_answers[-1] == "Noted. Next review: 2026-03-04."
+    assert api.callback_answers[-1] == "Noted: Partly. Next review: 2026-03-04."
     api.callback(ADA, rate["❌ No"], last)  # changed her mind
     await bot.sentinel(ADA)
-    assert api.callback_answers[-1] == "Noted. Next review: 2026-03-03."
+    assert api.callback_answers[-1] == "Noted: No. Next review: 2026-03-03."
 
 
 # -- one rule for the interface language -----------------------------------------------------

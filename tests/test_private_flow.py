@@ -263,6 +263,26 @@ async def test_a_sticker_with_a_question_open_points_at_that_question(
     assert reply.visible == "我只能读文字回答：请用文字回答这道题，或者 /skip 换一题。"
 
 
+async def test_a_voice_message_with_voice_off_and_a_question_open_points_at_that_question(
+    bot: BotHarness, api: FakeBotAPI
+) -> None:
+    # Not "or send /quiz for a question": /quiz would only show the open one again.
+    await bot.say(ADA, "/quiz")
+    before = len(api.to(ADA.id))
+    api.voice(ADA)
+    (reply,) = (await api.wait_for(ADA.id, before + 1))[before:]
+    assert reply.visible == (
+        "🎙 Voice answers are not enabled on this bot: type your answer to the open question"
+        " as a message, or /skip it."
+    )
+    assert await bot.storage.get_open_question(ADA.id) is not None  # still open
+    await bot.say(LI, "/quiz")
+    before = len(api.to(LI.id))
+    api.voice(LI)
+    (reply,) = (await api.wait_for(LI.id, before + 1))[before:]
+    assert reply.visible == "🎙 本机器人没有开启语音回答：请用文字回答这道题，或者 /skip 换一题。"
+
+
 async def test_edits_are_not_rescored(bot: BotHarness, api: FakeBotAPI) -> None:
     await bot.say(ADA, "/quiz beginner")
     before = len(api.to(ADA.id))

@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from bot.i18n import Strings
-from bot.render import bar
+from bot.render import bar, spoken_list
 from tests.conftest import CONTENT, BotHarness
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser
 
@@ -92,3 +92,18 @@ async def test_a_hint_says_what_it_costs(bot: BotHarness) -> None:
     await bot.say(FakeUser(8301, "Hu"), "/quiz beginner")
     (hint,) = await bot.say(FakeUser(8301, "Hu"), "/hint")
     assert "Hint 1:" in hint.visible and "Hints cost a little" in hint.visible
+
+
+@pytest.mark.parametrize(
+    ("lang", "items", "said"),
+    [
+        ("en", ["English"], "English"),
+        ("en", ["English", "Chinese"], "English and Chinese"),
+        ("en", ["A", "B", "C"], "A, B and C"),
+        ("zh", ["中文", "英文"], "中文和英文"),
+        ("zh", ["甲", "乙", "丙"], "甲、乙和丙"),
+    ],
+    ids=["one", "two", "three", "zh-two", "zh-three"],
+)
+def test_a_list_in_a_sentence_ends_with_and(lang: str, items: list[str], said: str) -> None:
+    assert spoken_list(STRINGS, lang, items) == said

@@ -13,6 +13,7 @@ import unicodedata
 from bot.core.content import Concept
 
 CUE_LATIN = 4  # at most this many letters of a Latin name are shown
+NAME_CHARS = 40  # a label longer than this is a claim (a sentence), not a concept's name
 _GLOSS = re.compile(r"[（(].*$")  # "max_batch_size（单次最大 batch）": the gloss is the meaning
 
 
@@ -30,6 +31,17 @@ def cue(label: str) -> str:
     else:
         shown = max(1, min(CUE_LATIN, len(word) // 3))
     return word[:shown] + "…"
+
+
+def cue_of(concept: Concept) -> str:
+    """The cue to a concept: to its label where that is a name, else (a label written as a
+    claim, "Three steps are the minimum…") to its first alias or key term, a word or two the
+    answer would say; the label when it has neither."""
+    if len(concept.label) > NAME_CHARS:
+        for names in (concept.aliases, *concept.terms):
+            if names:
+                return cue(names[0])
+    return cue(concept.label)
 
 
 def topic(concept: Concept) -> str:

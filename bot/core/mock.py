@@ -140,6 +140,18 @@ def topic_name(question: Question) -> str:
     return heaviest.topic or question.question
 
 
+def concept_name(concept: Concept) -> str | None:
+    """A concept named in a word or two, for a follow-up to ask about: its label where that
+    is short, else its subject, first alias or first key term (a pack that writes concepts
+    as claims would have the follow-up quote a whole sentence); None if it has none."""
+    if len(concept.label) <= TOPIC_CHARS:
+        return concept.label
+    for names in (concept.subject, concept.aliases, *concept.terms):
+        if names:
+            return names[0]
+    return None
+
+
 def question_weight(
     question: Question, weak: frozenset[str], topic_of: Mapping[str, str], last: float | None
 ) -> float:

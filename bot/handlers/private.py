@@ -64,6 +64,7 @@ from bot.keyboards import (
     parse_switch,
     question_keyboard,
     question_tag,
+    rating_word,
     shared_still_open_keyboard,
     start_keyboard,
     start_zone_keyboard,
@@ -332,7 +333,9 @@ async def voice_answer(update: Update, context: BotContext) -> None:
         await _answer(update, context, message, heard.text, captioned=False, heard=heard.text)
     else:
         on_mock = await svc.mock.current(chat_id) is not None
-        await send(context, chat_id, [voice_note(svc.strings, lang, heard, mock=on_mock)])
+        is_open = await svc.practice.open_question(chat_id) is not None
+        note = voice_note(svc.strings, lang, heard, mock=on_mock, open_=is_open)
+        await send(context, chat_id, [note])
 
 
 async def _answer(
@@ -792,7 +795,8 @@ async def rate_button(update: Update, context: BotContext) -> None:
         return
     zone = svc.practice.zone(user)
     when = state.due.astimezone(zone).strftime("%Y-%m-%d")
-    await query.answer(svc.strings(lang, "rated", when=when))
+    rating = rating_word(svc.strings, lang, tap.choice)
+    await query.answer(svc.strings(lang, "rated", rating=rating, when=when))
     # The buttons stay, the one tapped marked ✓: what was chosen shows, and can be changed.
     message = query.message
     markup = message.reply_markup if isinstance(message, Message) else None
