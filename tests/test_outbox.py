@@ -81,6 +81,37 @@ async def test_an_outage_does_not_burn_retries(bot: BotHarness, api: FakeBotAPI)
     assert prompts_per_chat(api, chats) == [1] * len(chats)
 
 
+async def test_prompts_due_during_an_outage_wait_in_the_database_until_it_ends(
+    bot: BotHarness, api: FakeBotAPI, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Sending paused by an outage claims nothing new: prompts that fall due meanwhile stay
+    'pending' in the database (safe whatever happens to this process) through the probes,
+    and each is sent once Telegram answers again."""
+    first = list(range(37001, 37006))  # five sends failed in a row pause sending
+    later = list(range(37101, 37121))
+    for chat_id in first:
+        await subscribe(bot, chat_id, "09:30")
+    for chat_id in later:
+        await subscribe(bot, chat_id, "09:31")
+    caplog.set_level(logging.INFO, logger="bot.jobs.outbox")
+    api.bad_gateway(600)
+    bot.clock.advance(minutes=30)
+    await bot.sender.tick()
+    await until(lambda: any("sending paused" in m for m in caplog.messages), 30, "the pause")
+    bot.clock.advance(minutes=1)
+    await bot.sender.tick()  # the later prompts are written to the outbox, due now
+    probes = api.bad_gateways["sendMessage"]
+    await until(lambda: api.bad_gateways["sendMessage"] > probes, 30, "a probe after that")
+    statuses = await sql(
+        bot.settings, "SELECT status, COUNT(*) FROM outbox WHERE chat_id >= 37101 GROUP BY status"
+    )
+    assert statuses == [("pending", len(later))]
+    api.bad_gateway(0)
+    await bot.settle(timeout=60)
+    await _sentinel(bot, ADA)
+    assert prompts_per_chat(api, first + later) == [1] * len(first + later)
+
+
 async def _due_in_a_hang(bot: BotHarness, api: FakeBotAPI) -> Counter[str]:
     """The 09:30 prompts fall due while the API accepts requests and never answers (each
     times out after 0.5 s); the outcomes once they are settled, then the API answers again."""
