@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import sqlite3
 from collections import Counter
 from datetime import time
@@ -277,9 +278,14 @@ async def test_a_group_daily_round_records_its_question_message(
 
 
 async def test_rows_waiting_in_the_rate_limiter_are_not_in_flight(
-    api: FakeBotAPI, bot_settings: Settings, library: Library, clock: FakeClock
+    api: FakeBotAPI,
+    bot_settings: Settings,
+    library: Library,
+    clock: FakeClock,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """Only a request that left is 'sending'; after a crash the rest are sent, those not."""
+    """Only a request that left is 'sending'; after a crash the rest are sent, those not,
+    and the next start tells the operator which message that was."""
     slow = bot_settings.model_copy(update={"rate_limit_per_second": 1.0})
     bot = BotHarness(api, slow, library, clock)
     await bot.start()
@@ -303,10 +309,17 @@ async def test_rows_waiting_in_the_rate_limiter_are_not_in_flight(
     await bot.stop()
     api.unhang()
     again = BotHarness(api, bot_settings, library, clock)
+    caplog.set_level(logging.INFO, logger="bot.jobs.outbox")
     await again.start()
     try:
         await again.settle()  # the four that waited in the limiter are sent now
         assert await again.storage.outbox_statuses() == {"unknown": 1, "sent": 4}
+        ((out,),) = await sql(again.settings, "SELECT chat_id FROM outbox WHERE status = 'unknown'")
+        told = [m for m in caplog.messages if "may or may not have arrived" in m]
+        assert [re.sub(r"message \d+", "message N", m) for m in told] == [
+            f"daily message N to chat {out} may or may not have arrived (the previous run"
+            " stopped while sending it): not sent again"
+        ]
         await _sentinel(again, ADA)
         assert prompts_per_chat(api, chats) == [1] * len(chats)
     finally:
