@@ -183,6 +183,19 @@ def test_second_bank_imported_as_is() -> None:
     assert gaming is not None and gaming <= 0.35
 
 
+def test_prefill_and_decode_given_other_meanings_earn_nothing_on_the_imported_bank() -> None:
+    # Graded 0 by people (graded_llm_inference.yaml, kind "wrong"): both names said, each
+    # with something else's meaning. Its phrases that the reference puts nearer another
+    # subject are read no way at all only in a claim that has a subject of its own.
+    pack = imported(CONTENT / "guides" / "llm_inference.txt", "llm")
+    question = next(q for q in pack.questions if q.id == "llm-q2")
+    wrong = (
+        "prefill 是服务启动时把模型权重预先加载到 GPU 上的过程，"
+        "decode 是把输出的 token id 解码成文字，也就是 detokenize。"
+    )
+    assert score_answer(question, wrong).score == 0
+
+
 # Banks no rule was written for when they were made: what a new author's import gets.
 # quantization: the misses the fourth round (scales, siblings' short names, the terms that
 # tell) was read from. perf_capacity: held out, only its overall figures ever looked at.

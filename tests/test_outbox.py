@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import sqlite3
 from collections import Counter
 from datetime import time
@@ -79,6 +80,37 @@ async def test_an_outage_does_not_burn_retries(bot: BotHarness, api: FakeBotAPI)
     # paused, the sender spends a few probes (and the requests out when the pause began).
     assert api.bad_gateways["sendMessage"] < 60
     assert prompts_per_chat(api, chats) == [1] * len(chats)
+
+
+async def test_prompts_due_during_an_outage_wait_in_the_database_until_it_ends(
+    bot: BotHarness, api: FakeBotAPI, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Sending paused by an outage claims nothing new: prompts that fall due meanwhile stay
+    'pending' in the database (safe whatever happens to this process) through the probes,
+    and each is sent once Telegram answers again."""
+    first = list(range(37001, 37006))  # five sends failed in a row pause sending
+    later = list(range(37101, 37121))
+    for chat_id in first:
+        await subscribe(bot, chat_id, "09:30")
+    for chat_id in later:
+        await subscribe(bot, chat_id, "09:31")
+    caplog.set_level(logging.INFO, logger="bot.jobs.outbox")
+    api.bad_gateway(600)
+    bot.clock.advance(minutes=30)
+    await bot.sender.tick()
+    await until(lambda: any("sending paused" in m for m in caplog.messages), 30, "the pause")
+    bot.clock.advance(minutes=1)
+    await bot.sender.tick()  # the later prompts are written to the outbox, due now
+    probes = api.bad_gateways["sendMessage"]
+    await until(lambda: api.bad_gateways["sendMessage"] > probes, 30, "a probe after that")
+    statuses = await sql(
+        bot.settings, "SELECT status, COUNT(*) FROM outbox WHERE chat_id >= 37101 GROUP BY status"
+    )
+    assert statuses == [("pending", len(later))]
+    api.bad_gateway(0)
+    await bot.settle(timeout=60)
+    await _sentinel(bot, ADA)
+    assert prompts_per_chat(api, first + later) == [1] * len(first + later)
 
 
 async def _due_in_a_hang(bot: BotHarness, api: FakeBotAPI) -> Counter[str]:
@@ -246,9 +278,14 @@ async def test_a_group_daily_round_records_its_question_message(
 
 
 async def test_rows_waiting_in_the_rate_limiter_are_not_in_flight(
-    api: FakeBotAPI, bot_settings: Settings, library: Library, clock: FakeClock
+    api: FakeBotAPI,
+    bot_settings: Settings,
+    library: Library,
+    clock: FakeClock,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """Only a request that left is 'sending'; after a crash the rest are sent, those not."""
+    """Only a request that left is 'sending'; after a crash the rest are sent, those not,
+    and the next start tells the operator which message that was."""
     slow = bot_settings.model_copy(update={"rate_limit_per_second": 1.0})
     bot = BotHarness(api, slow, library, clock)
     await bot.start()
@@ -272,10 +309,17 @@ async def test_rows_waiting_in_the_rate_limiter_are_not_in_flight(
     await bot.stop()
     api.unhang()
     again = BotHarness(api, bot_settings, library, clock)
+    caplog.set_level(logging.INFO, logger="bot.jobs.outbox")
     await again.start()
     try:
         await again.settle()  # the four that waited in the limiter are sent now
         assert await again.storage.outbox_statuses() == {"unknown": 1, "sent": 4}
+        ((out,),) = await sql(again.settings, "SELECT chat_id FROM outbox WHERE status = 'unknown'")
+        told = [m for m in caplog.messages if "may or may not have arrived" in m]
+        assert [re.sub(r"message \d+", "message N", m) for m in told] == [
+            f"daily message N to chat {out} may or may not have arrived (the previous run"
+            " stopped while sending it): not sent again"
+        ]
         await _sentinel(again, ADA)
         assert prompts_per_chat(api, chats) == [1] * len(chats)
     finally:

@@ -10,10 +10,12 @@ from datetime import UTC, datetime, time
 
 import pytest
 
+from bot.config import Settings
 from bot.core.content import Library
 from bot.core.levels import Level
 from tests.conftest import BotHarness, FakeClock
 from tests.support.fake_bot_api import FakeBotAPI, FakeUser, Sent
+from tests.support.wait import until
 
 ADA = FakeUser(1001, "Ada", "en")
 LI = FakeUser(1002, "李雷", "zh-hans")
@@ -190,6 +192,29 @@ async def test_menus_are_described_in_each_language(bot: BotHarness, api: FakeBo
     assert described("all_private_chats", None)["quiz"] == "Get a question, e.g. /quiz advanced"
     assert described("all_group_chats", "zh")["quiz"] == "开一轮，例如 /quiz 高级"
     assert described("all_chat_administrators", None)["roundlength"].startswith("Round length")
+
+
+async def test_a_menu_telegram_refuses_is_one_warning_naming_its_language(
+    api: FakeBotAPI,
+    bot_settings: Settings,
+    library: Library,
+    clock: FakeClock,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The English menus refused (the first setMyCommands): the bot answers all the same,
+    the Chinese menus are still set, and the operator reads which language failed and why."""
+    api.fail("setMyCommands", 400, description="Bad Request: Too many commands")
+    bot = BotHarness(api, bot_settings, library, clock)
+    await bot.start()
+    try:
+        # The Chinese block's last request: the English one stopped at its first.
+        await until(lambda: api.calls["setMyShortDescription"] >= 1, 30, "the zh menus")
+        await bot.sentinel(ADA)
+    finally:
+        await bot.stop()
+    warned = [r.getMessage() for r in caplog.records if "command menus" in r.getMessage()]
+    assert warned == ["could not register the command menus (en): Too many commands"]
+    assert api.menu("all_private_chats", "zh") == PRIVATE
 
 
 async def test_private_menu_commands_all_answer_in_private(bot: BotHarness) -> None:

@@ -148,6 +148,47 @@ async def test_a_reply_queued_behind_broadcasts_goes_first() -> None:
     assert order == ["prompt-0", "reply", *(f"prompt-{i}" for i in range(1, 11))]
 
 
+async def test_a_reply_behind_two_seconds_of_fan_out_goes_first() -> None:
+    """At Telegram's overall limit, 30 a second (the bot's default), a fan-out of 60 is two
+    seconds of sends: a reply that comes after all of them are queued is still next, not
+    held behind the fan-out's first 30 by a second limit in front of the lanes."""
+    now = [0.0]
+    limiter = PerChatRetryRateLimiter(
+        overall_max_rate=30, overall_time_period=1, clock=lambda: now[0]
+    )
+    assert limiter.lanes is not None
+    order: list[str] = []
+
+    async def send(name: str, chat_id: int, broadcast: bool) -> None:
+        if broadcast:
+            bulk_lane()
+
+        async def callback() -> bool:
+            order.append(name)
+            return True
+
+        await limiter.process_request(callback, (), {}, "sendMessage", {"chat_id": chat_id}, None)
+
+    async def turns(n: int) -> None:
+        for _ in range(n):
+            await asyncio.sleep(0)
+
+    sends = [asyncio.create_task(send(f"prompt-{i}", 100 + i, True)) for i in range(61)]
+    await turns(100)  # each has gone as far as it can on a clock that does not move
+    sends.append(asyncio.create_task(send("reply", 7, False)))
+    await turns(100)
+    for _ in range(100):  # one slot at a time, 1/29 s apart (no second sees more than 30)
+        if len(order) == 62:
+            break
+        now[0] += 1 / 29
+        limiter.lanes.release()
+        await turns(10)
+    for task in sends:
+        task.cancel()
+    await asyncio.gather(*sends, return_exceptions=True)
+    assert order == ["prompt-0", "reply", *(f"prompt-{i}" for i in range(1, 61))]
+
+
 async def test_without_replies_waiting_broadcasts_keep_their_order() -> None:
     now = [0.0]
     lanes = Lanes(2, 1.0, clock=lambda: now[0])

@@ -310,6 +310,17 @@ def test_a_claim_whose_only_new_word_is_an_everyday_one_is_held_by_that_word() -
     assert score_answer(question, "The pitch will be lower.").score < 0.3
 
 
+def test_a_claim_naming_nothing_is_held_by_its_own_words_among_many_of_the_questions() -> None:
+    # Nine words of the question said again, two of the answer's own (`one`, `bowl`): the
+    # question's, however many, are no terms and crowd none of the answer's out.
+    asked = ["milk", "eggs", "flour", "sugar", "salt", "honey", "cream", "oats", "nuts"]
+    question = f"What do the {', '.join(asked[:-1])} and {asked[-1]} go into?"
+    answer = f"the {', '.join(asked[:-1])} and {asked[-1]} go into one bowl"
+    concepts = suggest_concepts(question, answer, Analyser(Glossary()))
+    terms = {t for c in concepts for group in c.get("terms", []) for t in group}
+    assert terms == {"one", "bowl"}
+
+
 # -- glosses in parentheses ---------------------------------------------------------------------
 
 
