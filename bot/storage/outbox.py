@@ -322,9 +322,13 @@ class OutboxStore:
                 "UPDATE outbox SET status = 'claimed', owner = ? WHERE id IN"  # noqa: S608
                 f" (SELECT id FROM outbox WHERE status = 'pending'{in_order}"
                 f" ORDER BY id LIMIT ?{skip_locked})"
-                " AND EXISTS (SELECT 1 FROM instance_lease WHERE owner = ?)"
+                # By its key: the lease's row or this replica's own (no scan of the table).
+                " AND EXISTS (SELECT 1 FROM instance_lease WHERE name IN ('bot', ?)"
+                " AND owner = ?)"
                 " RETURNING *",
-                (owner, owner, limit, owner) if self.SHARED else (owner, limit, owner),
+                (owner, owner, limit, replica_name(owner), owner)
+                if self.SHARED
+                else (owner, limit, replica_name(owner), owner),
             ) as cur,
         ):
             rows = [_row(r) for r in await cur.fetchall()]
