@@ -7,8 +7,8 @@ values; labels are cut to `LABEL_CHARS` so ten rows fit one message).
 
 from __future__ import annotations
 
+from bot.core.content import NAME_CHARS
 from bot.core.mock import (
-    TOPIC_CHARS,
     End,
     MockEnded,
     MockReport,
@@ -46,7 +46,7 @@ def step_messages(t: Strings, lang: str, step: MockStep) -> list[Html]:
         said = step.follow_up.mentioned
         if concept is None:  # only a sentence to name it by: asked without quoting it
             text = t(lang, "mock_follow_up_unnamed")
-        elif said is not None and len(said) <= TOPIC_CHARS:
+        elif said is not None and len(said) <= NAME_CHARS:
             text = t(lang, "mock_follow_up_said", said=said, concept=concept)
         else:
             text = t(lang, "mock_follow_up", concept=concept)

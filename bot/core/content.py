@@ -35,6 +35,9 @@ NonEmpty = Annotated[str, Field(min_length=1)]
 DEFAULT_FIELD = "general"  # the field of a pack that names none
 
 
+NAME_CHARS = 40  # a concept label longer than this is a claim (a sentence), not a name
+
+
 class Concept(BaseModel):
     """A key idea a good answer mentions, with every natural way of saying it."""
 

@@ -10,10 +10,9 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from bot.core.content import Concept
+from bot.core.content import NAME_CHARS, Concept
 
 CUE_LATIN = 4  # at most this many letters of a Latin name are shown
-NAME_CHARS = 40  # a label longer than this is a claim (a sentence), not a concept's name
 _GLOSS = re.compile(r"[（(].*$")  # "max_batch_size（单次最大 batch）": the gloss is the meaning
 
 

@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from bot.core.content import Concept, Question
+from bot.core.content import NAME_CHARS, Concept, Question
 from bot.core.levels import Level, parse_level
 from bot.core.practice import AnswerOutcome
 
@@ -121,9 +121,6 @@ def parse_mock_args(
     return MockArgs(count or DEFAULT_COUNT, level, pack, limit)
 
 
-TOPIC_CHARS = 40  # a label longer than this is a sentence, not the name of a topic
-
-
 def topics_of(question: Question) -> frozenset[str]:
     """The topics a question is on (its concepts' topics, where the pack sets them)."""
     return frozenset(c.topic for c in question.concepts if c.topic)
@@ -135,7 +132,7 @@ def topic_name(question: Question) -> str:
     (Packs that write concepts as claims, "Three steps are the minimum for both sides to
     …", would name the row with a cut claim the row's missed list repeats below it.)"""
     heaviest = max(question.concepts, key=lambda c: c.weight)
-    if len(heaviest.label) <= TOPIC_CHARS:
+    if len(heaviest.label) <= NAME_CHARS:
         return heaviest.label
     return heaviest.topic or question.question
 
@@ -144,7 +141,7 @@ def concept_name(concept: Concept) -> str | None:
     """A concept named in a word or two, for a follow-up to ask about: its label where that
     is short, else its subject, first alias or first key term (a pack that writes concepts
     as claims would have the follow-up quote a whole sentence); None if it has none."""
-    if len(concept.label) <= TOPIC_CHARS:
+    if len(concept.label) <= NAME_CHARS:
         return concept.label
     for names in (concept.subject, concept.aliases, *concept.terms):
         if names:
